@@ -87,7 +87,7 @@ func ParseVariant(file string, data []byte) (*rules.Variant, error) {
 			}
 			return nil, fmt.Errorf("configs: %s: line %d%s: %s", file, perr.Position.Line, key, trimPrefix(perr.Message))
 		}
-		return nil, fmt.Errorf("configs: %s: %v", file, err)
+		return nil, fmt.Errorf("configs: %s: %s", file, trimPrefix(err.Error()))
 	}
 	if unknown := md.Undecoded(); len(unknown) > 0 {
 		return nil, fmt.Errorf("configs: %s: unknown key %q (known keys: %s)", file, unknown[0].String(), strings.Join(definitionKeys(), ", "))

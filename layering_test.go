@@ -1,0 +1,75 @@
+package taflab
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "taflab"
+
+// allowedImports lists, for each package of the module, the packages of the
+// module it may import (non-test files). The order is the design's: rules
+// imports nothing of ours; mcts imports rules and declares the Evaluator it
+// needs instead of importing net; net and datasets build on rules; configs
+// turns files into the other packages' values; only cmd/ puts it all
+// together, parses flags and touches files.
+var allowedImports = map[string][]string{
+	"rules":    {},
+	"configs":  {"rules", "mcts", "net", "datasets"},
+	"mcts":     {"rules"},
+	"net":      {"rules", "mcts"},
+	"datasets": {"rules"},
+}
+
+// TestLayering parses every package's imports and fails on an import against
+// the order, or on a package the table does not place.
+func TestLayering(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "data" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if pkg == "." || pkg == "cmd" || strings.HasPrefix(pkg, "cmd/") {
+			return nil // the commands may import anything
+		}
+		top := strings.SplitN(pkg, "/", 2)[0]
+		allowed, known := allowedImports[top]
+		if !known {
+			t.Errorf("%s: package %s has no place in allowedImports: add it with the imports it may have", path, pkg)
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			dep := strings.SplitN(strings.TrimPrefix(p, module+"/"), "/", 2)[0]
+			if dep != top && !slices.Contains(allowed, dep) {
+				t.Errorf("%s imports %s: package %s may import only %v of this module", path, p, top, allowed)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("rules"); err != nil {
+		t.Fatalf("run from the module root: %v", err)
+	}
+}
