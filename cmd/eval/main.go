@@ -1,0 +1,72 @@
+// Command eval checks taflab from the command line: each subcommand reads
+// games or positions, runs them through the engine and prints what it found,
+// for people and for tests.
+//
+// Usage:
+//
+//	go run ./cmd/eval SUBCOMMAND [flags] [args]
+//	go run ./cmd/eval -h              # lists the subcommands
+//	go run ./cmd/eval SUBCOMMAND -h   # explains one
+//
+// Subcommands:
+//
+//	replay   replay games under a rule set and check them against its rules:
+//	         go run ./cmd/eval replay -variant NAME [-start POSITION] [-moves "m1 m2 ..."] [FILE ...]
+//	         prints one JSON object per game, one per line (see eval replay -h).
+//
+// Exit status: 0 when all went well, 1 when a game had an error, 2 for bad
+// flags or an unknown subcommand.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// subcommand is one entry of the dispatch table.
+type subcommand struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// subcommands lists the subcommands in the order -h shows them.
+var subcommands = []subcommand{
+	{"replay", "replay games (-moves, or CSV game records) under a rule set; one JSON line per game", runReplay},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches to the subcommand args[0] names and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "eval: missing subcommand")
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	for _, c := range subcommands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "eval: unknown subcommand %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// usage lists the subcommands.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: eval SUBCOMMAND [flags] [args]   (eval SUBCOMMAND -h explains one)")
+	fmt.Fprintln(w, "\nsubcommands:")
+	for _, c := range subcommands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+}

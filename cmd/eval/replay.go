@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/rules"
+)
+
+const replayHelp = `usage: eval replay [-variant NAME|FILE.toml] [-start POSITION] -moves "m1 m2 ..."
+       eval replay [-variant NAME|FILE.toml] [-start POSITION] FILE ...
+
+Replays games under a rule set and checks them against its rules: the
+command-line check of the rules, for people and for tests. Flags come before
+the files.
+
+Input: either one game given by -moves, or every game of the game-record
+files (- for standard input). Moves are written from-to, captures after them
+as x and the square: "d1-d3 e5-e2 a8-b8xb7". A game-record file has one game
+a line, as in the Copenhagen archive:
+
+    moves,attacker_captures,defender_captures,result
+
+moves space-separated, attackers first, optionally ending with the token
+timeout; result Black (attackers won), White (defenders won), Draw or
+Ongoing. Blank lines and a header line are skipped. Every game starts from
+-start.
+
+Output: one JSON object per game, one per line:
+
+    {"game": N, "plies": applied, "moves": ["d1-d3", "g3-e3xe2", ...],
+     "capture_mismatches": K, "moves_after_end": M,
+     "outcome": null | {"winner": "attackers"|"defenders"|"draw", "reason": R, "ply": P},
+     "record_result": "Black"|"White"|"Draw"|"Ongoing"|null,
+     "position": FINAL, "error": null | TEXT}
+
+  game                the game's number, from 1, counted over all inputs
+  plies               the moves applied
+  moves               the moves applied, written with the captures the rules
+                      made (captured squares sorted a1, a2, ..., k11)
+  capture_mismatches  moves whose written captures (as a set, the king's
+                      square left out) differ from the rules' captures;
+                      a difference is counted, never a reason to stop
+  moves_after_end     moves left unplayed when the rules ended the game
+  outcome             how the rules ended the game (null: not ended); R is
+                      one of king-escaped, king-captured, shieldwall,
+                      edge-fort, encirclement, repetition, no-moves,
+                      no-progress, and P the ply of the move that ended it
+  record_result       the result the record states (null for -moves, or a
+                      line that could not be read)
+  position            the position after the last move applied, in position
+                      notation (the side named is the one to move next)
+  error               null, or what stopped the game: an illegal move or a
+                      malformed line, naming the file, line, ply and move;
+                      the command goes on with the next game
+
+Exit status: 0 if every game replayed without error, 1 if any game had an
+error (or a file could not be read), 2 for bad flags.
+
+Examples:
+
+    eval replay -moves "d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7"
+    eval replay -variant copenhagen-classic ../shared/data/copenhagen-games.csv
+    eval replay -variant my-rules.toml -start "POSITION" -moves "d1-d3"
+    cat games.csv | eval replay -variant fetlar -
+
+Flags:
+`
+
+// replayFlags are the replay subcommand's settings once the flags are read.
+type replayFlags struct {
+	variant  *rules.Variant
+	start    rules.Position
+	moves    string
+	movesSet bool
+	files    []string
+}
+
+// gameReport is the JSON line of one game; the field order is the spec's.
+type gameReport struct {
+	Game              int            `json:"game"`
+	Plies             int            `json:"plies"`
+	Moves             []string       `json:"moves"`
+	CaptureMismatches int            `json:"capture_mismatches"`
+	MovesAfterEnd     int            `json:"moves_after_end"`
+	Outcome           *outcomeReport `json:"outcome"`
+	RecordResult      *string        `json:"record_result"`
+	Position          string         `json:"position"`
+	Error             *string        `json:"error"`
+}
+
+// outcomeReport is how the rules ended a game.
+type outcomeReport struct {
+	Winner string `json:"winner"`
+	Reason string `json:"reason"`
+	Ply    int    `json:"ply"`
+}
+
+// runReplay is the replay subcommand.
+func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f, status := parseReplayFlags(args, stdout, stderr)
+	if f == nil {
+		return status
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	r := replayer{f: f, enc: json.NewEncoder(out), stderr: stderr}
+	r.enc.SetEscapeHTML(false)
+
+	if f.movesSet {
+		moves, err := rules.ParseMoves(f.moves)
+		if err != nil {
+			r.report(rules.ReplayResult{Position: f.start}, rules.NoResult, err.Error())
+		} else {
+			r.replay(moves, 0, rules.NoResult, "")
+		}
+	}
+	for _, name := range f.files {
+		if name == "-" {
+			r.replayFile("stdin", stdin)
+			continue
+		}
+		file, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "eval replay: %v\n", err)
+			r.failed = true
+			continue
+		}
+		r.replayFile(name, file)
+		file.Close()
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "eval replay: writing the output: %v\n", err)
+		return 1
+	}
+	if r.failed {
+		return 1
+	}
+	return 0
+}
+
+// parseReplayFlags reads the flags. It returns nil and the exit status when
+// the command should stop: 0 after -h, 2 for bad flags.
+func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, int) {
+	fs := flag.NewFlagSet("eval replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // the help goes to stdout, on -h only
+	variant := fs.String("variant", "copenhagen", "the rule set: an embedded `name` ("+strings.Join(configs.VariantNames(), ", ")+
+		")\nor a rule-set file ending in .toml (copy one of configs/variants/ and change it)")
+	start := fs.String("start", "", "the `position` every game starts from, in position notation\n(default the rule set's start)")
+	moves := fs.String("moves", "", "replay this one game: `moves` in notation, space-separated\n(exclusive with FILE arguments)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, replayHelp)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, 0
+		}
+		fmt.Fprintln(stderr, "eval replay: run eval replay -h for help")
+		return nil, 2
+	}
+	f := &replayFlags{moves: *moves, files: fs.Args()}
+	fs.Visit(func(fl *flag.Flag) { f.movesSet = f.movesSet || fl.Name == "moves" })
+	bad := func(format string, a ...any) (*replayFlags, int) {
+		fmt.Fprintf(stderr, "eval replay: "+format+"\n", a...)
+		fmt.Fprintln(stderr, "eval replay: run eval replay -h for help")
+		return nil, 2
+	}
+	switch {
+	case f.movesSet && len(f.files) > 0:
+		return bad("give -moves or FILE arguments, not both (got -moves and %s)", strings.Join(f.files, " "))
+	case !f.movesSet && len(f.files) == 0:
+		return bad("nothing to replay: give -moves \"m1 m2 ...\" or FILE arguments (- for standard input)")
+	}
+	v, err := cli.LoadVariant(*variant)
+	if err != nil {
+		return bad("-variant: %v", err)
+	}
+	f.variant, f.start = v, v.Start()
+	if *start != "" {
+		p, err := rules.ParsePosition(*start)
+		if err == nil {
+			_, err = rules.NewGameFrom(v, p) // checks the position against the rule set
+		}
+		if err != nil {
+			return bad("-start: %v", err)
+		}
+		f.start = p
+	}
+	return f, 0
+}
+
+// replayer replays games and writes their reports.
+type replayer struct {
+	f      *replayFlags
+	enc    *json.Encoder
+	stderr io.Writer
+	game   int  // the games reported so far
+	failed bool // a game had an error, or a file could not be read
+}
+
+// replayFile replays every game of a game-record file; name labels it in
+// errors.
+func (r *replayer) replayFile(name string, in io.Reader) {
+	br := bufio.NewReader(in)
+	for line := 1; ; line++ {
+		text, err := br.ReadString('\n')
+		if text != "" {
+			r.replayLine(name, line, text)
+		}
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			fmt.Fprintf(r.stderr, "eval replay: %s: line %d: %v\n", name, line, err)
+			r.failed = true
+			return
+		}
+	}
+}
+
+// replayLine replays the game of one line of a game-record file.
+func (r *replayer) replayLine(name string, line int, text string) {
+	text = strings.TrimRight(text, "\r\n")
+	if strings.TrimSpace(text) == "" || line == 1 && strings.HasPrefix(text, "moves,") {
+		return // a blank line, or the header
+	}
+	rec, err := rules.ParseRecord(line, text)
+	if err != nil {
+		r.report(rules.ReplayResult{Position: r.f.start}, rules.NoResult, name+": "+err.Error())
+		return
+	}
+	r.replay(rec.Moves, line, rec.Result, name)
+}
+
+// replay replays one game and reports it; name labels the file in errors
+// ("" for -moves).
+func (r *replayer) replay(moves []rules.RecordedMove, line int, result rules.RecordResult, name string) {
+	res := rules.Replay(r.f.variant, r.f.start, moves, line)
+	errText := ""
+	if res.Err != nil {
+		errText = res.Err.Error()
+		if name != "" {
+			errText = name + ": " + errText
+		}
+	}
+	r.report(res, result, errText)
+}
+
+// report writes the JSON line of one game; errText "" means no error.
+func (r *replayer) report(res rules.ReplayResult, result rules.RecordResult, errText string) {
+	r.game++
+	rep := gameReport{
+		Game:              r.game,
+		Plies:             len(res.Moves),
+		Moves:             make([]string, len(res.Moves)),
+		CaptureMismatches: res.CaptureMismatches,
+		MovesAfterEnd:     res.MovesAfterEnd,
+		Position:          res.Position.String(),
+	}
+	var buf []byte
+	for i, m := range res.Moves {
+		buf = rules.AppendMove(buf[:0], m.Move, m.Captures)
+		rep.Moves[i] = string(buf)
+	}
+	if o := res.Outcome; o.Over() {
+		rep.Outcome = &outcomeReport{Winner: o.Winner.String(), Reason: o.Reason.String(), Ply: int(o.Ply)}
+	}
+	if result != rules.NoResult {
+		s := result.String()
+		rep.RecordResult = &s
+	}
+	if errText != "" {
+		rep.Error = &errText
+		r.failed = true
+	}
+	if err := r.enc.Encode(rep); err != nil {
+		fmt.Fprintf(r.stderr, "eval replay: writing game %d: %v\n", r.game, err)
+		r.failed = true
+	}
+}
