@@ -1,0 +1,447 @@
+package mcts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"taflab/configs"
+	"taflab/rules"
+)
+
+// threatPosition: the king on a3 walks to a1 next move unless an attacker
+// blocks a2; c2-a2 is the only attackers' move that does (a4 closes a11).
+const threatPosition = "11/11/11/11/11/11/11/a10/k10/2a8/11"
+
+func mustGame(t testing.TB, variant, position string) *rules.Game {
+	t.Helper()
+	p, err := rules.ParsePosition(position)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := rules.NewGameFrom(configs.MustVariant(variant), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func mustMove(t testing.TB, text string) rules.Move {
+	t.Helper()
+	m, _, err := rules.ParseMove(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// symmetric returns position and move mapped by y.
+func symmetric(t testing.TB, position, move string, y rules.Symmetry) (string, rules.Move) {
+	t.Helper()
+	p, err := rules.ParsePosition(position)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y.Position(p).String(), y.Move(mustMove(t, move), int(p.Size))
+}
+
+func TestTactics(t *testing.T) {
+	cases := []struct {
+		name, position, want string
+		playouts             int
+	}{
+		{"takes a win in one", threatPosition + " d", "a3-a1", 8},
+		{"stops the opponent's win in one", threatPosition + " a", "c2-a2", 200},
+	}
+	for _, c := range cases {
+		for _, variant := range configs.VariantNames() {
+			for y := range rules.Symmetry(rules.NumSymmetries) {
+				t.Run(fmt.Sprintf("%s/%s/sym%d", c.name, variant, y), func(t *testing.T) {
+					pos, want := symmetric(t, c.position, c.want, y)
+					cfg := DefaultConfig()
+					s := NewSearch(&cfg, mustGame(t, variant, pos), 1)
+					if err := NewRunner(NewHeuristic()).Search(s, c.playouts); err != nil {
+						t.Fatal(err)
+					}
+					if got := s.BestMove(); got != want {
+						t.Errorf("got %v, want %v (after %d playouts)", got, want, s.Playouts())
+					}
+				})
+			}
+		}
+	}
+	t.Run("a win in one is proven at once", func(t *testing.T) {
+		cfg := DefaultConfig()
+		s := NewSearch(&cfg, mustGame(t, "copenhagen", threatPosition+" d"), 1)
+		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Playouts(); got != 1 {
+			t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
+		}
+		if got := s.RootValue(); got != 1 {
+			t.Errorf("got root value %v, want 1 (a proven win)", got)
+		}
+	})
+}
+
+// checkTree walks every node and checks the invariants: no virtual loss left,
+// and an unproven expanded node has one visit of its own plus its children's.
+func checkTree(t *testing.T, s *Search) {
+	t.Helper()
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.inFlight != 0 {
+			t.Fatalf("node %d: got %v in flight, want 0: virtual loss not undone", i, n.inFlight)
+		}
+		if !n.expanded() || n.proof != unproven {
+			continue
+		}
+		sum := int32(0)
+		for _, c := range s.nodes[n.firstChild : n.firstChild+int32(n.numChildren)] {
+			sum += c.visits
+		}
+		if n.visits != sum+1 {
+			t.Fatalf("node %d: got %v visits, want 1 + children's %v", i, n.visits, sum)
+		}
+	}
+}
+
+func TestSearchInvariants(t *testing.T) {
+	for _, leaves := range []int{1, 4, 16} {
+		for _, name := range configs.VariantNames() {
+			t.Run(fmt.Sprintf("%s/leaves%d", name, leaves), func(t *testing.T) {
+				cfg := DefaultConfig()
+				cfg.LeavesPerGame = leaves
+				v := configs.MustVariant(name)
+				g := rules.NewGame(v)
+				s := NewSearch(&cfg, g, 7)
+				r := NewRunner(NewHeuristic())
+				for move := 0; move < 30 && !g.Outcome().Over(); move++ {
+					s.Start(300, true)
+					for !s.Done() {
+						if err := r.Step([]*Search{s}); err != nil {
+							t.Fatal(err)
+						}
+						checkTree(t, s)
+					}
+					if got := s.Visits(); got < 300 && s.nodes[0].proof == unproven {
+						t.Fatalf("got %v root visits, want at least 300", got)
+					}
+					legal := g.GenerateMoves(nil)
+					var policyMoves []rules.Move
+					total := float32(0)
+					for _, mp := range s.Policy(nil) {
+						policyMoves = append(policyMoves, mp.Move)
+						total += mp.Prob
+					}
+					if !slices.Equal(policyMoves, legal) {
+						t.Fatalf("ply %d: policy moves %v, want the legal moves %v", g.Ply(), policyMoves, legal)
+					}
+					if math.Abs(float64(total)-1) > 1e-4 {
+						t.Fatalf("ply %d: got policy sum %v, want 1", g.Ply(), total)
+					}
+					m := s.ChooseMove(cfg.Temperature(g.Ply()))
+					if !g.IsLegal(m) {
+						t.Fatalf("ply %d: chose %v, not legal in %v", g.Ply(), m, g.Position())
+					}
+					if err := s.Advance(m); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestNoiseTouchesOnlyLegalMoves(t *testing.T) {
+	cfg := DefaultConfig()
+	g := mustGame(t, "copenhagen", "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a")
+	s := NewSearch(&cfg, g, 3)
+	s.Start(2, true)
+	if err := NewRunner(Uniform{}).Step([]*Search{s}); err != nil {
+		t.Fatal(err)
+	}
+	legal := g.GenerateMoves(nil)
+	root := &s.nodes[0]
+	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	if len(children) != len(legal) {
+		t.Fatalf("got %v children, want %v legal moves", len(children), len(legal))
+	}
+	sum, changed := 0.0, 0
+	for i, c := range children {
+		if c.move != legal[i] {
+			t.Fatalf("child %d: got %v, want legal move %v", i, c.move, legal[i])
+		}
+		sum += float64(c.prior)
+		if math.Abs(float64(c.prior)-1/float64(len(legal))) > 1e-6 {
+			changed++
+		}
+	}
+	if math.Abs(sum-1) > 1e-4 {
+		t.Errorf("got prior sum %v, want 1", sum)
+	}
+	if changed < len(legal)/2 {
+		t.Errorf("got %v of %v priors changed by noise, want most", changed, len(legal))
+	}
+}
+
+func TestTreeReuse(t *testing.T) {
+	for _, reuse := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.TreeReuse = reuse
+			g := rules.NewGame(configs.MustVariant("copenhagen"))
+			s := NewSearch(&cfg, g, 5)
+			if err := NewRunner(NewHeuristic()).Search(s, 2000); err != nil {
+				t.Fatal(err)
+			}
+			stats := s.Stats(nil)
+			best := slices.MaxFunc(stats, func(a, b MoveStat) int { return a.Visits - b.Visits })
+			// The chosen child's subtree, as (move, visits) of its children.
+			root := &s.nodes[0]
+			var child node
+			for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+				if c.move == best.Move {
+					child = c
+				}
+			}
+			var want []MoveStat
+			if child.expanded() {
+				for _, c := range s.nodes[child.firstChild : child.firstChild+int32(child.numChildren)] {
+					want = append(want, MoveStat{Move: c.move, Visits: int(c.visits), Prior: c.prior, Value: c.valueSum})
+				}
+			}
+			if err := s.Advance(best.Move); err != nil {
+				t.Fatal(err)
+			}
+			var got []MoveStat
+			root = &s.nodes[0]
+			if root.expanded() {
+				for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+					got = append(got, MoveStat{Move: c.move, Visits: int(c.visits), Prior: c.prior, Value: c.valueSum})
+				}
+			}
+			if !reuse {
+				want = nil
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("got root children %v, want %v", got, want)
+			}
+			wantVisits := 0
+			if reuse {
+				wantVisits = best.Visits
+			}
+			if got := s.Visits(); got != wantVisits {
+				t.Errorf("got %v root visits, want %v", got, wantVisits)
+			}
+			if reuse {
+				checkTree(t, s)
+			}
+		})
+	}
+}
+
+type failingEvaluator struct{}
+
+func (failingEvaluator) Evaluate(*Batch) error { return errors.New("out of cheese") }
+func (failingEvaluator) ID() string            { return "failing" }
+
+func TestEvaluatorError(t *testing.T) {
+	cfg := DefaultConfig()
+	s := NewSearch(&cfg, rules.NewGame(configs.MustVariant("fetlar")), 1)
+	err := NewRunner(failingEvaluator{}).Search(s, 10)
+	if err == nil || !strings.Contains(err.Error(), "out of cheese") || !strings.Contains(err.Error(), "failing") {
+		t.Fatalf("got %v, want the evaluator's error with its ID", err)
+	}
+	if got := s.nodes[0].inFlight; got != 0 {
+		t.Errorf("got %v in flight after the error, want 0", got)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	good := DefaultConfig()
+	if err := good.Validate(); err != nil {
+		t.Fatalf("default config: got %v, want no error", err)
+	}
+	cases := []struct {
+		key    string
+		modify func(*Config)
+	}{
+		{"playouts", func(c *Config) { c.Playouts = 0 }},
+		{"cheap_playouts", func(c *Config) { c.CheapPlayouts = c.Playouts + 1 }},
+		{"full_search_prob", func(c *Config) { c.FullSearchProb = 1.5 }},
+		{"cpuct", func(c *Config) { c.CPuct = 0 }},
+		{"noise_fraction", func(c *Config) { c.NoiseFraction = -0.1 }},
+		{"temperature_half_life", func(c *Config) { c.TemperatureHalfLife = 0 }},
+		{"leaves_per_game", func(c *Config) { c.LeavesPerGame = 0 }},
+		{"dirichlet_alpha_total", func(c *Config) { c.DirichletAlphaTotal = 0 }},
+	}
+	for _, c := range cases {
+		t.Run(c.key, func(t *testing.T) {
+			cfg := DefaultConfig()
+			c.modify(&cfg)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.key) {
+				t.Errorf("got %v, want an error naming %s", err, c.key)
+			}
+		})
+	}
+}
+
+func TestTemperatureSchedule(t *testing.T) {
+	cfg := DefaultConfig()
+	cases := []struct {
+		ply  int
+		want float64
+	}{{0, 0.8}, {20, 0.5}, {40, 0.35}, {1000, 0.2}}
+	for _, c := range cases {
+		if got := cfg.Temperature(c.ply); math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("ply %d: got %v, want %v", c.ply, got, c.want)
+		}
+	}
+}
+
+// sequentialSource hands out games 0..n-1 with seeds from seed.
+func sequentialSource(n int, seed uint64) GameSource {
+	next := 0
+	return func() (int, uint64, bool) {
+		if next >= n {
+			return 0, 0, false
+		}
+		next++
+		return next - 1, seed*1_000_003 + uint64(next-1), true
+	}
+}
+
+func TestSelfPlayDeterministic(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts = 64, 16
+	v := configs.MustVariant("copenhagen")
+	play := func(parallel int) map[int]string {
+		p, err := NewSelfPlayer(cfg, v, NewHeuristic(), parallel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games := map[int]string{}
+		err = p.Play(context.Background(), sequentialSource(6, 42), func(r *GameRecord) error {
+			g := rules.NewGame(v)
+			var b strings.Builder
+			for i, m := range r.Moves {
+				if err := g.Play(m); err != nil {
+					t.Fatalf("game %d, ply %d: %v", r.Index, i+1, err)
+				}
+				if _, c := g.LastMove(); c != r.Captures[i] {
+					t.Fatalf("game %d, ply %d: got captures %v, want %v", r.Index, i+1, r.Captures[i], c)
+				}
+				if r.Samples[i].Position != g.Position() && i+1 < len(r.Samples) {
+					// Samples[i] is before move i: compare with the game before it.
+				}
+				b.WriteString(m.String() + " ")
+			}
+			if g.Outcome() != r.Outcome {
+				t.Fatalf("game %d: got outcome %v, want %v", r.Index, r.Outcome, g.Outcome())
+			}
+			if len(r.Samples) != len(r.Moves) {
+				t.Fatalf("game %d: got %d samples, want one per move (%d)", r.Index, len(r.Samples), len(r.Moves))
+			}
+			games[r.Index] = b.String()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return games
+	}
+	one, again, four := play(1), play(1), play(4)
+	if len(one) != 6 {
+		t.Fatalf("got %d games, want 6", len(one))
+	}
+	for i := range 6 {
+		if one[i] != again[i] || one[i] != four[i] {
+			t.Errorf("game %d differs between runs with the same seed:\n%s\n%s\n%s", i, one[i], again[i], four[i])
+		}
+	}
+}
+
+func TestSelfPlayStops(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts = 32, 8
+	p, err := NewSelfPlayer(cfg, configs.MustVariant("fetlar"), NewHeuristic(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	finished := 0
+	err = p.Play(ctx, sequentialSource(1000, 1), func(*GameRecord) error {
+		finished++
+		if finished == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+	if finished < 3 || finished > 4 {
+		t.Errorf("got %d games finished, want 3 or 4", finished)
+	}
+}
+
+// playVsRandom plays one game between the searcher (on side searcher) and a
+// uniformly random player.
+func playVsRandom(t testing.TB, v *rules.Variant, cfg *Config, r *Runner, searcher rules.Side, playouts int, seed uint64) rules.Outcome {
+	g := rules.NewGame(v)
+	s := NewSearch(cfg, g, seed)
+	rng := rand.New(rand.NewPCG(seed, 99))
+	var moves []rules.Move
+	for !g.Outcome().Over() {
+		var m rules.Move
+		if g.ToMove() == searcher {
+			if err := r.Search(s, playouts); err != nil {
+				t.Fatal(err)
+			}
+			m = s.BestMove()
+		} else {
+			moves = g.GenerateMoves(moves[:0])
+			m = moves[rng.IntN(len(moves))]
+		}
+		if err := s.Advance(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g.Outcome()
+}
+
+// TestBeatsRandom: the network-free searcher (100 playouts a move) against a
+// uniformly random player, 100 games on each side for every rule set, must
+// win at least 95%.
+func TestBeatsRandom(t *testing.T) {
+	const perSide, playouts = 100, 100
+	cfg := DefaultConfig()
+	for _, name := range configs.VariantNames() {
+		t.Run(name, func(t *testing.T) {
+			v := configs.MustVariant(name)
+			r := NewRunner(NewHeuristic())
+			wins := map[rules.Side]int{}
+			for _, side := range []rules.Side{rules.Attackers, rules.Defenders} {
+				for i := range perSide {
+					o := playVsRandom(t, v, &cfg, r, side, playouts, uint64(1000*int(side)+i))
+					if o.Winner == rules.AttackersWin && side == rules.Attackers || o.Winner == rules.DefendersWin && side == rules.Defenders {
+						wins[side]++
+					}
+				}
+			}
+			total := wins[rules.Attackers] + wins[rules.Defenders]
+			t.Logf("%s: searcher won %d of %d (as attackers %d/%d, as defenders %d/%d)", name, total, 2*perSide,
+				wins[rules.Attackers], perSide, wins[rules.Defenders], perSide)
+			if total < 2*perSide*95/100 {
+				t.Errorf("got %d wins of %d, want at least 95%%", total, 2*perSide)
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+package mcts
+
+import (
+	"fmt"
+
+	"taflab/rules"
+)
+
+// This file is a hot path with tree.go: every playout is selected, batched
+// and backed up here. It allocates nothing once its buffers have grown.
+
+// Runner runs the playouts of many searches in rounds: each round selects up
+// to Config.LeavesPerGame leaves from every search that wants more, evaluates
+// all of them in one call, then expands and backs them up. A Runner is used
+// by one goroutine at a time; each worker has its own, with its own
+// Evaluator.
+type Runner struct {
+	eval    Evaluator
+	batch   Batch
+	pending []pendingLeaf
+	moves   []rules.Move // the legal moves of the batch's leaves, back to back
+	priors  []float32    // the evaluator's priors, same layout as moves
+	paths   []int32      // the selection paths of the batch's leaves, back to back
+}
+
+// pendingLeaf is a leaf waiting for its evaluation.
+type pendingLeaf struct {
+	search           *Search
+	node             int32
+	pathStart, pathN int32
+	movesStart       int32
+	winning          int32 // index of a move that wins at once, or -1
+}
+
+// NewRunner returns a runner that asks eval.
+func NewRunner(eval Evaluator) *Runner {
+	return &Runner{eval: eval}
+}
+
+// Evaluator returns the runner's evaluator.
+func (r *Runner) Evaluator() Evaluator { return r.eval }
+
+// Search runs one search to playouts root visits (no noise) and returns
+// when it is done: a convenience for analysis and tests.
+func (r *Runner) Search(s *Search, playouts int) error {
+	s.Start(playouts, false)
+	one := []*Search{s}
+	for !s.Done() {
+		if err := r.Step(one); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Step runs one round over the searches that are not done.
+func (r *Runner) Step(searches []*Search) error {
+	r.batch.reset()
+	r.pending, r.moves, r.priors, r.paths = r.pending[:0], r.moves[:0], r.priors[:0], r.paths[:0]
+	for _, s := range searches {
+		if s.game.Outcome().Over() {
+			continue
+		}
+		for k := 0; k < s.cfg.LeavesPerGame && s.wantsMore(); k++ {
+			if !r.selectLeaf(s) {
+				break
+			}
+		}
+	}
+	if len(r.pending) == 0 {
+		return nil
+	}
+	// The move lists were appended into r.moves, which may have moved as it
+	// grew: build the batch's views now.
+	if cap(r.priors) < len(r.moves) {
+		r.priors = make([]float32, len(r.moves), 2*len(r.moves))
+	}
+	r.priors = r.priors[:len(r.moves)]
+	for i := range r.pending {
+		start := r.pending[i].movesStart
+		end := int32(len(r.moves))
+		if i+1 < len(r.pending) {
+			end = r.pending[i+1].movesStart
+		}
+		r.batch.Moves = append(r.batch.Moves, r.moves[start:end])
+		r.batch.Priors = append(r.batch.Priors, r.priors[start:end])
+	}
+	if err := r.eval.Evaluate(&r.batch); err != nil {
+		for _, leaf := range r.pending {
+			leaf.search.cancel(r.paths[leaf.pathStart : leaf.pathStart+leaf.pathN])
+		}
+		return fmt.Errorf("mcts: evaluator %s: %w", r.eval.ID(), err)
+	}
+	for i, leaf := range r.pending {
+		s := leaf.search
+		path := r.paths[leaf.pathStart : leaf.pathStart+leaf.pathN]
+		s.expand(leaf.node, r.batch.Moves[i], r.batch.Priors[i])
+		if leaf.node == 0 && s.noisePended {
+			s.addNoise()
+			s.noisePended = false
+		}
+		if leaf.winning >= 0 {
+			// The side to move at the leaf wins at once: the leaf is a
+			// proven loss for the side that moved into it.
+			n := &s.nodes[leaf.node]
+			win := &s.nodes[n.firstChild+leaf.winning]
+			win.terminal, win.proof = true, provenWin
+			s.prove(path, provenLoss)
+			s.backup(path, -1)
+		} else {
+			s.backup(path, -r.batch.Values[i])
+		}
+		s.playouts++
+	}
+	return nil
+}
+
+// selectLeaf walks from s's root to a leaf by PUCT, with a virtual loss on
+// every node of the way. A terminal or proven leaf is backed up at once; a
+// new leaf joins the batch. It returns false when the walk ends on a leaf
+// already waiting for evaluation (a collision): the search has given all it
+// can this round.
+func (r *Runner) selectLeaf(s *Search) bool {
+	g := s.game
+	path := s.path[:0]
+	path = append(path, 0)
+	s.nodes[0].inFlight++
+	cur := int32(0)
+	for {
+		n := &s.nodes[cur]
+		if n.proof != unproven && cur != 0 {
+			s.backup(path, n.proof.value())
+			s.playouts++
+			r.unwind(g, len(path)-1)
+			s.path = path
+			return true
+		}
+		if !n.expanded() {
+			break
+		}
+		cur = s.selectChild(cur, cur == 0)
+		c := &s.nodes[cur]
+		mover := g.ToMove()
+		g.Make(c.move)
+		c.inFlight++
+		path = append(path, cur)
+		if !c.terminal && g.Outcome().Over() {
+			c.terminal = true
+			s.prove(path, proofOf(g.Outcome(), mover))
+		}
+	}
+	s.path = path
+	if s.nodes[cur].inFlight > 1 {
+		s.cancel(path)
+		r.unwind(g, len(path)-1)
+		return false
+	}
+	start := int32(len(r.moves))
+	if cap(r.moves)-len(r.moves) < rules.MaxMoves {
+		grown := make([]rules.Move, len(r.moves), 2*cap(r.moves)+rules.MaxMoves)
+		copy(grown, r.moves)
+		r.moves = grown
+	}
+	r.moves = g.GenerateMoves(r.moves)
+	moves := r.moves[start:]
+	r.pending = append(r.pending, pendingLeaf{
+		search: s, node: cur,
+		pathStart: int32(len(r.paths)), pathN: int32(len(path)),
+		movesStart: start, winning: immediateWin(g, moves),
+	})
+	r.paths = append(r.paths, path...)
+	r.batch.Variants = append(r.batch.Variants, g.Variant())
+	r.batch.Positions = append(r.batch.Positions, g.Position())
+	r.batch.Values = append(r.batch.Values, 0)
+	r.unwind(g, len(path)-1)
+	return true
+}
+
+// unwind takes back the last n moves of g.
+func (r *Runner) unwind(g *rules.Game, n int) {
+	for range n {
+		g.Unmake()
+	}
+}
+
+// immediateWin returns the index of a move of moves that wins the game at
+// once for the side to move, or -1. It looks only where a win in one is
+// cheap to see and common: the king stepping onto a corner, and an attacker
+// moving next to the king (which may capture him). Other wins in one (a fort,
+// an encirclement, a shieldwall) are found when the search visits them.
+func immediateWin(g *rules.Game, moves []rules.Move) int32 {
+	pos := g.Position()
+	v := g.Variant()
+	if pos.ToMove == rules.Defenders {
+		corners := v.Corners()
+		for i, m := range moves {
+			if m.From() == pos.King && corners.Has(m.To()) {
+				return int32(i)
+			}
+		}
+		return -1
+	}
+	near := v.Neighbours(pos.King)
+	for i, m := range moves {
+		if !near.Has(m.To()) {
+			continue
+		}
+		g.Make(m)
+		won := g.Outcome().Winner == rules.AttackersWin
+		g.Unmake()
+		if won {
+			return int32(i)
+		}
+	}
+	return -1
+}

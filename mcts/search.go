@@ -1,0 +1,318 @@
+package mcts
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"taflab/rules"
+)
+
+// Search is the search of one game: its tree, rooted at the game's current
+// position. A Runner fills it with playouts; the caller then reads the
+// result (BestMove, ChooseMove, Policy) and plays a move with Advance, which
+// keeps the move's subtree for the next search when the config says so.
+//
+// A Search is used by one goroutine at a time.
+type Search struct {
+	cfg   *Config     // immutable, shared
+	game  *rules.Game // at the root position; owned
+	pcg   *rand.PCG // rng's source, to reseed
+	rng   *rand.Rand
+	nodes []node // nodes[0] is the root; children contiguous
+	spare []node // the other arena, for compaction on Advance
+
+	target      int32 // root visits this search aims at
+	playouts    int   // playouts run since the last Advance
+	noise       bool  // mix Dirichlet noise into the root priors
+	noisePended bool  // the root is not expanded yet: noise after expansion
+
+	path     []int32 // scratch: the path of the current selection
+	moveBuf  []rules.Move
+	gamma    distuv.Gamma
+	noiseBuf []float64
+}
+
+// NewSearch starts a search of game's current position. The search owns
+// game from then on: it makes and unmakes moves on it, and Advance plays
+// moves on it. seed fixes the search's random choices (noise, move choice).
+func NewSearch(cfg *Config, game *rules.Game, seed uint64) *Search {
+	src := rand.NewPCG(seed, 0x5ea4c4)
+	s := &Search{cfg: cfg, game: game, pcg: src, rng: rand.New(src)}
+	s.gamma = distuv.Gamma{Alpha: 1, Beta: 1, Src: s.rng}
+	s.nodes = append(s.nodes, node{firstChild: noChildren})
+	return s
+}
+
+// Reset starts the search over on game's current position with a new seed,
+// keeping the memory of its tree for the next game.
+func (s *Search) Reset(game *rules.Game, seed uint64) {
+	s.game = game
+	s.pcg.Seed(seed, 0x5ea4c4)
+	s.nodes = append(s.nodes[:0], node{firstChild: noChildren})
+	s.target, s.playouts, s.noise, s.noisePended = 0, 0, false, false
+}
+
+// Game returns the game at the root. Callers read it; only Advance may
+// change it.
+func (s *Search) Game() *rules.Game { return s.game }
+
+// Start prepares a search of playouts root visits (counting visits kept from
+// the previous search), with root noise if noise is set.
+func (s *Search) Start(playouts int, noise bool) {
+	s.target = int32(playouts)
+	s.playouts = 0
+	s.noise = noise && s.cfg.NoiseFraction > 0
+	s.noisePended = false
+	if s.noise {
+		if s.nodes[0].expanded() {
+			s.addNoise()
+		} else {
+			s.noisePended = true
+		}
+	}
+}
+
+// Done reports whether the search has its playouts, or has proven the root.
+func (s *Search) Done() bool {
+	root := &s.nodes[0]
+	return root.visits >= s.target || root.proof != unproven || s.game.Outcome().Over()
+}
+
+// wantsMore reports whether another leaf may be selected this round.
+func (s *Search) wantsMore() bool {
+	root := &s.nodes[0]
+	return root.visits+root.inFlight < s.target && root.proof == unproven
+}
+
+// Playouts returns the playouts run since the last Advance.
+func (s *Search) Playouts() int { return s.playouts }
+
+// Visits returns the root's visits, those kept from earlier searches
+// included.
+func (s *Search) Visits() int { return int(s.nodes[0].visits) }
+
+// RootValue returns the search's value of the root for the side to move,
+// from -1 to 1: exact when proven.
+func (s *Search) RootValue() float32 {
+	root := &s.nodes[0]
+	if root.proof != unproven {
+		return -root.proof.value()
+	}
+	if root.visits == 0 {
+		return 0
+	}
+	return -root.valueSum / float32(root.visits)
+}
+
+// MoveStat is one root move's share of the search.
+type MoveStat struct {
+	Move   rules.Move
+	Visits int
+	Prior  float32
+	Value  float32 // for the side to move at the root; exact when proven
+	Proven bool
+}
+
+// Stats appends the root's moves with their visits, in move-generation
+// order.
+func (s *Search) Stats(dst []MoveStat) []MoveStat {
+	root := &s.nodes[0]
+	if !root.expanded() {
+		return dst
+	}
+	for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+		st := MoveStat{Move: c.move, Visits: int(c.visits), Prior: c.prior, Proven: c.proof != unproven}
+		switch {
+		case c.proof != unproven:
+			st.Value = c.proof.value()
+		case c.visits > 0:
+			st.Value = c.valueSum / float32(c.visits)
+		}
+		dst = append(dst, st)
+	}
+	return dst
+}
+
+// BestMove returns the move the search thinks best: a proven win, else the
+// most visited move that is not a proven loss (ties: the higher prior).
+func (s *Search) BestMove() rules.Move { return s.ChooseMove(0) }
+
+// ChooseMove picks the move to play at temperature t: with probability
+// proportional to visits^(1/t), or the best move for t near 0. A proven win
+// is always taken and a proven loss never while another move is not one.
+func (s *Search) ChooseMove(t float64) rules.Move {
+	root := &s.nodes[0]
+	if !root.expanded() {
+		panic("mcts: ChooseMove before any playout") // programmer error
+	}
+	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	allLost := true
+	for i := range children {
+		switch children[i].proof {
+		case provenWin:
+			return children[i].move
+		case provenLoss:
+		default:
+			allLost = false
+		}
+	}
+	usable := func(c *node) bool { return allLost || c.proof != provenLoss }
+	if t < 0.01 {
+		best := -1
+		for i := range children {
+			c := &children[i]
+			if !usable(c) {
+				continue
+			}
+			if best < 0 || c.visits > children[best].visits || c.visits == children[best].visits && c.prior > children[best].prior {
+				best = i
+			}
+		}
+		return children[best].move
+	}
+	// Weights visits^(1/t), scaled by the largest to stay in range.
+	maxVisits := int32(0)
+	for i := range children {
+		if usable(&children[i]) {
+			maxVisits = max(maxVisits, children[i].visits)
+		}
+	}
+	if maxVisits == 0 {
+		return s.ChooseMove(0)
+	}
+	total := 0.0
+	for i := range children {
+		if usable(&children[i]) {
+			total += math.Pow(float64(children[i].visits)/float64(maxVisits), 1/t)
+		}
+	}
+	x := s.rng.Float64() * total
+	last := -1
+	for i := range children {
+		if !usable(&children[i]) || children[i].visits == 0 {
+			continue
+		}
+		last = i
+		x -= math.Pow(float64(children[i].visits)/float64(maxVisits), 1/t)
+		if x < 0 {
+			return children[i].move
+		}
+	}
+	return children[last].move
+}
+
+// Temperature returns the schedule's temperature at a ply.
+func (c *Config) Temperature(ply int) float64 {
+	return c.TemperatureEnd + (c.TemperatureStart-c.TemperatureEnd)*math.Exp2(-float64(ply)/c.TemperatureHalfLife)
+}
+
+// Advance plays m, which must be legal, on the game, and moves the root to
+// its child, keeping the child's subtree when tree reuse is on.
+func (s *Search) Advance(m rules.Move) error {
+	if !s.game.IsLegal(m) {
+		return fmt.Errorf("mcts: advance by %s: not a legal move in %s", m, s.game.Position())
+	}
+	root := &s.nodes[0]
+	child := int32(-1)
+	if root.expanded() {
+		for i := root.firstChild; i < root.firstChild+int32(root.numChildren); i++ {
+			if s.nodes[i].move == m {
+				child = i
+				break
+			}
+		}
+	}
+	s.game.Make(m)
+	s.spare = s.spare[:0]
+	if child >= 0 && s.cfg.TreeReuse {
+		s.spare = compact(s.spare, s.nodes, child)
+	} else {
+		s.spare = append(s.spare, node{firstChild: noChildren})
+	}
+	s.nodes, s.spare = s.spare, s.nodes
+	s.nodes[0].move, s.nodes[0].prior = 0, 0
+	return nil
+}
+
+// compact copies the subtree of src rooted at root into dst, breadth first,
+// so that children stay contiguous.
+func compact(dst, src []node, root int32) []node {
+	dst = append(dst, src[root])
+	for i := 0; i < len(dst); i++ {
+		n := &dst[i]
+		if !n.expanded() {
+			continue
+		}
+		old := n.firstChild
+		n.firstChild = int32(len(dst))
+		dst = append(dst, src[old:old+int32(n.numChildren)]...)
+	}
+	return dst
+}
+
+// addNoise mixes Dirichlet noise into the root's priors: alpha is
+// DirichletAlphaTotal divided by the number of legal moves, so that the noise
+// has the same total weight in every position.
+func (s *Search) addNoise() {
+	root := &s.nodes[0]
+	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	s.gamma.Alpha = s.cfg.DirichletAlphaTotal / float64(len(children))
+	s.noiseBuf = s.noiseBuf[:0]
+	sum := 0.0
+	for range children {
+		x := s.gamma.Rand()
+		s.noiseBuf = append(s.noiseBuf, x)
+		sum += x
+	}
+	if sum <= 0 {
+		return
+	}
+	frac := float32(s.cfg.NoiseFraction)
+	for i := range children {
+		children[i].prior = (1-frac)*children[i].prior + frac*float32(s.noiseBuf[i]/sum)
+	}
+}
+
+// Policy appends the search's policy at the root (the training target), one
+// entry per legal move in move-generation order: all of it on a proven win
+// when there is one (the move ChooseMove plays), else each move's share of
+// the root children's visits, or uniform if none has any.
+func (s *Search) Policy(dst []MoveProb) []MoveProb {
+	root := &s.nodes[0]
+	if !root.expanded() {
+		return dst
+	}
+	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	won := -1
+	total := 0
+	for i := range children {
+		total += int(children[i].visits)
+		if won < 0 && children[i].proof == provenWin {
+			won = i
+		}
+	}
+	for i := range children {
+		var p float32
+		switch {
+		case won >= 0:
+			if i == won {
+				p = 1
+			}
+		case total > 0:
+			p = float32(children[i].visits) / float32(total)
+		default:
+			p = 1 / float32(len(children))
+		}
+		dst = append(dst, MoveProb{Move: children[i].move, Prob: p})
+	}
+	return dst
+}
+
+// MoveProb is a move and its probability.
+type MoveProb struct {
+	Move rules.Move
+	Prob float32
+}

@@ -1,0 +1,205 @@
+package mcts
+
+import (
+	"math"
+
+	"taflab/rules"
+)
+
+// This file is the hot path of the search: selection, expansion and backup
+// run for every playout. Nodes are compact and live in one slice per tree
+// (children of a node are contiguous), so a playout allocates nothing once
+// the arena has grown; measure with BenchmarkPlayouts before and after any
+// change here.
+
+// proof is a node's exact value when the search has proven it, from the
+// view of the side that made the node's move.
+type proof int8
+
+const (
+	unproven proof = iota
+	provenWin
+	provenLoss
+	provenDraw
+)
+
+// value returns the exact value of a proof, for the side that made the move.
+func (p proof) value() float32 {
+	switch p {
+	case provenWin:
+		return 1
+	case provenLoss:
+		return -1
+	}
+	return 0
+}
+
+// node is one position of a tree. Values are from the view of the side
+// that made move (the parent's side to move), so a parent picks the child
+// with the highest value.
+type node struct {
+	valueSum    float32 // the sum of the values backed up through the node
+	prior       float32 // the policy's probability of move at the parent
+	visits      int32   // playouts backed up through the node
+	inFlight    int32   // playouts selected through it that wait for evaluation
+	firstChild  int32   // index of the first child, noChildren until expanded
+	numChildren uint16
+	move        rules.Move // the move from the parent that leads here
+	proof       proof
+	terminal    bool // the game ended with move
+}
+
+const noChildren = -1
+
+// expanded reports whether the node's children exist.
+func (n *node) expanded() bool { return n.firstChild != noChildren }
+
+// proofOf turns a finished game's outcome into a proof for the side that
+// made the last move.
+func proofOf(o rules.Outcome, mover rules.Side) proof {
+	switch o.Winner {
+	case rules.Draw:
+		return provenDraw
+	case rules.AttackersWin:
+		if mover == rules.Attackers {
+			return provenWin
+		}
+	case rules.DefendersWin:
+		if mover == rules.Defenders {
+			return provenWin
+		}
+	}
+	return provenLoss
+}
+
+// selectChild returns the index (in s.nodes) of the child of parent that
+// PUCT prefers: a proven win at once; never a proven loss while another child
+// is not one.
+func (s *Search) selectChild(parent int32, isRoot bool) int32 {
+	p := &s.nodes[parent]
+	first, n := p.firstChild, int32(p.numChildren)
+	children := s.nodes[first : first+n]
+	cfg := s.cfg
+
+	var visitedMass float32
+	for i := range children {
+		c := &children[i]
+		if c.proof == provenWin {
+			return first + int32(i)
+		}
+		if c.visits+c.inFlight > 0 {
+			visitedMass += c.prior
+		}
+	}
+	var parentQ float32
+	if p.visits > 0 {
+		parentQ = -p.valueSum / float32(p.visits) // the parent's value is its mover's; we want its side to move's
+	}
+	reduction := float32(cfg.FPUReduction)
+	if isRoot {
+		reduction = float32(cfg.RootFPUReduction)
+	}
+	fpu := parentQ - reduction*float32(math.Sqrt(float64(visitedMass)))
+	sqrtN := float32(math.Sqrt(float64(max(p.visits+p.inFlight, 1))))
+	explore := float32(cfg.CPuct) * sqrtN
+	virtualLoss := float32(cfg.VirtualLoss)
+
+	best, bestScore := int32(-1), float32(math.Inf(-1))
+	for i := range children {
+		c := &children[i]
+		if c.proof == provenLoss {
+			continue
+		}
+		visits := c.visits + c.inFlight
+		q := fpu
+		if visits > 0 {
+			q = (c.valueSum - virtualLoss*float32(c.inFlight)) / float32(visits)
+		}
+		if score := q + explore*c.prior/float32(1+visits); score > bestScore {
+			best, bestScore = int32(i), score
+		}
+	}
+	if best < 0 {
+		best = 0 // every child is a proven loss: the node is proven and never selected
+	}
+	return first + best
+}
+
+// expand creates the children of leaf, one per legal move, with their
+// priors.
+func (s *Search) expand(leaf int32, moves []rules.Move, priors []float32) {
+	first := len(s.nodes)
+	end := first + len(moves)
+	if end > cap(s.nodes) {
+		grown := make([]node, first, max(2*cap(s.nodes), end, 1024))
+		copy(grown, s.nodes)
+		s.nodes = grown
+	}
+	s.nodes = s.nodes[:end]
+	children := s.nodes[first:end]
+	priors = priors[:len(children)]
+	for i, m := range moves[:len(children)] {
+		children[i] = node{move: m, prior: priors[i], firstChild: noChildren}
+	}
+	n := &s.nodes[leaf]
+	n.firstChild, n.numChildren = int32(first), uint16(len(moves))
+}
+
+// backup adds value (for the side that made the leaf's move) to every node
+// of path, alternating sides, and takes back one virtual loss from each.
+func (s *Search) backup(path []int32, value float32) {
+	for i := len(path) - 1; i >= 0; i-- {
+		n := &s.nodes[path[i]]
+		n.visits++
+		n.valueSum += value
+		n.inFlight--
+		value = -value
+	}
+}
+
+// cancel takes back the virtual losses of a path whose playout was given up.
+func (s *Search) cancel(path []int32) {
+	for _, i := range path {
+		s.nodes[i].inFlight--
+	}
+}
+
+// prove records that the node at path[len(path)-1] is proven, and carries
+// the proof up: a child proven a win for the parent's side to move proves the
+// parent a loss for its mover; children all proven losses prove it a win; all
+// proven with the best a draw prove it a draw.
+func (s *Search) prove(path []int32, p proof) {
+	s.nodes[path[len(path)-1]].proof = p
+	for i := len(path) - 2; i >= 0; i-- {
+		parent := &s.nodes[path[i]]
+		if parent.proof != unproven {
+			return
+		}
+		var result proof
+		if p == provenWin {
+			result = provenLoss
+		} else {
+			allLost, allProven := true, true
+			for _, c := range s.nodes[parent.firstChild : parent.firstChild+int32(parent.numChildren)] {
+				switch c.proof {
+				case unproven:
+					allProven, allLost = false, false
+				case provenDraw:
+					allLost = false
+				case provenWin:
+					allLost = false // cannot happen: the parent would be proven already
+				}
+			}
+			switch {
+			case allLost:
+				result = provenWin
+			case allProven:
+				result = provenDraw
+			default:
+				return
+			}
+		}
+		parent.proof = result
+		p = result
+	}
+}
