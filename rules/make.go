@@ -154,34 +154,41 @@ func (g *Game) shieldwallSweep(t Square, mover Side) Bitboard {
 	} else {
 		enemies, own = g.attackers, g.defenders.With(g.king)
 	}
-	// The edge t lies on gives the two directions along it and the inward one.
-	var along [2]int
-	var inward int
-	switch {
-	case v.rankFirst.Has(t):
-		along, inward = [2]int{dirEast, dirWest}, dirNorth
-	case v.rankLast.Has(t):
-		along, inward = [2]int{dirEast, dirWest}, dirSouth
-	case v.fileFirst.Has(t):
-		along, inward = [2]int{dirNorth, dirSouth}, dirEast
-	default:
-		along, inward = [2]int{dirNorth, dirSouth}, dirWest
+	// Each edge t lies on gives the two directions along it and the inward
+	// one. A corner lies on two edges, and the king's move into it is a move
+	// onto the end square of a row on either (spec: "the enemy moves a piece
+	// onto the square at one end of the row"); checking only one of them made
+	// the sweep depend on the board's orientation.
+	edges := [4]struct {
+		on     Bitboard
+		along  [2]int
+		inward int
+	}{
+		{v.rankFirst, [2]int{dirEast, dirWest}, dirNorth},
+		{v.rankLast, [2]int{dirEast, dirWest}, dirSouth},
+		{v.fileFirst, [2]int{dirNorth, dirSouth}, dirEast},
+		{v.fileLast, [2]int{dirNorth, dirSouth}, dirWest},
 	}
 	nb := &v.neighbour
 	var swept Bitboard
-	for _, d := range along {
-		var row Bitboard
-		n, length := nb[t][d], 0
-		for ; n != NoSquare && enemies.Has(n); n = nb[n][d] {
-			if !own.Has(nb[n][inward]) {
-				break
-			}
-			row = row.With(n)
-			length++
+	for _, e := range edges {
+		if !e.on.Has(t) {
+			continue
 		}
-		// n is the square after the fronted run: it must close the row.
-		if length >= 2 && n != NoSquare && (own.Has(n) || v.corners.Has(n)) {
-			swept = swept.Or(row)
+		for _, d := range e.along {
+			var row Bitboard
+			n, length := nb[t][d], 0
+			for ; n != NoSquare && enemies.Has(n); n = nb[n][d] {
+				if !own.Has(nb[n][e.inward]) {
+					break
+				}
+				row = row.With(n)
+				length++
+			}
+			// n is the square after the fronted run: it must close the row.
+			if length >= 2 && n != NoSquare && (own.Has(n) || v.corners.Has(n)) {
+				swept = swept.Or(row)
+			}
 		}
 	}
 	return swept.Without(g.king)

@@ -53,14 +53,14 @@ func (s Square) File() int { return int(squareFile[s]) }
 func (s Square) Rank() int { return int(squareRank[s]) }
 
 // String returns the square's name, such as "f6".
-func (s Square) String() string {
-	if int(s) >= numSquares {
-		return "-"
-	}
-	return string(s.appendName(nil))
-}
+func (s Square) String() string { return string(s.appendName(nil)) }
 
+// appendName appends the square's name, or "-" for an index off the layout
+// (such as NoSquare), so that printing a bad move never panics.
 func (s Square) appendName(dst []byte) []byte {
+	if int(s) >= numSquares {
+		return append(dst, '-')
+	}
 	dst = append(dst, byte('a'+s.File()))
 	return strconv.AppendInt(dst, int64(s.Rank()+1), 10)
 }
