@@ -179,21 +179,45 @@ func (g *Game) Moves(dst []Move) []Move {
 func (g *Game) Repetitions() int { return g.occurrencesBefore() + 1 }
 
 // IsLegal reports whether m is a legal move now; a finished game has none.
+// It is cheap (a table look-up, no allocation): search may call it freely.
 func (g *Game) IsLegal(m Move) bool {
-	return g.explainIllegal(m) == nil
+	from, to := m.From(), m.To()
+	if g.outcome.Over() || int(from) >= numSquares || int(to) >= numSquares || !g.own(g.toMove).Has(from) {
+		return false
+	}
+	f, r := squareFile[from], squareRank[from]
+	tf, tr := squareFile[to], squareRank[to]
+	switch {
+	case from == to:
+		return false
+	case r == tr:
+		stops := g.v.soldierStops[r]
+		if from == g.king {
+			stops = g.v.lineMask
+		}
+		return slide[f][g.rows[r]]&stops>>tf&1 != 0
+	case f == tf:
+		stops := g.v.soldierStops[f]
+		if from == g.king {
+			stops = g.v.lineMask
+		}
+		return slide[r][g.cols[f]]&stops>>tr&1 != 0
+	}
+	return false
 }
 
 // Play makes m if it is legal and returns an error saying why it is not
 // otherwise: the game is over, no piece of the side to move stands on the
 // from-square, the path is blocked, and so on.
 func (g *Game) Play(m Move) error {
-	if err := g.explainIllegal(m); err != nil {
-		return err
+	if !g.IsLegal(m) {
+		return g.explainIllegal(m)
 	}
 	g.Make(m)
 	return nil
 }
 
+// explainIllegal says why IsLegal refuses m.
 func (g *Game) explainIllegal(m Move) error {
 	if g.outcome.Over() {
 		return fmt.Errorf("rules: move %s: the game is over (%s)", m, g.outcome)
@@ -237,7 +261,7 @@ func (g *Game) explainIllegal(m Move) error {
 	if from != g.king && g.v.restricted.Has(to) {
 		return fmt.Errorf("rules: move %s: only the king may stop on %s", m, to)
 	}
-	return nil
+	return fmt.Errorf("rules: move %s: illegal", m) // IsLegal and this disagree: a bug
 }
 
 // own returns the pieces of side s, the king included for the defenders.

@@ -31,8 +31,9 @@ func init() {
 
 // GenerateMoves appends the legal moves of the side to move to dst and
 // returns the extended slice; a finished game has none. With cap(dst) -
-// len(dst) >= MaxMoves it never allocates. The order is fixed: by from-square
-// index, then moves along the rank, then along the file, each by square index.
+// len(dst) >= MaxMoves it never allocates. The order is fixed: the soldiers
+// by square index, then the king; each piece's moves along its rank, then
+// along its file, each by square index.
 func (g *Game) GenerateMoves(dst []Move) []Move {
 	if g.outcome.Winner != NoWinner {
 		return dst
