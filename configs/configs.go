@@ -77,20 +77,9 @@ func MustVariant(name string) *rules.Variant {
 // impossible combinations, naming the key and the file.
 func ParseVariant(file string, data []byte) (*rules.Variant, error) {
 	var def rules.Definition
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&def)
+	md, err := decodeStrict(file, data, &def)
 	if err != nil {
-		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			key := ""
-			if len(perr.LastKey) > 0 {
-				key = ", key " + perr.LastKey
-			}
-			return nil, fmt.Errorf("configs: %s: line %d%s: %s", file, perr.Position.Line, key, trimPrefix(perr.Message))
-		}
-		return nil, fmt.Errorf("configs: %s: %s", file, trimPrefix(err.Error()))
-	}
-	if unknown := md.Undecoded(); len(unknown) > 0 {
-		return nil, fmt.Errorf("configs: %s: unknown key %q (known keys: %s)", file, unknown[0].String(), strings.Join(definitionKeys(), ", "))
+		return nil, err
 	}
 	for _, key := range definitionKeys() {
 		if !md.IsDefined(key) {
@@ -104,12 +93,46 @@ func ParseVariant(file string, data []byte) (*rules.Variant, error) {
 	return v, nil
 }
 
+// decodeStrict decodes TOML data into dst and refuses what a typo would
+// produce: a syntax error or a value of the wrong type (with its line and
+// key), and any key dst has no field for.
+func decodeStrict(file string, data []byte, dst any) (toml.MetaData, error) {
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(dst)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			key := ""
+			if len(perr.LastKey) > 0 {
+				key = ", key " + perr.LastKey
+			}
+			return md, fmt.Errorf("configs: %s: line %d%s: %s", file, perr.Position.Line, key, trimPrefix(perr.Message))
+		}
+		return md, fmt.Errorf("configs: %s: %s", file, trimPrefix(err.Error()))
+	}
+	if unknown := md.Undecoded(); len(unknown) > 0 {
+		return md, fmt.Errorf("configs: %s: unknown key %q (known keys: %s)", file, unknown[0].String(), strings.Join(tomlKeys(reflect.TypeOf(dst).Elem(), ""), ", "))
+	}
+	return md, nil
+}
+
 // definitionKeys lists the file keys of rules.Definition, in field order.
-func definitionKeys() []string {
-	t := reflect.TypeFor[rules.Definition]()
-	keys := make([]string, 0, t.NumField())
+func definitionKeys() []string { return tomlKeys(reflect.TypeFor[rules.Definition](), "") }
+
+// tomlKeys lists the toml keys of a struct type in field order, with the
+// keys of nested tables as "table.key".
+func tomlKeys(t reflect.Type, prefix string) []string {
+	var keys []string
 	for i := range t.NumField() {
-		keys = append(keys, t.Field(i).Tag.Get("toml"))
+		f := t.Field(i)
+		key := f.Tag.Get("toml")
+		if key == "" || key == "-" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct {
+			keys = append(keys, tomlKeys(f.Type, prefix+key+".")...)
+			continue
+		}
+		keys = append(keys, prefix+key)
 	}
 	return keys
 }

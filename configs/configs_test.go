@@ -113,3 +113,35 @@ func TestUserVariant(t *testing.T) {
 		t.Errorf("got %v, want an error that lists the embedded rule sets", err)
 	}
 }
+
+func TestSelfPlayConfig(t *testing.T) {
+	def := configs.DefaultSelfPlay()
+	if def.Variant != "copenhagen" || def.Games < 1 || def.Search.Playouts != 200 {
+		t.Errorf("got %+v, want the embedded selfplay.toml", def)
+	}
+	got, err := configs.ParseSelfPlay("mine.toml", []byte("games = 5\n[search]\nplayouts = 64\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := def
+	want.Games, want.Search.Playouts = 5, 64
+	if got != want {
+		t.Errorf("got %+v, want the embedded values but games and playouts", got)
+	}
+	bad := []struct{ name, text, want string }{
+		{"unknown key", "gamez = 5\n", `unknown key "gamez"`},
+		{"unknown search key", "[search]\nplayout = 5\n", `unknown key "search.playout"`},
+		{"out of range", "games = 0\n", "games = 0"},
+		{"search out of range", "[search]\ncpuct = -1\n", "cpuct"},
+		{"cheap above full", "[search]\nplayouts = 10\ncheap_playouts = 20\n", "cheap_playouts"},
+		{"wrong type", "seed = \"x\"\n", "seed"},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := configs.ParseSelfPlay("mine.toml", []byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "mine.toml") {
+				t.Errorf("got %v, want an error naming mine.toml and %q", err, c.want)
+			}
+		})
+	}
+}

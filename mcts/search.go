@@ -19,7 +19,7 @@ import (
 type Search struct {
 	cfg   *Config     // immutable, shared
 	game  *rules.Game // at the root position; owned
-	pcg   *rand.PCG // rng's source, to reseed
+	pcg   *rand.PCG   // rng's source, to reseed
 	rng   *rand.Rand
 	nodes []node // nodes[0] is the root; children contiguous
 	spare []node // the other arena, for compaction on Advance

@@ -1,0 +1,102 @@
+package configs
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+
+	"taflab/mcts"
+)
+
+//go:embed selfplay.toml
+var selfPlayFile []byte
+
+// SelfPlay is a self-play run's configuration. The toml tags are the keys of
+// selfplay.toml, which documents each one; DefaultSelfPlay returns its values.
+type SelfPlay struct {
+	// Variant names an embedded rule set or a rule-set file. Default
+	// "copenhagen".
+	Variant string `toml:"variant"`
+	// Games is the number of games of the run. Default 24.
+	Games int `toml:"games"`
+	// Workers is the number of worker goroutines; 0 means one per core.
+	Workers int `toml:"workers"`
+	// GamesPerWorker is the number of games a worker plays at once. Default 8.
+	GamesPerWorker int `toml:"games_per_worker"`
+	// Seed fixes every random choice of the run. Default 1.
+	Seed uint64 `toml:"seed"`
+	// Out is the dataset folder. Default "data/selfplay".
+	Out string `toml:"out"`
+	// ShardGames is the number of finished games per shard file. Default 16.
+	ShardGames int `toml:"shard_games"`
+	// ShardSeconds bounds the time between shards, in seconds. Default 30.
+	ShardSeconds float64 `toml:"shard_seconds"`
+	// Net is the network file to evaluate with; "" means the built-in
+	// heuristic evaluator. Default "".
+	Net string `toml:"net"`
+	// Search holds the search settings.
+	Search mcts.Config `toml:"search"`
+}
+
+// DefaultSelfPlay returns the embedded self-play configuration.
+func DefaultSelfPlay() SelfPlay {
+	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{Search: mcts.DefaultConfig()})
+	if err != nil {
+		panic(err) // the embedded file is tested
+	}
+	return c
+}
+
+// SelfPlayFile returns the embedded configuration file, for users to copy.
+func SelfPlayFile() []byte { return selfPlayFile }
+
+// ParseSelfPlay reads a self-play configuration file over the embedded one:
+// keys the file leaves out keep their embedded values. Unknown keys, values
+// of the wrong type and values out of range are refused, naming the key and
+// file.
+func ParseSelfPlay(file string, data []byte) (SelfPlay, error) {
+	return parseSelfPlayOver(file, data, DefaultSelfPlay())
+}
+
+func parseSelfPlayOver(file string, data []byte, c SelfPlay) (SelfPlay, error) {
+	if _, err := decodeStrict(file, data, &c); err != nil {
+		return SelfPlay{}, err
+	}
+	if err := c.Validate(); err != nil {
+		return SelfPlay{}, fmt.Errorf("configs: %s: %w", file, err)
+	}
+	return c, nil
+}
+
+// Validate reports every key out of range.
+func (c *SelfPlay) Validate() error {
+	var errs []error
+	bad := func(key string, value any, want string) {
+		errs = append(errs, fmt.Errorf("configs: %s = %v: %s", key, value, want))
+	}
+	if c.Variant == "" {
+		bad("variant", `""`, "name a rule set")
+	}
+	if c.Games < 1 {
+		bad("games", c.Games, "want at least 1")
+	}
+	if c.Workers < 0 {
+		bad("workers", c.Workers, "want 0 (one per core) or more")
+	}
+	if c.GamesPerWorker < 1 || c.GamesPerWorker > 4096 {
+		bad("games_per_worker", c.GamesPerWorker, "want from 1 to 4096")
+	}
+	if c.Out == "" {
+		bad("out", `""`, "name a folder")
+	}
+	if c.ShardGames < 1 {
+		bad("shard_games", c.ShardGames, "want at least 1")
+	}
+	if c.ShardSeconds <= 0 {
+		bad("shard_seconds", c.ShardSeconds, "want more than 0")
+	}
+	if err := c.Search.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[search]: %w", err))
+	}
+	return errors.Join(errs...)
+}
