@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"taflab/configs/internal/strict"
 	"taflab/mcts"
 )
 
@@ -59,7 +60,7 @@ func ParseSelfPlay(file string, data []byte) (SelfPlay, error) {
 }
 
 func parseSelfPlayOver(file string, data []byte, c SelfPlay) (SelfPlay, error) {
-	if _, err := decodeStrict(file, data, &c); err != nil {
+	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
 		return SelfPlay{}, err
 	}
 	if err := c.Validate(); err != nil {

@@ -3,7 +3,7 @@ package mcts
 import (
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -11,7 +11,7 @@ import (
 // expand, backup) with a free evaluator: 800-playout searches from the start
 // position, one core.
 func BenchmarkPlayouts(b *testing.B) {
-	v := configs.MustVariant("copenhagen")
+	v := variants.MustLoad("copenhagen")
 	cfg := DefaultConfig()
 	r := NewRunner(Uniform{})
 	playouts := 0

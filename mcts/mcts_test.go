@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -24,7 +24,7 @@ func mustGame(t testing.TB, variant, position string) *rules.Game {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := rules.NewGameFrom(configs.MustVariant(variant), p)
+	g, err := rules.NewGameFrom(variants.MustLoad(variant), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestTactics(t *testing.T) {
 		{"stops the opponent's win in one", threatPosition + " a", "c2-a2", 200},
 	}
 	for _, c := range cases {
-		for _, variant := range configs.VariantNames() {
+		for _, variant := range variants.Names() {
 			for y := range rules.Symmetry(rules.NumSymmetries) {
 				t.Run(fmt.Sprintf("%s/%s/sym%d", c.name, variant, y), func(t *testing.T) {
 					pos, want := symmetric(t, c.position, c.want, y)
@@ -114,11 +114,11 @@ func checkTree(t *testing.T, s *Search) {
 
 func TestSearchInvariants(t *testing.T) {
 	for _, leaves := range []int{1, 4, 16} {
-		for _, name := range configs.VariantNames() {
+		for _, name := range variants.Names() {
 			t.Run(fmt.Sprintf("%s/leaves%d", name, leaves), func(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.LeavesPerGame = leaves
-				v := configs.MustVariant(name)
+				v := variants.MustLoad(name)
 				g := rules.NewGame(v)
 				s := NewSearch(&cfg, g, 7)
 				r := NewRunner(NewHeuristic())
@@ -196,7 +196,7 @@ func TestTreeReuse(t *testing.T) {
 		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.TreeReuse = reuse
-			g := rules.NewGame(configs.MustVariant("copenhagen"))
+			g := rules.NewGame(variants.MustLoad("copenhagen"))
 			s := NewSearch(&cfg, g, 5)
 			if err := NewRunner(NewHeuristic()).Search(s, 2000); err != nil {
 				t.Fatal(err)
@@ -254,7 +254,7 @@ func (failingEvaluator) ID() string            { return "failing" }
 
 func TestEvaluatorError(t *testing.T) {
 	cfg := DefaultConfig()
-	s := NewSearch(&cfg, rules.NewGame(configs.MustVariant("fetlar")), 1)
+	s := NewSearch(&cfg, rules.NewGame(variants.MustLoad("fetlar")), 1)
 	err := NewRunner(failingEvaluator{}).Search(s, 10)
 	if err == nil || !strings.Contains(err.Error(), "out of cheese") || !strings.Contains(err.Error(), "failing") {
 		t.Fatalf("got %v, want the evaluator's error with its ID", err)
@@ -321,7 +321,7 @@ func sequentialSource(n int, seed uint64) GameSource {
 func TestSelfPlayDeterministic(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Playouts, cfg.CheapPlayouts = 64, 16
-	v := configs.MustVariant("copenhagen")
+	v := variants.MustLoad("copenhagen")
 	play := func(parallel int) map[int]string {
 		p, err := NewSelfPlayer(cfg, v, NewHeuristic(), parallel)
 		if err != nil {
@@ -371,7 +371,7 @@ func TestSelfPlayDeterministic(t *testing.T) {
 func TestSelfPlayStops(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Playouts, cfg.CheapPlayouts = 32, 8
-	p, err := NewSelfPlayer(cfg, configs.MustVariant("fetlar"), NewHeuristic(), 2)
+	p, err := NewSelfPlayer(cfg, variants.MustLoad("fetlar"), NewHeuristic(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,9 +423,9 @@ func playVsRandom(t testing.TB, v *rules.Variant, cfg *Config, r *Runner, search
 func TestBeatsRandom(t *testing.T) {
 	const perSide, playouts = 100, 100
 	cfg := DefaultConfig()
-	for _, name := range configs.VariantNames() {
+	for _, name := range variants.Names() {
 		t.Run(name, func(t *testing.T) {
-			v := configs.MustVariant(name)
+			v := variants.MustLoad(name)
 			r := NewRunner(NewHeuristic())
 			wins := map[rules.Side]int{}
 			for _, side := range []rules.Side{rules.Attackers, rules.Defenders} {

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -34,7 +34,7 @@ var midgamePositions = []string{
 // midgameGames returns one game per mid-game position, under copenhagen.
 func midgameGames(tb testing.TB) []*rules.Game {
 	tb.Helper()
-	v := configs.MustVariant("copenhagen")
+	v := variants.MustLoad("copenhagen")
 	games := make([]*rules.Game, len(midgamePositions))
 	for i, text := range midgamePositions {
 		p, err := rules.ParsePosition(text)
@@ -53,7 +53,7 @@ func BenchmarkLegalMoves(b *testing.B) {
 		name  string
 		games func(testing.TB) []*rules.Game
 	}{
-		{"start", func(testing.TB) []*rules.Game { return []*rules.Game{rules.NewGame(configs.MustVariant("copenhagen"))} }},
+		{"start", func(testing.TB) []*rules.Game { return []*rules.Game{rules.NewGame(variants.MustLoad("copenhagen"))} }},
 		{"midgame", midgameGames},
 	}
 	for _, set := range sets {
@@ -97,9 +97,9 @@ func playRandomGame(g *rules.Game, rng *rand.Rand, moves []rules.Move) int {
 }
 
 func BenchmarkRandomGame(b *testing.B) {
-	for _, name := range configs.VariantNames() {
+	for _, name := range variants.Names() {
 		b.Run(name, func(b *testing.B) {
-			g := rules.NewGame(configs.MustVariant(name))
+			g := rules.NewGame(variants.MustLoad(name))
 			rng := rand.New(rand.NewPCG(1, 2))
 			moves := make([]rules.Move, 0, rules.MaxMoves)
 			plies, games := 0, 0
@@ -137,8 +137,8 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 			}
 		}},
 	}
-	for _, name := range configs.VariantNames() {
-		g := rules.NewGame(configs.MustVariant(name))
+	for _, name := range variants.Names() {
+		g := rules.NewGame(variants.MustLoad(name))
 		playRandomGame(g, rng, moves) // grows the undo stack once
 		cases = append(cases, struct {
 			name string

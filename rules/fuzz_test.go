@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -156,8 +156,8 @@ func FuzzParseSquare(f *testing.F) {
 // ones and the 7x7 and 9x9 ones of reference_test.go.
 var fuzzVariants = func() []*rules.Variant {
 	var vs []*rules.Variant
-	for _, name := range configs.VariantNames() {
-		vs = append(vs, configs.MustVariant(name))
+	for _, name := range variants.Names() {
+		vs = append(vs, variants.MustLoad(name))
 	}
 	for _, def := range refSmallDefs {
 		vs = append(vs, rules.MustCompile(def))

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -201,7 +201,7 @@ func FuzzParseRecord(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	v := configs.MustVariant("copenhagen-classic")
+	v := variants.MustLoad("copenhagen-classic")
 	f.Fuzz(func(t *testing.T, line string) {
 		rec, err := rules.ParseRecord(1, line)
 		if err != nil {
@@ -218,7 +218,7 @@ func FuzzParseRecord(f *testing.F) {
 }
 
 func TestReplay(t *testing.T) {
-	classic := configs.MustVariant("copenhagen-classic")
+	classic := variants.MustLoad("copenhagen-classic")
 	def := classic.Definition()
 	def.Repetition = rules.RepetitionNone
 	def.Name = "no-repetition"
@@ -354,7 +354,7 @@ func TestRealGames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	classic := configs.MustVariant("copenhagen-classic")
+	classic := variants.MustLoad("copenhagen-classic")
 	def := classic.Definition()
 	def.Repetition = rules.RepetitionNone
 	noRepetition, err := rules.Compile(def)

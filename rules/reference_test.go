@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -47,8 +47,8 @@ var refSmallDefs = []rules.Definition{
 func refVariants(tb testing.TB) []*rules.Variant {
 	tb.Helper()
 	var vs []*rules.Variant
-	for _, name := range configs.VariantNames() {
-		vs = append(vs, configs.MustVariant(name))
+	for _, name := range variants.Names() {
+		vs = append(vs, variants.MustLoad(name))
 	}
 	for _, def := range refSmallDefs {
 		v, err := rules.Compile(def)
@@ -260,7 +260,7 @@ func TestReferenceHandCases(t *testing.T) {
 		{"9x9 soldier across throne", "9/9/9/9/a8/9/9/9/k8 a",
 			"a5-a2 a5-a3 a5-a4 a5-b5 a5-c5 a5-d5 a5-f5 a5-g5 a5-h5 a5-i5 a5-a6 a5-a7 a5-a8"},
 	}
-	vs := map[int]*rules.Variant{11: configs.MustVariant("copenhagen")}
+	vs := map[int]*rules.Variant{11: variants.MustLoad("copenhagen")}
 	for _, def := range refSmallDefs {
 		vs[def.Size] = rules.MustCompile(def)
 	}

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -44,7 +44,7 @@ func rpVariant(t *testing.T, name string) *rules.Variant {
 	}
 	var v *rules.Variant
 	if name == rpNoRep {
-		def := configs.MustVariant(rpCop).Definition()
+		def := variants.MustLoad(rpCop).Definition()
 		def.Name = rpNoRep
 		def.Repetition = rules.RepetitionNone
 		var err error
@@ -52,7 +52,7 @@ func rpVariant(t *testing.T, name string) *rules.Variant {
 			t.Fatalf("compile %s: got %v, want no error", rpNoRep, err)
 		}
 	} else {
-		v = configs.MustVariant(name)
+		v = variants.MustLoad(name)
 	}
 	rpVariantCache[name] = v
 	return v

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"taflab/cmd/internal/cli"
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -153,7 +153,7 @@ func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, in
 	fs := flag.NewFlagSet("eval replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // the help goes to stdout, on -h only
-	variant := fs.String("variant", "copenhagen", "the rule set: an embedded `name` ("+strings.Join(configs.VariantNames(), ", ")+
+	variant := fs.String("variant", "copenhagen", "the rule set: an embedded `name` ("+strings.Join(variants.Names(), ", ")+
 		")\nor a rule-set file ending in .toml (copy one of configs/variants/ and change it)")
 	start := fs.String("start", "", "the `position` every game starts from, in position notation\n(default the rule set's start)")
 	moves := fs.String("moves", "", "replay this one game: `moves` in notation, space-separated\n(exclusive with FILE arguments)")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 )
 
 // game2 is the second game of the human archive: seven moves, one capture.
@@ -164,7 +164,7 @@ func TestReplayFiles(t *testing.T) {
 }
 
 func TestReplayVariantFile(t *testing.T) {
-	data, err := configs.VariantFile("copenhagen")
+	data, err := variants.File("copenhagen")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/rules"
 )
 
@@ -16,17 +16,17 @@ import (
 // set by name (configs.VariantNames), or else a rule-set file, when arg ends
 // in .toml or names an existing file. Errors name arg.
 func LoadVariant(arg string) (*rules.Variant, error) {
-	if slices.Contains(configs.VariantNames(), arg) {
-		return configs.Variant(arg)
+	if slices.Contains(variants.Names(), arg) {
+		return variants.Load(arg)
 	}
 	info, statErr := os.Stat(arg)
 	if !strings.HasSuffix(arg, ".toml") && (statErr != nil || info.IsDir()) {
 		return nil, fmt.Errorf("cli: unknown rule set %q: not an embedded one (%s) and not a .toml file",
-			arg, strings.Join(configs.VariantNames(), ", "))
+			arg, strings.Join(variants.Names(), ", "))
 	}
 	data, err := os.ReadFile(arg)
 	if err != nil {
 		return nil, fmt.Errorf("cli: rule-set file %q: %w", arg, err)
 	}
-	return configs.ParseVariant(arg, data)
+	return variants.Parse(arg, data)
 }

@@ -1,0 +1,173 @@
+// Command selfplay generates training data: games of the search against
+// itself, every searched position written to an Apache Arrow dataset.
+//
+// Usage:
+//
+//	go run ./cmd/selfplay                      # the embedded default run (configs/selfplay.toml)
+//	go run ./cmd/selfplay -config my.toml      # a run of your own
+//	go run ./cmd/selfplay -variant fetlar -games 100 -playouts 400 -out data/fetlar
+//
+// Flags override the config file's keys. The dataset folder receives shards
+// (NAME.positions.arrow and NAME.games.arrow), each written whole, every few
+// games; running again into the same folder adds shards. Ctrl-C or SIGTERM
+// stops cleanly: finished games are written, unfinished ones dropped, and no
+// half-written file is left. Exit status: 0 done, 1 failed, 2 bad flags or
+// config, 130 stopped by a signal (what was finished is kept).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/cmd/internal/selfplay"
+	"taflab/configs"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: selfplay [-config FILE] [-variant NAME|FILE.toml] [-games N] [-workers N]
+                [-playouts N] [-out DIR] [-seed N]
+
+Plays games of the search against itself and writes every searched position
+to an Arrow dataset in -out (default data/selfplay). With no flags it plays
+the embedded default run (print it with -print-config). Flags override the
+config file's keys.
+
+Flags:
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("selfplay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
+	configFile := fs.String("config", "", "a self-play config `file` (TOML, as configs/selfplay.toml); default: the embedded one")
+	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
+	variant := fs.String("variant", "", "rule set: an embedded `name` or a rule-set .toml file")
+	games := fs.Int("games", 0, "`number` of games to play")
+	workers := fs.Int("workers", -1, "worker goroutines (`N`); 0 = one per core (the default)")
+	playouts := fs.Int("playouts", 0, "playouts of a full search (`N`); cheap searches keep their share of it")
+	out := fs.String("out", "", "dataset `folder`")
+	seed := fs.Uint64("seed", 0, "`seed` of every random choice (default: the config's)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "selfplay: unexpected argument %q (flags only)\n", fs.Arg(0))
+		return 2
+	}
+	if *printConfig {
+		stdout.Write(configs.SelfPlayFile())
+		return 0
+	}
+	cfg := configs.DefaultSelfPlay()
+	if *configFile != "" {
+		data, err := os.ReadFile(*configFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "selfplay: -config: %v\n", err)
+			return 2
+		}
+		if cfg, err = configs.ParseSelfPlay(*configFile, data); err != nil {
+			fmt.Fprintln(stderr, "selfplay:", err)
+			return 2
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["variant"] {
+		cfg.Variant = *variant
+	}
+	if set["games"] {
+		cfg.Games = *games
+	}
+	if set["workers"] {
+		cfg.Workers = *workers
+	}
+	if set["playouts"] {
+		// Keep the cheap searches' share of the budget.
+		cheap := cfg.Search.CheapPlayouts * *playouts / max(cfg.Search.Playouts, 1)
+		cfg.Search.Playouts, cfg.Search.CheapPlayouts = *playouts, max(1, min(cheap, *playouts))
+	}
+	if set["out"] {
+		cfg.Out = *out
+	}
+	if set["seed"] {
+		cfg.Seed = *seed
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
+		return 2
+	}
+	v, err := cli.LoadVariant(cfg.Variant)
+	if err != nil {
+		fmt.Fprintf(stderr, "selfplay: -variant: %v\n", err)
+		return 2
+	}
+
+	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), into %s\n",
+		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, cfg.Out)
+	progress := cli.NewProgress(stdout, cfg.Games, "games", 5*time.Second)
+	cpuBefore := cpuTime()
+	sum, err := selfplay.Run(ctx, cfg, v, selfplay.Options{
+		OnProgress: func(s selfplay.Summary) { progress.Update(s.Games, describe(s)) },
+	})
+	progress.Finish()
+	wall := sum.Elapsed.Seconds()
+	if wall > 0 {
+		cpu := (cpuTime() - cpuBefore).Seconds()
+		fmt.Fprintf(stdout, "selfplay: %d games, %d positions, %d shards in %s (%.1f games/min); cpu %.0f%% of %d cores\n",
+			sum.Games, sum.Positions, sum.Shards, sum.Elapsed.Round(time.Millisecond), sum.GamesPerMinute(),
+			100*cpu/wall/float64(runtime.NumCPU()), runtime.NumCPU())
+		fmt.Fprintf(stdout, "selfplay: endings: %s\n", reasons(sum))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "selfplay:", err)
+		return 1
+	}
+	if sum.Interrupted {
+		fmt.Fprintf(stderr, "selfplay: stopped after %d of %d games; the finished ones are in %s\n", sum.Games, cfg.Games, cfg.Out)
+		return 130
+	}
+	return 0
+}
+
+// describe is the progress line's figures.
+func describe(s selfplay.Summary) string {
+	return fmt.Sprintf("%d positions, %.1f games/min, attackers %d defenders %d draws %d",
+		s.Positions, s.GamesPerMinute(), s.AttackerWins, s.DefenderWins, s.Draws)
+}
+
+// reasons lists how the games ended.
+func reasons(s selfplay.Summary) string {
+	var parts []string
+	for r, n := range s.Reasons {
+		parts = append(parts, fmt.Sprintf("%s %d", r, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,63 @@
+// Package strict decodes the project's TOML files strictly: a syntax error
+// or a value of the wrong type is reported with its line and key, and a key
+// the destination has no field for is refused, so that a typo never silently
+// leaves a default.
+package strict
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Decode decodes TOML data into dst (a pointer to a struct with toml tags);
+// file names the file in errors, which start with prefix (such as
+// "configs: ").
+func Decode(prefix, file string, data []byte, dst any) (toml.MetaData, error) {
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(dst)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			key := ""
+			if len(perr.LastKey) > 0 {
+				key = ", key " + perr.LastKey
+			}
+			return md, fmt.Errorf("%s%s: line %d%s: %s", prefix, file, perr.Position.Line, key, TrimPrefix(perr.Message))
+		}
+		return md, fmt.Errorf("%s%s: %s", prefix, file, TrimPrefix(err.Error()))
+	}
+	if unknown := md.Undecoded(); len(unknown) > 0 {
+		return md, fmt.Errorf("%s%s: unknown key %q (known keys: %s)", prefix, file, unknown[0].String(), strings.Join(Keys(reflect.TypeOf(dst).Elem(), ""), ", "))
+	}
+	return md, nil
+}
+
+// Keys lists the toml keys of a struct type in field order, with the keys of
+// nested tables as "table.key".
+func Keys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := f.Tag.Get("toml")
+		if key == "" || key == "-" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct {
+			keys = append(keys, Keys(f.Type, prefix+key+".")...)
+			continue
+		}
+		keys = append(keys, prefix+key)
+	}
+	return keys
+}
+
+// TrimPrefix drops the package prefix of a wrapped message ("toml: ",
+// "rules: ") so that the outer error names one package.
+func TrimPrefix(s string) string {
+	s = strings.TrimPrefix(s, "toml: ")
+	return strings.TrimPrefix(s, "rules: ")
+}

@@ -1,0 +1,115 @@
+package variants_test
+
+import (
+	"strings"
+	"testing"
+
+	"taflab/configs/variants"
+	"taflab/rules"
+)
+
+func TestEmbeddedVariants(t *testing.T) {
+	want := map[string]rules.Definition{
+		"copenhagen": {Shieldwall: rules.ShieldwallAttackers, ShieldwallWins: true, EdgeFort: true, Encirclement: true,
+			Repetition: rules.RepetitionMoverLoses},
+		"copenhagen-classic": {Shieldwall: rules.ShieldwallBoth, EdgeFort: true, Encirclement: true,
+			Repetition: rules.RepetitionDefendersLose},
+		"fetlar":      {Repetition: rules.RepetitionMoverLoses},
+		"hnefatafl11": {KingCapturedOnEdge: true, Repetition: rules.RepetitionMoverLoses},
+	}
+	const start = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a"
+	if got := strings.Join(variants.Names(), ","); got != "copenhagen,copenhagen-classic,fetlar,hnefatafl11" {
+		t.Fatalf("VariantNames: got %v, want the four rule sets of the spec", got)
+	}
+	for name, w := range want {
+		t.Run(name, func(t *testing.T) {
+			v, err := variants.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Name, w.Size, w.Start, w.NoProgressMoves = name, 11, start, 100
+			if got := v.Definition(); got != w {
+				t.Errorf("got %+v, want %+v", got, w)
+			}
+		})
+	}
+}
+
+// copenhagenWith returns the embedded copenhagen file with one line replaced
+// (or, with an empty replacement, removed) and extra lines appended.
+func copenhagenWith(t *testing.T, key, replacement, extra string) []byte {
+	t.Helper()
+	data, err := variants.File("copenhagen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	found := key == ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if key != "" && strings.HasPrefix(line, key+" =") {
+			found = true
+			if replacement == "" {
+				continue
+			}
+			line = replacement
+		}
+		out = append(out, line)
+	}
+	if !found {
+		t.Fatalf("copenhagen.toml has no key %s", key)
+	}
+	return []byte(strings.Join(out, "\n") + extra)
+}
+
+func TestParseVariantErrors(t *testing.T) {
+	cases := []struct {
+		name, key, replacement, extra string
+		want                          []string // fragments the error must hold
+	}{
+		{"unknown key", "", "", "\nedge_forts = true\n", []string{"my.toml", `unknown key "edge_forts"`}},
+		{"missing key", "encirclement", "", "", []string{"my.toml", `missing key "encirclement"`}},
+		{"wrong type", "size", `size = "eleven"`, "", []string{"my.toml", "line", "size"}},
+		{"bad enum", "shieldwall", `shieldwall = "sometimes"`, "", []string{"my.toml", "shieldwall", "none, attackers, both"}},
+		{"bad repetition", "repetition", `repetition = "always"`, "", []string{"my.toml", "repetition", "mover-loses"}},
+		{"even size", "size", "size = 10", "", []string{"my.toml", "key size", "odd"}},
+		{"size too big", "size", "size = 13", "", []string{"my.toml", "key size"}},
+		{"start of another size", "size", "size = 9", "", []string{"my.toml", "key start", "11x11"}},
+		{"impossible combination", "shieldwall", `shieldwall = "none"`, "", []string{"my.toml", "key shieldwall_wins"}},
+		{"negative limit", "no_progress_moves", "no_progress_moves = -1", "", []string{"my.toml", "key no_progress_moves"}},
+		{"two kings", "start", `start = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aakaa3 a"`, "",
+			[]string{"my.toml", "key start", "2 kings"}},
+		{"soldier on the throne", "start", `start = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1dddkd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a"`, "",
+			[]string{"my.toml", "key start", "f6"}},
+		{"bad name", "name", `name = "My Variant"`, "", []string{"my.toml", "key name"}},
+		{"not toml", "", "", "\n[[[\n", []string{"my.toml", "line"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := variants.Parse("my.toml", copenhagenWith(t, c.key, c.replacement, c.extra))
+			if err == nil {
+				t.Fatalf("got no error, want one holding %q", c.want)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want it to hold %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestUserVariant is the promise to users: copy a file, change a switch, play.
+func TestUserVariant(t *testing.T) {
+	data := copenhagenWith(t, "name", `name = "no-fort"`, "")
+	data = []byte(strings.Replace(string(data), "edge_fort = true", "edge_fort = false", 1))
+	v, err := variants.Parse("no-fort.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Definition(); got.Name != "no-fort" || got.EdgeFort || !got.Encirclement {
+		t.Errorf("got %+v, want copenhagen without the edge fort", got)
+	}
+	if _, err := variants.Load("no-such"); err == nil || !strings.Contains(err.Error(), "copenhagen-classic") {
+		t.Errorf("got %v, want an error that lists the embedded rule sets", err)
+	}
+}
