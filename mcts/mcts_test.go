@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -443,5 +444,91 @@ func TestBeatsRandom(t *testing.T) {
 				t.Errorf("got %d wins of %d, want at least 95%%", total, 2*perSide)
 			}
 		})
+	}
+}
+
+// playMatch plays one game between two searchers with their own evaluators
+// and playout budgets, a as the attackers, after the opening moves; each
+// side keeps its own tree.
+func playMatch(t testing.TB, v *rules.Variant, cfg *Config, a, d *Runner, playoutsA, playoutsD int, opening []rules.Move) rules.Outcome {
+	sa, sd := NewSearch(cfg, rules.NewGame(v), 1), NewSearch(cfg, rules.NewGame(v), 2)
+	for ply := 0; !sa.game.Outcome().Over(); ply++ {
+		var m rules.Move
+		if ply < len(opening) {
+			m = opening[ply]
+		} else {
+			s, r, playouts := sa, a, playoutsA
+			if sa.game.ToMove() == rules.Defenders {
+				s, r, playouts = sd, d, playoutsD
+			}
+			if err := r.Search(s, playouts); err != nil {
+				t.Fatal(err)
+			}
+			m = s.BestMove()
+		}
+		if err := sa.Advance(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := sd.Advance(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sa.game.Outcome()
+}
+
+// randomOpening returns n random legal moves from the start.
+func randomOpening(v *rules.Variant, n int, seed uint64) []rules.Move {
+	g := rules.NewGame(v)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var out []rules.Move
+	for range n {
+		moves := g.GenerateMoves(nil)
+		m := moves[rng.IntN(len(moves))]
+		g.Make(m)
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestHeuristicBeatsPlayouts: the Heuristic evaluator against random
+// playouts (one 200-ply game a leaf) at a budget that costs the heuristic
+// less time (1024 playouts against 64; BenchmarkEvaluate gives the cost of
+// one evaluation of each), over game pairs with sides swapped from random
+// openings: the heuristic must score more than half. At equal playouts the
+// playouts evaluator is the stronger; TAFLAB_LONG=1 plays 50 pairs of both
+// and logs the scores (the figures in the README).
+func TestHeuristicBeatsPlayouts(t *testing.T) {
+	pairs := 4
+	budgets := [][2]int{{1024, 64}}
+	if os.Getenv("TAFLAB_LONG") != "" {
+		pairs = 50
+		budgets = append(budgets, [2]int{64, 64})
+	}
+	cfg := DefaultConfig()
+	v := variants.MustLoad("copenhagen")
+	for _, budget := range budgets {
+		heur, play := NewRunner(NewHeuristic()), NewRunner(NewPlayouts(1, 200, 1))
+		score := 0.0
+		for i := range pairs {
+			opening := randomOpening(v, 4, uint64(i))
+			for _, heuristicAttacks := range []bool{true, false} {
+				var o rules.Outcome
+				if heuristicAttacks {
+					o = playMatch(t, v, &cfg, heur, play, budget[0], budget[1], opening)
+				} else {
+					o = playMatch(t, v, &cfg, play, heur, budget[1], budget[0], opening)
+				}
+				switch {
+				case o.Winner == rules.Draw:
+					score += 0.5
+				case (o.Winner == rules.AttackersWin) == heuristicAttacks:
+					score++
+				}
+			}
+		}
+		t.Logf("heuristic at %d playouts against random playouts at %d: %.1f of %d", budget[0], budget[1], score, 2*pairs)
+		if budget[0] > budget[1] && score <= float64(pairs) {
+			t.Errorf("got a score of %v of %d for the heuristic, want more than half", score, 2*pairs)
+		}
 	}
 }
