@@ -113,13 +113,30 @@ func OpenWindow(dir string, newest int, seed uint64) (*Window, error) {
 		return cmp.Compare(b.name, a.name)
 	})
 
+	paths := make([]string, len(shards))
+	for i, sh := range shards {
+		paths[i] = sh.path
+	}
+	return openFiles(dir, paths, newest, seed)
+}
+
+// OpenWindowFiles loads a window from the given positions files, newest
+// first, as OpenWindow would from a directory holding just them: training
+// resumes on exactly the window a checkpoint names (Files), even after new
+// shards have arrived.
+func OpenWindowFiles(files []string, newest int, seed uint64) (*Window, error) {
+	return openFiles(strings.Join(files, ", "), files, newest, seed)
+}
+
+func openFiles(where string, paths []string, newest int, seed uint64) (*Window, error) {
 	w := &Window{seed: seed, epoch: -1}
 	var (
 		chunks [][]PositionRow
 		total  int
 		defOf  = map[string]string{} // rule set name -> the file that defined it first
 	)
-	for _, sh := range shards {
+	for _, path := range paths {
+		sh := shard{path: path}
 		if newest > 0 && total >= newest {
 			break
 		}
@@ -144,10 +161,10 @@ func OpenWindow(dir string, newest int, seed uint64) (*Window, error) {
 		total += len(rows)
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("datasets: %s: no positions (%d positions files)", dir, len(w.files))
+		return nil, fmt.Errorf("datasets: %s: no positions (%d positions files)", where, len(w.files))
 	}
 	if total > math.MaxInt32 {
-		return nil, fmt.Errorf("datasets: %s: %d positions, more than a window holds (%d)", dir, total, math.MaxInt32)
+		return nil, fmt.Errorf("datasets: %s: %d positions, more than a window holds (%d)", where, total, math.MaxInt32)
 	}
 	w.rows = make([]PositionRow, 0, total)
 	for i, c := range chunks {

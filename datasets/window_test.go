@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -307,5 +308,36 @@ func TestWindowModTime(t *testing.T) {
 	}
 	if got := w.Files(); !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestWindowFiles: a window reopened from its Files after a new shard has
+// arrived serves the same positions in the same order.
+func TestWindowFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeWindowShards(t, dir, []int{30, 45})
+	w, err := OpenWindow(dir, 60, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]PositionRow, 50)
+	w.Next(first)
+	mustWriteShard(t, dir, ShardName(testTime(9), "w", 9), defBrandubh, normalize(first[:10]), nil)
+	again, err := OpenWindowFiles(w.Files(), 60, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.SetOffset(20); err != nil {
+		t.Fatal(err)
+	}
+	second := make([]PositionRow, 30)
+	again.Next(second)
+	if got, want := normalize(second), normalize(first[20:50]); !slices.EqualFunc(got, want, func(a, b PositionRow) bool {
+		return a.GameID == b.GameID && a.Ply == b.Ply
+	}) {
+		t.Errorf("got positions %v, want %v", got[:3], want[:3])
+	}
+	if _, err := OpenWindowFiles([]string{dir + "/missing.positions.arrow"}, 0, 1); err == nil || !strings.Contains(err.Error(), "missing.positions.arrow") {
+		t.Errorf("got %v, want an error naming the missing file", err)
 	}
 }
