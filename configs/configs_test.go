@@ -38,3 +38,32 @@ func TestSelfPlayConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestTrainConfig(t *testing.T) {
+	def := configs.DefaultTrain()
+	if def.BatchSize != 256 || def.Network.Blocks != 6 || def.Optimizer.Optimizer != "sgd" {
+		t.Errorf("got %+v, want the embedded train.toml", def)
+	}
+	got, err := configs.ParseTrain("mine.toml", []byte("steps = 5\n[network]\nblocks = 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Steps != 5 || got.Network.Blocks != 2 || got.Network.Channels != 64 || got.BatchSize != 256 {
+		t.Errorf("got %+v, want the embedded values but steps and blocks", got)
+	}
+	bad := []struct{ name, text, want string }{
+		{"unknown key", "stepz = 5\n", `unknown key "stepz"`},
+		{"unknown network key", "[network]\nlayers = 5\n", `unknown key "network.layers"`},
+		{"bad optimizer", "[optimizer]\noptimizer = \"rmsprop\"\n", "optimizer"},
+		{"bad batch", "batch_size = 0\n", "batch_size"},
+		{"bad channels", "[network]\nchannels = 0\n", "channels"},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := configs.ParseTrain("mine.toml", []byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "mine.toml") {
+				t.Errorf("got %v, want an error naming mine.toml and %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,423 @@
+// Package training runs a training job for the commands: a network trained
+// on a shuffled window of a dataset, with checkpoints that a stopped run
+// resumes from exactly, a metrics CSV and a plot of the losses.
+//
+//	sum, err := training.Run(ctx, cfg, training.Options{Resume: true})
+package training
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"taflab/configs"
+	"taflab/datasets"
+	"taflab/net"
+	"taflab/rules"
+)
+
+// The files of a run folder.
+const (
+	CheckpointFile = "checkpoint.safetensors"
+	NetworkFile    = "network.safetensors"
+	MetricsFile    = "metrics.csv"
+	PlotFile       = "loss.png"
+)
+
+// checkpointFormat marks a checkpoint file's metadata.
+const checkpointFormat = "taflab-checkpoint"
+
+// Options are what a caller adds to the run's configuration.
+type Options struct {
+	// Resume carries on from the run folder's checkpoint; without it an
+	// existing checkpoint is an error (so that a run is never overwritten
+	// by mistake).
+	Resume bool
+	// Init, if set, starts a new run from these weights instead of random
+	// ones (the loop trains each generation from the best network).
+	Init *net.Network
+	// OnStep, if set, is called after every step.
+	OnStep func(Step)
+}
+
+// Step is one step's figures.
+type Step struct {
+	Step          int // steps done, this one included
+	Of            int // the run's last step
+	LearningRate  float64
+	Losses        net.Losses
+	SamplesPerSec float64
+	Elapsed       time.Duration
+}
+
+// Summary is what a run did.
+type Summary struct {
+	FirstStep, LastStep int
+	Last                net.Losses
+	Positions           int // the window's size
+	Interrupted         bool
+	Network             string // the path of the network file written
+}
+
+// Run trains cfg.Steps steps (in all, counting a resumed run's earlier ones)
+// and leaves the run folder with a checkpoint, the network, the metrics and
+// the plot. When ctx is done it writes a checkpoint and returns with
+// Interrupted set.
+func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return Summary{}, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return Summary{}, fmt.Errorf("training: run folder: %w", err)
+	}
+	ckptPath := filepath.Join(cfg.Out, CheckpointFile)
+	threads := cfg.Optimizer.Threads
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+
+	var (
+		n      *net.Network
+		tr     *net.Trainer
+		window *datasets.Window
+		err    error
+	)
+	if opt.Resume {
+		if n, tr, window, err = resume(ckptPath, cfg, threads); err != nil {
+			return Summary{}, err
+		}
+	} else {
+		if _, err := os.Stat(ckptPath); err == nil {
+			return Summary{}, fmt.Errorf("training: %s exists: resume it (-resume) or choose another run folder", ckptPath)
+		}
+		if opt.Init != nil {
+			n = opt.Init.Clone()
+		} else if n, err = net.New(cfg.Network, cfg.Seed); err != nil {
+			return Summary{}, err
+		}
+		if tr, err = net.NewTrainer(n, cfg.Optimizer, threads); err != nil {
+			return Summary{}, err
+		}
+		if window, err = datasets.OpenWindow(cfg.Data, cfg.Window, cfg.Seed); err != nil {
+			return Summary{}, err
+		}
+	}
+	variants, err := compileAll(window.Definitions())
+	if err != nil {
+		return Summary{}, err
+	}
+	metrics, err := openMetrics(filepath.Join(cfg.Out, MetricsFile), tr.Step())
+	if err != nil {
+		return Summary{}, err
+	}
+	defer metrics.Close()
+
+	sum := Summary{FirstStep: tr.Step(), Positions: window.Len(), Network: filepath.Join(cfg.Out, NetworkFile)}
+	rows := make([]datasets.PositionRow, cfg.BatchSize)
+	samples := make([]net.Sample, cfg.BatchSize)
+	// The symmetry of each sample comes from the seed and the data offset,
+	// so a resumed run draws the same ones.
+	started := time.Now()
+	save := func() error {
+		if err := writeCheckpoint(ckptPath, cfg, n, tr, window); err != nil {
+			return err
+		}
+		if err := n.Save(sum.Network, map[string]string{"taflab.step": strconv.Itoa(tr.Step())}); err != nil {
+			return err
+		}
+		return nil
+	}
+	lastSaved := tr.Step()
+	for tr.Step() < cfg.Steps {
+		if ctx.Err() != nil {
+			sum.Interrupted = true
+			break
+		}
+		offset := window.Offset()
+		window.Next(rows)
+		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(offset)))
+		for i := range rows {
+			samples[i] = toSample(&rows[i], variants, cfg.Symmetries, rng, samples[i].Policy[:0])
+		}
+		t0 := time.Now()
+		lr := cfg.Optimizer.LearningRateAt(tr.Step())
+		losses, err := tr.TrainStep(samples)
+		if err != nil {
+			return sum, fmt.Errorf("training: step %d: %w", tr.Step()+1, err)
+		}
+		st := Step{Step: tr.Step(), Of: cfg.Steps, LearningRate: lr, Losses: losses,
+			SamplesPerSec: float64(len(samples)) / time.Since(t0).Seconds(), Elapsed: time.Since(started)}
+		sum.Last, sum.LastStep = losses, st.Step
+		if err := metrics.write(st); err != nil {
+			return sum, err
+		}
+		if opt.OnStep != nil {
+			opt.OnStep(st)
+		}
+		if tr.Step()%cfg.CheckpointEvery == 0 {
+			if err := save(); err != nil {
+				return sum, err
+			}
+			lastSaved = tr.Step()
+		}
+	}
+	if tr.Step() != lastSaved || !fileExists(ckptPath) {
+		if err := save(); err != nil {
+			return sum, err
+		}
+	}
+	sum.LastStep = tr.Step()
+	if err := metrics.Close(); err != nil {
+		return sum, err
+	}
+	if err := plotLosses(filepath.Join(cfg.Out, MetricsFile), filepath.Join(cfg.Out, PlotFile)); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// compileAll compiles the window's rule sets, by name.
+func compileAll(defs []rules.Definition) (map[string]*rules.Variant, error) {
+	out := map[string]*rules.Variant{}
+	for _, d := range defs {
+		v, err := rules.Compile(d)
+		if err != nil {
+			return nil, fmt.Errorf("training: the dataset's rule set %s: %w", d.Name, err)
+		}
+		out[d.Name] = v
+	}
+	return out, nil
+}
+
+// toSample turns a dataset row into a training sample, in a random symmetry
+// if symmetries is set; policy is reused memory for the sample's policy.
+func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symmetries bool, rng *rand.Rand, policy []net.MoveProb) net.Sample {
+	y := rules.Identity
+	if symmetries {
+		y = rules.Symmetry(rng.IntN(rules.NumSymmetries))
+	}
+	s := net.Sample{Variant: variants[r.RuleSet], Position: y.Position(r.Position), Result: r.Result}
+	if r.FullSearch {
+		for _, mp := range r.Policy {
+			policy = append(policy, net.MoveProb{Move: y.Move(mp.Move, net.BoardSize), Prob: mp.Prob})
+		}
+		s.Policy = policy
+	}
+	return s
+}
+
+// writeCheckpoint writes the network, the optimizer's state and the data
+// position as one file, whole or not at all.
+func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Trainer, w *datasets.Window) error {
+	tensors := append([]net.Tensor(nil), n.Tensors()...)
+	for i, s := range tr.OptimizerState() {
+		tensors = append(tensors, net.Tensor{Name: fmt.Sprintf("optimizer.%d", i), Shape: []int{len(s)}, Data: s, Trained: false})
+	}
+	files, err := json.Marshal(w.Files())
+	if err != nil {
+		return err
+	}
+	netCfg, err := json.Marshal(n.Config())
+	if err != nil {
+		return err
+	}
+	optCfg, err := json.Marshal(cfg.Optimizer)
+	if err != nil {
+		return err
+	}
+	meta := map[string]string{
+		"taflab.format":         checkpointFormat,
+		"taflab.input_encoding": net.InputEncoding,
+		"taflab.config":         string(netCfg),
+		"taflab.optimizer":      string(optCfg),
+		"taflab.step":           strconv.Itoa(tr.Step()),
+		"taflab.data_offset":    strconv.FormatInt(w.Offset(), 10),
+		"taflab.data_files":     string(files),
+		"taflab.window":         strconv.Itoa(cfg.Window),
+		"taflab.seed":           strconv.FormatUint(cfg.Seed, 10),
+	}
+	if err := net.WriteSafetensors(path, tensors, meta); err != nil {
+		return fmt.Errorf("training: checkpoint: %w", err)
+	}
+	return nil
+}
+
+// resume reads a checkpoint: the network, the trainer at its step with its
+// optimizer state, and the window at its data position.
+func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Trainer, *datasets.Window, error) {
+	tensors, meta, err := net.ReadSafetensors(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("training: resume: %w", err)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("training: resume: %s: %s", path, fmt.Sprintf(format, args...))
+	}
+	if meta["taflab.format"] != checkpointFormat {
+		return nil, nil, nil, bad("not a checkpoint (format %q)", meta["taflab.format"])
+	}
+	if meta["taflab.input_encoding"] != net.InputEncoding {
+		return nil, nil, nil, bad("input encoding %q, this build reads %s", meta["taflab.input_encoding"], net.InputEncoding)
+	}
+	var netCfg net.Config
+	if err := json.Unmarshal([]byte(meta["taflab.config"]), &netCfg); err != nil {
+		return nil, nil, nil, bad("architecture: %v", err)
+	}
+	var optCfg net.TrainConfig
+	if err := json.Unmarshal([]byte(meta["taflab.optimizer"]), &optCfg); err != nil {
+		return nil, nil, nil, bad("optimizer settings: %v", err)
+	}
+	// The schedule may be extended by a resumed run; the optimizer must
+	// stay what it was, or its state would mean something else.
+	if optCfg.Optimizer != cfg.Optimizer.Optimizer {
+		return nil, nil, nil, bad("optimizer %s, the config asks for %s", optCfg.Optimizer, cfg.Optimizer.Optimizer)
+	}
+	step, err1 := strconv.Atoi(meta["taflab.step"])
+	offset, err2 := strconv.ParseInt(meta["taflab.data_offset"], 10, 64)
+	window, err3 := strconv.Atoi(meta["taflab.window"])
+	seed, err4 := strconv.ParseUint(meta["taflab.seed"], 10, 64)
+	var files []string
+	err5 := json.Unmarshal([]byte(meta["taflab.data_files"]), &files)
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return nil, nil, nil, bad("metadata: %v", err)
+	}
+	n, err := net.New(netCfg, 0)
+	if err != nil {
+		return nil, nil, nil, bad("%v", err)
+	}
+	byName := map[string]net.Tensor{}
+	for _, t := range tensors {
+		byName[t.Name] = t
+	}
+	fill := func(name string, dst []float32) error {
+		t, ok := byName[name]
+		if !ok {
+			return bad("no tensor %s", name)
+		}
+		if len(t.Data) != len(dst) {
+			return bad("tensor %s has %d values, want %d", name, len(t.Data), len(dst))
+		}
+		copy(dst, t.Data)
+		return nil
+	}
+	for _, t := range n.Tensors() {
+		if err := fill(t.Name, t.Data); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	tr, err := net.NewTrainer(n, cfg.Optimizer, threads)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i, s := range tr.OptimizerState() {
+		if err := fill(fmt.Sprintf("optimizer.%d", i), s); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	tr.SetStep(step)
+	w, err := datasets.OpenWindowFiles(files, window, seed)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("training: resume: the checkpoint's data: %w", err)
+	}
+	if err := w.SetOffset(offset); err != nil {
+		return nil, nil, nil, bad("%v", err)
+	}
+	return n, tr, w, nil
+}
+
+// metricsWriter appends one CSV line per step.
+type metricsWriter struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+const metricsHeader = "step,learning_rate,loss,policy_loss,value_loss,l2_loss,samples_per_s,elapsed_s\n"
+
+// openMetrics opens the metrics file for appending, after dropping the
+// lines of steps after `keep` (written after the checkpoint a run resumes
+// from, and about to be done again).
+func openMetrics(path string, keep int) (*metricsWriter, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("training: %w", err)
+	}
+	var kept strings.Builder
+	kept.WriteString(metricsHeader)
+	for i, line := range strings.Split(string(data), "\n") {
+		if i == 0 || line == "" {
+			continue
+		}
+		step, err := strconv.Atoi(strings.SplitN(line, ",", 2)[0])
+		if err != nil || step > keep || strings.Count(line, ",") != strings.Count(metricsHeader, ",") {
+			continue // a later step, or a line cut short by a kill
+		}
+		kept.WriteString(line + "\n")
+	}
+	if err := writeFileAtomic(path, []byte(kept.String())); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("training: %w", err)
+	}
+	return &metricsWriter{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+func (m *metricsWriter) write(s Step) error {
+	fmt.Fprintf(m.w, "%d,%.6g,%.6f,%.6f,%.6f,%.6f,%.1f,%.3f\n", s.Step, s.LearningRate, s.Losses.Total(),
+		s.Losses.Policy, s.Losses.Value, s.Losses.L2, s.SamplesPerSec, s.Elapsed.Seconds())
+	if err := m.w.Flush(); err != nil {
+		return fmt.Errorf("training: metrics: %w", err)
+	}
+	return nil
+}
+
+// Close flushes and closes the file; closing twice is harmless.
+func (m *metricsWriter) Close() error {
+	if m.f == nil {
+		return nil
+	}
+	err := errors.Join(m.w.Flush(), m.f.Close())
+	m.f = nil
+	return err
+}
+
+// writeFileAtomic writes data to path whole or not at all.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("training: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("training: %s: %w", path, err)
+	}
+	return nil
+}

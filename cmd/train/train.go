@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/cmd/internal/training"
+	"taflab/configs"
+)
+
+const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
+       train export -net FILE -format onnx|safetensors -out FILE
+
+Trains a policy/value network on a self-play dataset (-data, written by
+selfplay) into a run folder (-out): checkpoint.safetensors, network.safetensors,
+metrics.csv and loss.png. The settings are configs/train.toml's (print them
+with -print-config); flags override its keys. -resume carries on from the
+run folder's checkpoint exactly: weights, optimizer state, step and data
+position. Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by
+a signal (after writing a checkpoint).
+
+Flags:
+`
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), trainUsage); fs.PrintDefaults() }
+	configFile := fs.String("config", "", "a training config `file` (TOML, as configs/train.toml); default: the embedded one")
+	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
+	data := fs.String("data", "", "the dataset `folder`")
+	out := fs.String("out", "", "the run `folder`")
+	steps := fs.Int("steps", 0, "train until this many optimizer `steps` in all")
+	resume := fs.Bool("resume", false, "carry on from the run folder's checkpoint")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "train: unexpected argument %q (flags only)\n", fs.Arg(0))
+		return 2
+	}
+	if *printConfig {
+		stdout.Write(configs.TrainFile())
+		return 0
+	}
+	cfg := configs.DefaultTrain()
+	if *configFile != "" {
+		raw, err := os.ReadFile(*configFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "train: -config: %v\n", err)
+			return 2
+		}
+		if cfg, err = configs.ParseTrain(*configFile, raw); err != nil {
+			fmt.Fprintln(stderr, "train:", err)
+			return 2
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["data"] {
+		cfg.Data = *data
+	}
+	if set["out"] {
+		cfg.Out = *out
+	}
+	if set["steps"] {
+		cfg.Steps = *steps
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "train: flags: %v\n", err)
+		return 2
+	}
+	if _, err := os.Stat(cfg.Data); err != nil {
+		fmt.Fprintf(stderr, "train: -data: %v\n", err)
+		return 2
+	}
+
+	progress := cli.NewProgress(stdout, cfg.Steps, "steps", 5*time.Second)
+	sum, err := training.Run(ctx, cfg, training.Options{
+		Resume: *resume,
+		OnStep: func(s training.Step) {
+			progress.Update(s.Step, fmt.Sprintf("loss %.3f (policy %.3f, value %.3f), %.0f samples/s",
+				s.Losses.Total(), s.Losses.Policy, s.Losses.Value, s.SamplesPerSec))
+		},
+	})
+	progress.Finish()
+	if err != nil {
+		fmt.Fprintln(stderr, "train:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "train: steps %d to %d on %d positions; loss %.4f (policy %.4f, value %.4f); network %s\n",
+		sum.FirstStep, sum.LastStep, sum.Positions, sum.Last.Total(), sum.Last.Policy, sum.Last.Value, sum.Network)
+	if sum.Interrupted {
+		fmt.Fprintf(stderr, "train: stopped at step %d; the checkpoint is written: resume with -resume\n", sum.LastStep)
+		return 130
+	}
+	return 0
+}

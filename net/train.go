@@ -1,0 +1,464 @@
+package net
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"taflab/net/kernels"
+	"taflab/rules"
+)
+
+// TrainConfig holds the settings of a training step and its optimizer.
+// Units and defaults are in the field comments; DefaultTrainConfig returns
+// the defaults.
+type TrainConfig struct {
+	// Optimizer is "sgd" (with momentum) or "adam". Default "sgd".
+	Optimizer string `toml:"optimizer" json:"optimizer"`
+	// LearningRate is the peak learning rate. Default 0.02 (sgd).
+	LearningRate float64 `toml:"learning_rate" json:"learning_rate"`
+	// Momentum is SGD's momentum (Adam's beta1). Default 0.9.
+	Momentum float64 `toml:"momentum" json:"momentum"`
+	// L2 is the weight of the L2 penalty on convolution and dense weights.
+	// Default 1e-4.
+	L2 float64 `toml:"l2" json:"l2"`
+	// WarmupSteps ramps the learning rate up linearly. Default 100.
+	WarmupSteps int `toml:"warmup_steps" json:"warmup_steps"`
+	// Schedule is "constant" or "cosine" (down to 1% of the peak at
+	// TotalSteps). Default "cosine".
+	Schedule string `toml:"schedule" json:"schedule"`
+	// TotalSteps is the length of the schedule. Default 10000.
+	TotalSteps int `toml:"total_steps" json:"total_steps"`
+	// BatchNormMomentum moves the running statistics toward each batch's.
+	// Default 0.05.
+	BatchNormMomentum float64 `toml:"batch_norm_momentum" json:"batch_norm_momentum"`
+	// Threads is the number of threads a step uses; 0 means every core.
+	Threads int `toml:"threads" json:"threads"`
+}
+
+// DefaultTrainConfig returns the default training settings.
+func DefaultTrainConfig() TrainConfig {
+	return TrainConfig{Optimizer: "sgd", LearningRate: 0.02, Momentum: 0.9, L2: 1e-4, WarmupSteps: 100,
+		Schedule: "cosine", TotalSteps: 10000, BatchNormMomentum: 0.05}
+}
+
+// Validate reports every setting out of range.
+func (c TrainConfig) Validate() error {
+	var errs []error
+	bad := func(key string, v any, want string) {
+		errs = append(errs, fmt.Errorf("net: %s = %v: want %s", key, v, want))
+	}
+	if c.Optimizer != "sgd" && c.Optimizer != "adam" {
+		bad("optimizer", c.Optimizer, `"sgd" or "adam"`)
+	}
+	if !(c.LearningRate > 0 && c.LearningRate < 10) {
+		bad("learning_rate", c.LearningRate, "more than 0 and less than 10")
+	}
+	if !(c.Momentum >= 0 && c.Momentum < 1) {
+		bad("momentum", c.Momentum, "from 0 to less than 1")
+	}
+	if !(c.L2 >= 0 && c.L2 < 1) {
+		bad("l2", c.L2, "from 0 to less than 1")
+	}
+	if c.WarmupSteps < 0 {
+		bad("warmup_steps", c.WarmupSteps, "0 or more")
+	}
+	if c.Schedule != "constant" && c.Schedule != "cosine" {
+		bad("schedule", c.Schedule, `"constant" or "cosine"`)
+	}
+	if c.TotalSteps < 1 {
+		bad("total_steps", c.TotalSteps, "at least 1")
+	}
+	if !(c.BatchNormMomentum > 0 && c.BatchNormMomentum <= 1) {
+		bad("batch_norm_momentum", c.BatchNormMomentum, "more than 0 and at most 1")
+	}
+	if c.Threads < 0 {
+		bad("threads", c.Threads, "0 (every core) or more")
+	}
+	return errors.Join(errs...)
+}
+
+// LearningRateAt returns the schedule's learning rate at a step (from 0).
+func (c TrainConfig) LearningRateAt(step int) float64 {
+	lr := c.LearningRate
+	if c.Schedule == "cosine" {
+		t := math.Min(float64(step)/float64(c.TotalSteps), 1)
+		lr *= 0.01 + 0.99*0.5*(1+math.Cos(math.Pi*t))
+	}
+	if step < c.WarmupSteps {
+		lr *= float64(step+1) / float64(c.WarmupSteps)
+	}
+	return lr
+}
+
+// MoveProb is a policy target entry: a legal move and its probability.
+type MoveProb struct {
+	Move rules.Move
+	Prob float32
+}
+
+// Sample is one training example.
+type Sample struct {
+	Variant  *rules.Variant
+	Position rules.Position
+	// Policy is the search's distribution over the legal moves; nil when
+	// the position has no policy target (a cheap search).
+	Policy []MoveProb
+	// Result is the game's result for the side to move: +1, 0 or -1.
+	Result int8
+}
+
+// Losses are a step's mean losses.
+type Losses struct {
+	Policy float64 // cross-entropy over the samples with a policy target
+	Value  float64 // win/draw/loss cross-entropy
+	L2     float64 // the penalty term
+}
+
+// Total returns the sum of the losses.
+func (l Losses) Total() float64 { return l.Policy + l.Value + l.L2 }
+
+// Trainer trains a network: forward and backward passes on batches of
+// samples, and the optimizer's state. It is used by one goroutine.
+type Trainer struct {
+	net     *Network
+	cfg     TrainConfig
+	threads int
+	step    int
+	// optimizer state: SGD's velocity, or Adam's first and second moments
+	m, v []float32
+
+	rows    int // capacity of the buffers, in squares
+	x0      []float32
+	stem    layerState
+	blocks  []blockState
+	pol     layerState
+	logits  []float32
+	val     layerState
+	hidden  []float32
+	wdl     []float32
+	cols    []float32
+	dcols   []float32
+	dh, dh2 []float32
+	da, dx  []float32
+	dlogits []float32
+	dhidden []float32
+	dwdl    []float32
+	dval    []float32
+	dpol    []float32
+	legal   []rules.Move
+	scratch *rules.Game
+}
+
+// layerState is a conv+batch-norm layer's activations in one step.
+type layerState struct {
+	out []float32 // after batch norm (and the skip) and ReLU
+	bn  bnState
+}
+
+type blockState struct{ a, b layerState }
+
+// NewTrainer returns a trainer of n. The network's weights change as it
+// trains.
+func NewTrainer(n *Network, cfg TrainConfig, threads int) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if threads < 1 {
+		threads = 1
+	}
+	t := &Trainer{net: n, cfg: cfg, threads: threads}
+	t.m = make([]float32, len(n.params))
+	if cfg.Optimizer == "adam" {
+		t.v = make([]float32, len(n.params))
+	}
+	return t, nil
+}
+
+// Step returns the number of optimizer steps taken.
+func (t *Trainer) Step() int { return t.step }
+
+// OptimizerState returns the optimizer's state vectors (for checkpoints):
+// SGD's velocity, or Adam's two moments. They are views of the trainer's
+// memory.
+func (t *Trainer) OptimizerState() [][]float32 {
+	if t.v != nil {
+		return [][]float32{t.m, t.v}
+	}
+	return [][]float32{t.m}
+}
+
+// SetStep sets the step count (when resuming from a checkpoint).
+func (t *Trainer) SetStep(step int) { t.step = step }
+
+// grow makes the buffers hold batches of b positions.
+func (t *Trainer) grow(b int) {
+	rows := b * Squares
+	if rows <= t.rows {
+		return
+	}
+	cfg := t.net.cfg
+	c, vc := cfg.Channels, cfg.ValueChannels
+	f := func(n int) []float32 { return make([]float32, n) }
+	mk := func(ch int) layerState {
+		return layerState{out: f(rows * ch), bn: bnState{xhat: f(rows * ch), invstd: f(ch), mean: f(ch), dot: f(ch)}}
+	}
+	t.x0 = f(rows * InputPlanes)
+	t.stem = mk(c)
+	t.blocks = make([]blockState, cfg.Blocks)
+	for i := range t.blocks {
+		t.blocks[i] = blockState{mk(c), mk(c)}
+	}
+	t.pol = mk(c)
+	t.logits = f(rows * MovesPerSquare)
+	t.val = mk(vc)
+	t.hidden = f(b * cfg.ValueHidden)
+	t.wdl = f(b * 3)
+	k := 9 * max(c, InputPlanes)
+	t.cols, t.dcols = f(rows*k), f(rows*k)
+	t.dh, t.dh2, t.da, t.dx = f(rows*c), f(rows*c), f(rows*c), f(rows*c)
+	t.dlogits = f(rows * MovesPerSquare)
+	t.dhidden = f(b * cfg.ValueHidden)
+	t.dwdl = f(b * 3)
+	t.dval = f(rows * vc)
+	t.dpol = f(rows * c)
+	t.rows = rows
+}
+
+// convBNForward runs conv, batch norm and ReLU (adding skip before the ReLU
+// if it is not nil).
+func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState, skip []float32) {
+	out := st.out[:rows*l.conv.cout]
+	l.conv.forward(t.threads, x, rows, out, t.cols)
+	l.bn.forwardTrain(out, rows, &st.bn, out, float32(t.cfg.BatchNormMomentum))
+	if skip != nil {
+		kernels.Axpy(1, skip[:len(out)], out)
+	}
+	kernels.ReLU(out)
+}
+
+// convBNBackward takes dout (the gradient after the ReLU, overwritten) back
+// through the layer, adding the weight gradients and writing the input
+// gradient into dx (nil: not needed).
+func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerState, dout, dx []float32) {
+	n := rows * l.conv.cout
+	kernels.ReLUGrad(dout[:n], st.out[:n])
+	l.bn.backward(dout[:n], rows, &st.bn, dout[:n])
+	l.conv.backward(t.threads, x, rows, dout[:n], dx, t.cols, t.dcols)
+}
+
+// forward runs the training forward pass of b encoded positions in t.x0.
+func (t *Trainer) forward(b int) {
+	n := t.net
+	rows := b * Squares
+	t.convBNForward(&n.stem, t.x0, rows, &t.stem, nil)
+	h := t.stem.out
+	for i := range n.blocks {
+		t.convBNForward(&n.blocks[i].a, h, rows, &t.blocks[i].a, nil)
+		t.convBNForward(&n.blocks[i].b, t.blocks[i].a.out, rows, &t.blocks[i].b, h)
+		h = t.blocks[i].b.out
+	}
+	t.convBNForward(&n.polConv, h, rows, &t.pol, nil)
+	n.polOut.forward(t.threads, t.pol.out, rows, t.logits, nil)
+	t.convBNForward(&n.valConv, h, rows, &t.val, nil)
+	n.valFC1.forward(t.threads, t.val.out, b, t.hidden, true)
+	n.valFC2.forward(t.threads, t.hidden, b, t.wdl, false)
+}
+
+// trunkOut returns the trunk's output.
+func (t *Trainer) trunkOut() []float32 {
+	if len(t.blocks) == 0 {
+		return t.stem.out
+	}
+	return t.blocks[len(t.blocks)-1].b.out
+}
+
+// TrainStep runs one optimizer step on a batch and returns its losses
+// (before the step). Samples must be of 11x11 boards.
+func (t *Trainer) TrainStep(batch []Sample) (Losses, error) {
+	losses, err := t.Gradients(batch)
+	if err != nil {
+		return losses, err
+	}
+	t.apply()
+	return losses, nil
+}
+
+// Gradients computes the losses of a batch and their gradients in the
+// network's Grads, without changing the weights.
+func (t *Trainer) Gradients(batch []Sample) (Losses, error) {
+	b := len(batch)
+	if b == 0 {
+		return Losses{}, errors.New("net: empty batch")
+	}
+	t.grow(b)
+	for i := range batch {
+		if err := Encode(t.x0[i*Squares*InputPlanes:(i+1)*Squares*InputPlanes], batch[i].Variant, &batch[i].Position); err != nil {
+			return Losses{}, fmt.Errorf("net: sample %d: %w", i, err)
+		}
+	}
+	t.forward(b)
+	losses, err := t.lossGradients(batch)
+	if err != nil {
+		return losses, err
+	}
+	t.backward(b)
+	// L2 penalty on the weights of convolutions and dense layers.
+	if t.cfg.L2 > 0 {
+		sum := 0.0
+		for i := range t.net.tensors {
+			tn := &t.net.tensors[i]
+			if !l2Weights(tn) {
+				continue
+			}
+			sum += float64(kernels.Dot(tn.Data, tn.Data))
+			kernels.Axpy(float32(t.cfg.L2), tn.Data, t.net.grads[tn.offset:tn.offset+len(tn.Data)])
+		}
+		losses.L2 = t.cfg.L2 / 2 * sum
+	}
+	return losses, nil
+}
+
+// lossGradients computes the losses and writes their gradients with
+// respect to the logits and the win/draw/loss outputs.
+func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
+	b := len(batch)
+	var losses Losses
+	withPolicy := 0
+	for i := range batch {
+		if batch[i].Policy != nil {
+			withPolicy++
+		}
+	}
+	if t.scratch == nil || t.scratch.Variant() != batch[0].Variant {
+		t.scratch = rules.NewGame(batch[0].Variant)
+	}
+	clear(t.dlogits[:b*PolicySize])
+	for i := range batch {
+		s := &batch[i]
+		if s.Policy == nil {
+			continue
+		}
+		if t.scratch.Variant() != s.Variant {
+			t.scratch = rules.NewGame(s.Variant)
+		}
+		if err := t.scratch.ResetTo(s.Position); err != nil {
+			return losses, fmt.Errorf("net: sample %d: %w", i, err)
+		}
+		t.legal = t.scratch.GenerateMoves(t.legal[:0])
+		logits := t.logits[i*PolicySize : (i+1)*PolicySize]
+		dl := t.dlogits[i*PolicySize : (i+1)*PolicySize]
+		// Softmax over the legal moves.
+		maxLogit := float32(math.Inf(-1))
+		for _, m := range t.legal {
+			maxLogit = max(maxLogit, logits[MoveIndex(m)])
+		}
+		sum := 0.0
+		for _, m := range t.legal {
+			e := math.Exp(float64(logits[MoveIndex(m)] - maxLogit))
+			dl[MoveIndex(m)] = float32(e)
+			sum += e
+		}
+		logSum := math.Log(sum) + float64(maxLogit)
+		scale := 1 / float32(withPolicy)
+		for _, m := range t.legal {
+			idx := MoveIndex(m)
+			dl[idx] = dl[idx] / float32(sum) * scale
+		}
+		for _, mp := range s.Policy {
+			idx := MoveIndex(mp.Move)
+			if idx < 0 {
+				return losses, fmt.Errorf("net: sample %d: policy move %v is not a move", i, mp.Move)
+			}
+			losses.Policy -= float64(mp.Prob) * (float64(logits[idx]) - logSum)
+			dl[idx] -= mp.Prob * scale
+		}
+	}
+	if withPolicy > 0 {
+		losses.Policy /= float64(withPolicy)
+	}
+	for i := range batch {
+		z := t.wdl[i*3 : i*3+3]
+		maxZ := max(z[0], z[1], z[2])
+		var p [3]float64
+		sum := 0.0
+		for j := range 3 {
+			p[j] = math.Exp(float64(z[j] - maxZ))
+			sum += p[j]
+		}
+		target := 1 - int(batch[i].Result) // win → 0, draw → 1, loss → 2
+		if target < 0 || target > 2 {
+			return losses, fmt.Errorf("net: sample %d: result %d: want -1, 0 or 1", i, batch[i].Result)
+		}
+		for j := range 3 {
+			p[j] /= sum
+			g := p[j]
+			if j == target {
+				g--
+			}
+			t.dwdl[i*3+j] = float32(g / float64(b))
+		}
+		losses.Value -= math.Log(max(p[target], 1e-30)) / float64(b)
+	}
+	return losses, nil
+}
+
+// backward takes the loss gradients back through the network into Grads.
+func (t *Trainer) backward(b int) {
+	n := t.net
+	rows := b * Squares
+	clear(n.grads)
+	h := t.trunkOut()
+	c := n.cfg.Channels
+	// Value head.
+	n.valFC2.backward(t.threads, t.hidden, b, t.dwdl, t.dhidden)
+	kernels.ReLUGrad(t.dhidden[:b*n.cfg.ValueHidden], t.hidden[:b*n.cfg.ValueHidden])
+	n.valFC1.backward(t.threads, t.val.out, b, t.dhidden, t.dval)
+	t.convBNBackward(&n.valConv, h, rows, &t.val, t.dval, t.dh)
+	// Policy head.
+	n.polOut.backward(t.threads, t.pol.out, rows, t.dlogits, t.dpol, nil, nil)
+	t.convBNBackward(&n.polConv, h, rows, &t.pol, t.dpol, t.dh2)
+	kernels.Axpy(1, t.dh2[:rows*c], t.dh[:rows*c])
+	// Trunk, last block first: dh is the gradient of the block's output.
+	for i := len(n.blocks) - 1; i >= 0; i-- {
+		in := t.stem.out
+		if i > 0 {
+			in = t.blocks[i-1].b.out
+		}
+		st := &t.blocks[i]
+		kernels.ReLUGrad(t.dh[:rows*c], st.b.out[:rows*c])
+		copy(t.dh2[:rows*c], t.dh[:rows*c]) // the skip's share
+		// The b layer's ReLU is already applied: take the batch norm and
+		// the convolution back directly.
+		n.blocks[i].b.bn.backward(t.dh[:rows*c], rows, &st.b.bn, t.dh[:rows*c])
+		n.blocks[i].b.conv.backward(t.threads, st.a.out, rows, t.dh[:rows*c], t.da, t.cols, t.dcols)
+		t.convBNBackward(&n.blocks[i].a, in, rows, &st.a, t.da, t.dh)
+		kernels.Axpy(1, t.dh2[:rows*c], t.dh[:rows*c])
+	}
+	t.convBNBackward(&n.stem, t.x0, rows, &t.stem, t.dh, nil)
+}
+
+// apply takes one optimizer step with the gradients in Grads.
+func (t *Trainer) apply() {
+	n := t.net
+	lr := float32(t.cfg.LearningRateAt(t.step))
+	t.step++
+	switch t.cfg.Optimizer {
+	case "sgd":
+		mu := float32(t.cfg.Momentum)
+		for i, g := range n.grads {
+			t.m[i] = mu*t.m[i] + g
+			n.params[i] -= lr * t.m[i]
+		}
+	case "adam":
+		b1, b2 := t.cfg.Momentum, 0.999
+		c1 := float32(1 - math.Pow(b1, float64(t.step)))
+		c2 := float32(1 - math.Pow(b2, float64(t.step)))
+		for i, g := range n.grads {
+			t.m[i] = float32(b1)*t.m[i] + float32(1-b1)*g
+			t.v[i] = float32(b2)*t.v[i] + float32(1-b2)*g*g
+			mh, vh := t.m[i]/c1, t.v[i]/c2
+			n.params[i] -= lr * mh / (float32(math.Sqrt(float64(vh))) + 1e-8)
+		}
+	}
+}
