@@ -13,6 +13,8 @@
 //	replay   replay games under a rule set and check them against its rules:
 //	         go run ./cmd/eval replay -variant NAME [-start POSITION] [-moves "m1 m2 ..."] [FILE ...]
 //	         prints one JSON object per game, one per line (see eval replay -h).
+//	analyze  a network's value and top moves for a position, and a search's choice:
+//	         go run ./cmd/eval analyze -net FILE -variant NAME -position POS [-playouts N]
 //
 // Exit status: 0 when all went well, 1 when a game had an error, 2 for bad
 // flags or an unknown subcommand.
@@ -34,6 +36,7 @@ type subcommand struct {
 // subcommands lists the subcommands in the order -h shows them.
 var subcommands = []subcommand{
 	{"replay", "replay games (-moves, or CSV game records) under a rule set; one JSON line per game", runReplay},
+	{"analyze", "a network's value and moves for a position, and a search's choice", runAnalyze},
 }
 
 func main() {

@@ -40,7 +40,7 @@ func main() {
 }
 
 const usage = `usage: selfplay [-config FILE] [-variant NAME|FILE.toml] [-games N] [-workers N]
-                [-playouts N] [-out DIR] [-seed N]
+                [-playouts N] [-net FILE] [-out DIR] [-seed N]
 
 Plays games of the search against itself and writes every searched position
 to an Arrow dataset in -out (default data/selfplay). With no flags it plays
@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	playouts := fs.Int("playouts", 0, "playouts of a full search (`N`); cheap searches keep their share of it")
 	out := fs.String("out", "", "dataset `folder`")
 	seed := fs.Uint64("seed", 0, "`seed` of every random choice (default: the config's)")
+	netFile := fs.String("net", "", "a network `file` to evaluate with (default: the built-in evaluator)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -110,6 +111,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if set["seed"] {
 		cfg.Seed = *seed
 	}
+	if set["net"] {
+		cfg.Net = *netFile
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
 		return 2
@@ -120,13 +124,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), into %s\n",
-		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, cfg.Out)
+	opts := selfplay.Options{}
+	evaluator := "the built-in evaluator"
+	if cfg.Net != "" {
+		factory, _, err := cli.NetworkEvaluators(cfg.Net, 1)
+		if err != nil {
+			fmt.Fprintf(stderr, "selfplay: -net: %v\n", err)
+			return 2
+		}
+		opts.NewEvaluator, evaluator = factory, cfg.Net
+	}
+	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), %s, into %s\n",
+		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, evaluator, cfg.Out)
 	progress := cli.NewProgress(stdout, cfg.Games, "games", 5*time.Second)
 	cpuBefore := cpuTime()
-	sum, err := selfplay.Run(ctx, cfg, v, selfplay.Options{
-		OnProgress: func(s selfplay.Summary) { progress.Update(s.Games, describe(s)) },
-	})
+	opts.OnProgress = func(s selfplay.Summary) { progress.Update(s.Games, describe(s)) }
+	sum, err := selfplay.Run(ctx, cfg, v, opts)
 	progress.Finish()
 	wall := sum.Elapsed.Seconds()
 	if wall > 0 {
