@@ -1,0 +1,426 @@
+// Package match plays two players against each other in game pairs (each
+// opening twice, sides swapped, since the two sides of hnefatafl are not
+// alike), many games at once with the evaluations of each player batched
+// across games, and stops as soon as a sequential test decides.
+//
+//	res, err := match.Play(ctx, match.Config{Variant: v, A: a, B: b, Openings: book, ...}, onPair)
+//
+// A player is a search budget with an evaluator (a network's, or the
+// built-in one); the commands turn "net=FILE,playouts=200" into one.
+package match
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"taflab/mcts"
+	"taflab/rules"
+	"taflab/stats"
+)
+
+// Player is one side of a match.
+type Player struct {
+	// Name identifies the player in reports and ratings.
+	Name string
+	// Playouts is the search budget per move.
+	Playouts int
+	// NewEvaluator returns a worker's evaluator; each worker calls it once.
+	NewEvaluator func() (mcts.Evaluator, error)
+	// Network is the player's network file, "" for the built-in evaluator.
+	Network string
+}
+
+// Config is a match's settings.
+type Config struct {
+	Variant *rules.Variant
+	A, B    Player
+	// Search holds the search settings of both players; matches play the
+	// most visited move (no noise, no temperature).
+	Search mcts.Config
+	// Openings are the starts of the game pairs, played in order and
+	// cycled; an empty opening starts from the rule set's start.
+	Openings [][]rules.Move
+	// MaxPairs bounds the number of game pairs.
+	MaxPairs int
+	// Workers is the number of worker goroutines; 0 means one per core.
+	Workers int
+	// GamesPerWorker is the number of games a worker plays at once.
+	GamesPerWorker int
+}
+
+// Validate reports a setting that cannot be played.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Variant == nil {
+		errs = append(errs, errors.New("match: no rule set"))
+	}
+	for _, p := range []*Player{&c.A, &c.B} {
+		if p.Playouts < 1 {
+			errs = append(errs, fmt.Errorf("match: player %s: playouts = %d: want at least 1", p.Name, p.Playouts))
+		}
+		if p.NewEvaluator == nil {
+			errs = append(errs, fmt.Errorf("match: player %s: no evaluator", p.Name))
+		}
+	}
+	if c.MaxPairs < 1 {
+		errs = append(errs, fmt.Errorf("match: max pairs = %d: want at least 1", c.MaxPairs))
+	}
+	if c.Workers < 0 || c.GamesPerWorker < 0 {
+		errs = append(errs, fmt.Errorf("match: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
+	}
+	if err := c.Search.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Game is one finished game of a match.
+type Game struct {
+	Pair      int  // the pair's number, from 0
+	AAttacks  bool // player A had the attackers
+	Moves     []rules.Move
+	Captures  []rules.Bitboard
+	Outcome   rules.Outcome
+	OpeningOf int // the opening's index in the book
+}
+
+// ScoreA returns player A's score in the game: 1, 0.5 or 0.
+func (g *Game) ScoreA() float64 {
+	switch g.Outcome.Winner {
+	case rules.Draw, rules.NoWinner:
+		return 0.5
+	case rules.AttackersWin:
+		if g.AAttacks {
+			return 1
+		}
+	case rules.DefendersWin:
+		if !g.AAttacks {
+			return 1
+		}
+	}
+	return 0
+}
+
+// Pair is a finished game pair: the same opening with sides swapped.
+type Pair struct {
+	Index int
+	Games [2]Game // Games[0]: A attacks; Games[1]: B attacks
+}
+
+// ScoreA returns player A's score in the pair: 0, 0.5, 1, 1.5 or 2.
+func (p *Pair) ScoreA() float64 { return p.Games[0].ScoreA() + p.Games[1].ScoreA() }
+
+// Play plays game pairs until MaxPairs are done, ctx is done, or onPair
+// returns false (the sequential test has decided). onPair sees the pairs in
+// the order they finish, from one goroutine. Pairs unfinished when the match
+// stops are dropped: a pair counts whole or not at all.
+func Play(ctx context.Context, cfg Config, onPair func(Pair) bool) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	perWorker := cfg.GamesPerWorker
+	if perWorker == 0 {
+		perWorker = 8
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var mu sync.Mutex // guards nextPair
+	nextPair := 0
+	takePair := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if nextPair >= cfg.MaxPairs {
+			return 0, false
+		}
+		nextPair++
+		return nextPair - 1, true
+	}
+	pairs := make(chan Pair)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wk, err := newWorker(&cfg, perWorker)
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := wk.run(ctx, takePair, pairs); err != nil && !errors.Is(err, context.Canceled) {
+				errs[w] = err
+				cancel()
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(pairs)
+	}()
+	stopped := false
+	for p := range pairs {
+		if !stopped && !onPair(p) {
+			stopped = true
+			cancel()
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if !stopped && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// worker plays several games at once, each player's searches batched
+// through that player's runner.
+type worker struct {
+	cfg     *Config
+	runners [2]*mcts.Runner // A's and B's
+	games   []*liveGame
+	slots   int
+	batch   [2][]*mcts.Search
+}
+
+// liveGame is a game in progress: one search per player, each with its own
+// copy of the game (a player's tree stays its own).
+type liveGame struct {
+	pair     int
+	half     int // 0: A attacks, 1: B attacks
+	opening  []rules.Move
+	searches [2]*mcts.Search // A's and B's
+	game     Game
+}
+
+func newWorker(cfg *Config, slots int) (*worker, error) {
+	w := &worker{cfg: cfg, slots: slots}
+	for i, p := range []Player{cfg.A, cfg.B} {
+		eval, err := p.NewEvaluator()
+		if err != nil {
+			return nil, fmt.Errorf("match: player %s: %w", p.Name, err)
+		}
+		w.runners[i] = mcts.NewRunner(eval)
+	}
+	return w, nil
+}
+
+// pending holds the halves of a pair until both are done.
+type pending struct {
+	games [2]Game
+	done  int
+}
+
+func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<- Pair) error {
+	open := map[int]*pending{}
+	start := func() bool {
+		p, ok := takePair()
+		if !ok {
+			return false
+		}
+		open[p] = &pending{}
+		for half := range 2 {
+			w.games = append(w.games, w.newGame(p, half))
+		}
+		return true
+	}
+	for len(w.games)+2 <= max(w.slots, 2) && start() {
+	}
+	for len(w.games) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Each player searches where it is to move, in one batch per player.
+		w.batch[0], w.batch[1] = w.batch[0][:0], w.batch[1][:0]
+		for _, g := range w.games {
+			if !g.over() {
+				p := g.toMovePlayer()
+				w.batch[p] = append(w.batch[p], g.searches[p])
+			}
+		}
+		for p := range 2 {
+			if len(w.batch[p]) > 0 {
+				if err := w.runners[p].Step(w.batch[p]); err != nil {
+					return err
+				}
+			}
+		}
+		for i := 0; i < len(w.games); i++ {
+			g := w.games[i]
+			if !g.over() {
+				s := g.searches[g.toMovePlayer()]
+				if !s.Done() {
+					continue
+				}
+				if err := g.play(s.BestMove()); err != nil {
+					return err
+				}
+				if !g.over() {
+					g.startSearch(w.cfg)
+					continue
+				}
+			}
+			g.game.Outcome = g.searches[0].Game().Outcome()
+			pend := open[g.pair]
+			pend.games[g.half] = g.game
+			pend.done++
+			w.games = append(w.games[:i], w.games[i+1:]...)
+			i--
+			if pend.done == 2 {
+				delete(open, g.pair)
+				select {
+				case out <- Pair{Index: g.pair, Games: pend.games}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				start()
+			}
+		}
+	}
+	return nil
+}
+
+// newGame sets up one half of a pair: the opening played, both searches at
+// the first position the players choose in.
+func (w *worker) newGame(pair, half int) *liveGame {
+	cfg := w.cfg
+	var opening []rules.Move
+	index := 0
+	if len(cfg.Openings) > 0 {
+		index = pair % len(cfg.Openings)
+		opening = cfg.Openings[index]
+	}
+	g := &liveGame{pair: pair, half: half, opening: opening}
+	g.game = Game{Pair: pair, AAttacks: half == 0, OpeningOf: index}
+	seed := uint64(pair)*2 + uint64(half)
+	for p := range 2 {
+		g.searches[p] = mcts.NewSearch(&cfg.Search, rules.NewGame(cfg.Variant), seed)
+	}
+	for _, m := range opening {
+		if g.over() {
+			break
+		}
+		if err := g.play(m); err != nil {
+			panic(err) // books hold legal openings (Book checks them)
+		}
+	}
+	if !g.over() {
+		g.startSearch(cfg)
+	}
+	return g
+}
+
+// toMovePlayer returns 0 if player A is to move, 1 if B.
+func (g *liveGame) toMovePlayer() int {
+	attackersToMove := g.searches[0].Game().ToMove() == rules.Attackers
+	if attackersToMove == (g.half == 0) {
+		return 0
+	}
+	return 1
+}
+
+func (g *liveGame) over() bool { return g.searches[0].Game().Outcome().Over() }
+
+func (g *liveGame) play(m rules.Move) error {
+	for _, s := range g.searches {
+		if err := s.Advance(m); err != nil {
+			return err
+		}
+	}
+	_, captured := g.searches[0].Game().LastMove()
+	g.game.Moves = append(g.game.Moves, m)
+	g.game.Captures = append(g.game.Captures, captured)
+	return nil
+}
+
+func (g *liveGame) startSearch(cfg *Config) {
+	p := g.toMovePlayer()
+	playouts := cfg.A.Playouts
+	if p == 1 {
+		playouts = cfg.B.Playouts
+	}
+	g.searches[p].Start(playouts, false)
+}
+
+// Book returns n openings of the given number of random legal moves from
+// the start (none of which ends the game), the same for the same seed: the
+// starts of a match's game pairs, so that games differ.
+func Book(v *rules.Variant, n, plies int, seed uint64) [][]rules.Move {
+	rng := rand.New(rand.NewPCG(seed, 0xb00c))
+	book := make([][]rules.Move, 0, n)
+	g := rules.NewGame(v)
+	var moves []rules.Move
+	for len(book) < n {
+		g.Reset()
+		var opening []rules.Move
+		for tries := 0; len(opening) < plies && tries < 100*plies; tries++ {
+			moves = g.GenerateMoves(moves[:0])
+			m := moves[rng.IntN(len(moves))]
+			g.Make(m)
+			if g.Outcome().Over() {
+				g.Unmake() // an opening leaves the game to the players
+				continue
+			}
+			opening = append(opening, m)
+		}
+		if len(opening) == plies {
+			book = append(book, opening)
+		}
+	}
+	return book
+}
+
+// Result is a finished match under a sequential test.
+type Result struct {
+	// Report is the test's state when the match stopped.
+	Report stats.Report
+	// Pairs are the finished game pairs, in the order they finished.
+	Pairs []Pair
+	// Why the match stopped: "decided" (the test accepted a hypothesis),
+	// "max-pairs" or "interrupted".
+	Stopped string
+}
+
+// RunSPRT plays a match under the pentanomial SPRT test (A is the
+// candidate): it stops as soon as the test decides, after cfg.MaxPairs
+// pairs, or when ctx is done (Stopped says which; an interrupted match
+// returns its result so far and ctx's error). onPair, if set, sees the
+// report after each pair.
+func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(stats.Report)) (Result, error) {
+	if err := test.Validate(); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	var tally stats.PairTally
+	err := Play(ctx, cfg, func(p Pair) bool {
+		if err := tally.Add(p.Games[0].ScoreA(), p.Games[1].ScoreA()); err != nil {
+			panic(err) // ScoreA gives 0, 0.5 or 1
+		}
+		res.Pairs = append(res.Pairs, p)
+		res.Report = test.Report(tally)
+		if onPair != nil {
+			onPair(res.Report)
+		}
+		return res.Report.Decision == stats.Continue
+	})
+	res.Report = test.Report(tally)
+	switch {
+	case res.Report.Decision != stats.Continue:
+		res.Stopped = "decided"
+	case err != nil:
+		res.Stopped = "interrupted"
+	default:
+		res.Stopped = "max-pairs"
+	}
+	return res, err
+}
