@@ -15,6 +15,8 @@
 //	         prints one JSON object per game, one per line (see eval replay -h).
 //	analyze  a network's value and top moves for a position, and a search's choice:
 //	         go run ./cmd/eval analyze -net FILE -variant NAME -position POS [-playouts N]
+//	match    two players in game pairs under the pentanomial SPRT, with gating:
+//	         go run ./cmd/eval match -variant NAME -a PLAYER -b PLAYER [-gate] -out DIR
 //
 // Exit status: 0 when all went well, 1 when a game had an error, 2 for bad
 // flags or an unknown subcommand.
@@ -37,6 +39,7 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"replay", "replay games (-moves, or CSV game records) under a rule set; one JSON line per game", runReplay},
 	{"analyze", "a network's value and moves for a position, and a search's choice", runAnalyze},
+	{"match", "two players in game pairs under the SPRT; -gate promotes a better network", runMatch},
 }
 
 func main() {

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/match"
+	"taflab/mcts"
+	"taflab/stats"
+)
+
+const matchHelp = `usage: eval match -a PLAYER -b PLAYER [-variant NAME|FILE.toml] [-max-games N]
+                  [-elo0 E0 -elo1 E1 -alpha A -beta B] [-gate [-best FILE]] -out DIR
+
+Plays player A (the candidate) against player B in game pairs: each opening
+of a book of short random starts is played twice with the sides swapped,
+because the two sides of hnefatafl are not alike. The pentanomial SPRT over
+the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0 against H1
+= elo1) stops the match as soon as it decides. A PLAYER is
+"builtin:playouts=800" (the network-free searcher) or
+"net=FILE,playouts=200".
+
+It prints the test's state as it goes and at the end: the log-likelihood
+ratio and its bounds, the decision, the Elo difference with a 95% interval
+and the results split by side; and writes into -out: match.json (players,
+test, report, every game), games.csv (the games as game records, which
+"eval replay" checks) and match.md. With -gate, an accepted H1 promotes A:
+the best-network pointer (-best, default OUT/best.json) then names A's
+network. Bad input (a missing network, a network of another input encoding,
+an unknown rule set, nonsense test settings) is an error before any game.
+Exit status: 0 done (whatever the decision), 1 failed, 2 bad input, 130
+stopped by a signal (what was played is written).
+
+Flags:
+`
+
+func runMatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runMatchCtx(ctx, args, stdout, stderr)
+}
+
+func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval match", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), matchHelp); fs.PrintDefaults() }
+	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name` or a rule-set .toml file")
+	aSpec := fs.String("a", "", "the candidate `player`")
+	bSpec := fs.String("b", "", "the reference `player`")
+	maxGames := fs.Int("max-games", 400, "stop after this many `games` (pairs of two) if the test has not decided")
+	elo0 := fs.Float64("elo0", 0, "the SPRT's H0: Elo(A-B) = `elo0`")
+	elo1 := fs.Float64("elo1", 30, "the SPRT's H1: Elo(A-B) = `elo1`")
+	alpha := fs.Float64("alpha", 0.05, "the false-accept rate of H1 (`alpha`)")
+	beta := fs.Float64("beta", 0.05, "the false-accept rate of H0 (`beta`)")
+	gate := fs.Bool("gate", false, "promote A (write the best-network pointer) if the test accepts H1")
+	best := fs.String("best", "", "the best-network pointer `file` (default OUT/best.json)")
+	out := fs.String("out", "", "the match `folder`")
+	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening (`plies`)")
+	seed := fs.Uint64("seed", 1, "`seed` of the opening book")
+	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "eval match: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected argument %q", fs.Arg(0))
+	case *aSpec == "" || *bSpec == "":
+		return bad("-a and -b are required")
+	case *out == "":
+		return bad("-out is required")
+	case *maxGames < 2:
+		return bad("-max-games %d: want at least 2 (one pair)", *maxGames)
+	case *openingPlies < 0 || *workers < 0:
+		return bad("-opening-plies %d, -workers %d: want 0 or more", *openingPlies, *workers)
+	}
+	test := stats.SPRT{Elo0: *elo0, Elo1: *elo1, Alpha: *alpha, Beta: *beta}
+	if err := test.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	v, err := cli.LoadVariant(*variantArg)
+	if err != nil {
+		return bad("-variant: %v", err)
+	}
+	a, err := cli.ParsePlayer(*aSpec)
+	if err != nil {
+		return bad("-a: %v", err)
+	}
+	b, err := cli.ParsePlayer(*bSpec)
+	if err != nil {
+		return bad("-b: %v", err)
+	}
+	if a.Name == b.Name {
+		b.Name += "-b" // the same player on both sides: keep the names apart in ratings
+	}
+	if *gate && a.Network == "" {
+		return bad("-gate promotes a network: -a must be net=FILE,...")
+	}
+	if *best == "" {
+		*best = filepath.Join(*out, "best.json")
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "eval match: -out: %v\n", err)
+		return 1
+	}
+
+	pairs := *maxGames / 2
+	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
+		Openings: match.Book(v, pairs, *openingPlies, *seed), MaxPairs: pairs}
+	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
+		a.Name, b.Name, v.Name(), pairs, test.Elo0, test.Elo1, test.Alpha, test.Beta)
+	progress := cli.NewProgress(stdout, pairs, "pairs", 10*time.Second)
+	res, err := match.RunSPRT(ctx, cfg, test, func(r stats.Report) {
+		progress.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
+	})
+	progress.Finish()
+	interrupted := errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		fmt.Fprintf(stderr, "eval match: %v\n", err)
+		return 1
+	}
+	file := cli.NewMatchFile(v, a, b, test, res)
+	if werr := writeMatch(*out, file); werr != nil {
+		fmt.Fprintf(stderr, "eval match: %v\n", werr)
+		return 1
+	}
+	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
+	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", decisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
+	if *gate && file.Decision == "H1" {
+		abs, _ := filepath.Abs(a.Network)
+		p := cli.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: *out, Elo: res.Report.Elo, LLR: res.Report.LLR}
+		if err := cli.WriteJSON(*best, p); err != nil {
+			fmt.Fprintf(stderr, "eval match: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "eval match: promoted %s: %s\n", a.Network, *best)
+	}
+	if interrupted {
+		return 130
+	}
+	return 0
+}
+
+func decisionText(d string) string {
+	switch d {
+	case "H1":
+		return "H1 accepted: A is stronger"
+	case "H0":
+		return "H0 accepted: A is not stronger"
+	}
+	return "no decision"
+}
+
+// writeMatch writes match.json, games.csv and match.md.
+func writeMatch(dir string, f cli.MatchFile) error {
+	if err := cli.WriteJSON(filepath.Join(dir, cli.MatchFileName), f); err != nil {
+		return err
+	}
+	var csv strings.Builder
+	for _, g := range f.Games {
+		result := map[string]string{"attackers": "Black", "defenders": "White", "draw": "Draw"}[g.Winner]
+		fmt.Fprintf(&csv, "%s,%d,%d,%s\n", g.Moves, strings.Count(g.Moves, "x"), 0, result)
+	}
+	if err := cli.WriteFileAtomic(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
+		return err
+	}
+	r := f.Report
+	md := fmt.Sprintf(`# Match: %s against %s (%s)
+
+| | |
+| --- | --- |
+| decision | %s (%s) |
+| pairs | %d |
+| LLR | %.2f (bounds %.2f, %.2f; H0 %g, H1 %g, alpha %g, beta %g) |
+| Elo (A - B) | %.1f [%.1f, %.1f] |
+| LOS | %.1f%% |
+| pentanomial 0-2 | %v |
+| A as attackers W/D/L | %d/%d/%d |
+| A as defenders W/D/L | %d/%d/%d |
+`, f.A.Name, f.B.Name, f.Variant, decisionText(f.Decision), f.Stopped, r.Pairs, r.LLR, r.Lower, r.Upper,
+		f.SPRT.Elo0, f.SPRT.Elo1, f.SPRT.Alpha, f.SPRT.Beta, r.Elo, r.EloLo, r.EloHi, 100*r.LOS, r.Counts,
+		r.AsAttacker.Wins, r.AsAttacker.Draws, r.AsAttacker.Losses, r.AsDefender.Wins, r.AsDefender.Draws, r.AsDefender.Losses)
+	return cli.WriteFileAtomic(filepath.Join(dir, "match.md"), []byte(md))
+}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"taflab/match"
+	"taflab/rules"
+	"taflab/stats"
+)
+
+// MatchFileName is the name of a match's result file in its folder.
+const MatchFileName = "match.json"
+
+// MatchFile is what a match leaves in its folder (match.json): the players,
+// the test and its report, and every game, so that ratings can be fitted
+// over many matches later.
+type MatchFile struct {
+	Variant  string       `json:"variant"`
+	A        PlayerInfo   `json:"a"`
+	B        PlayerInfo   `json:"b"`
+	SPRT     stats.SPRT   `json:"sprt"`
+	Report   stats.Report `json:"report"`
+	Decision string       `json:"decision"` // "H1", "H0" or "none"
+	Stopped  string       `json:"stopped"`  // "decided", "max-pairs" or "interrupted"
+	Finished time.Time    `json:"finished"`
+	Games    []MatchGame  `json:"games"`
+}
+
+// PlayerInfo names a player of a match.
+type PlayerInfo struct {
+	Name     string `json:"name"`
+	Playouts int    `json:"playouts"`
+	Network  string `json:"network,omitempty"`
+}
+
+// MatchGame is one game of a match.
+type MatchGame struct {
+	Pair     int    `json:"pair"`
+	Attacker string `json:"attacker"`
+	Defender string `json:"defender"`
+	Winner   string `json:"winner"` // "attackers", "defenders" or "draw"
+	Reason   string `json:"reason"`
+	Plies    int    `json:"plies"`
+	Moves    string `json:"moves"` // notation, with captures
+}
+
+// AttackerScore returns the attacker's score: 1, 0.5 or 0.
+func (g MatchGame) AttackerScore() float64 {
+	switch g.Winner {
+	case "attackers":
+		return 1
+	case "defenders":
+		return 0
+	}
+	return 0.5
+}
+
+// NewMatchFile describes a finished match.
+func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res match.Result) MatchFile {
+	rep := res.Report
+	for _, x := range []*float64{&rep.LLR, &rep.Elo, &rep.EloLo, &rep.EloHi, &rep.LOS} {
+		if math.IsNaN(*x) || math.IsInf(*x, 0) {
+			*x = 0 // no pairs yet: JSON has no NaN
+		}
+	}
+	f := MatchFile{Variant: v.Name(), SPRT: test, Report: rep, Stopped: res.Stopped, Finished: time.Now().UTC(),
+		A: PlayerInfo{a.Name, a.Playouts, a.Network}, B: PlayerInfo{b.Name, b.Playouts, b.Network}}
+	switch res.Report.Decision {
+	case stats.AcceptH1:
+		f.Decision = "H1"
+	case stats.AcceptH0:
+		f.Decision = "H0"
+	default:
+		f.Decision = "none"
+	}
+	var buf []byte
+	for _, p := range res.Pairs {
+		for _, g := range p.Games {
+			attacker, defender := a.Name, b.Name
+			if !g.AAttacks {
+				attacker, defender = b.Name, a.Name
+			}
+			var moves []string
+			for i, m := range g.Moves {
+				buf = rules.AppendMove(buf[:0], m, g.Captures[i])
+				moves = append(moves, string(buf))
+			}
+			f.Games = append(f.Games, MatchGame{Pair: p.Index, Attacker: attacker, Defender: defender,
+				Winner: g.Outcome.Winner.String(), Reason: g.Outcome.Reason.String(), Plies: len(g.Moves),
+				Moves: strings.Join(moves, " ")})
+		}
+	}
+	return f
+}
+
+// ReadMatchFile reads a match.json (the file, or the folder holding it).
+func ReadMatchFile(path string) (MatchFile, error) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		path = filepath.Join(path, MatchFileName)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return MatchFile{}, fmt.Errorf("cli: match file: %w", err)
+	}
+	var f MatchFile
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return MatchFile{}, fmt.Errorf("cli: match file %s: %w", path, err)
+	}
+	for i, g := range f.Games {
+		if g.Attacker == "" || g.Defender == "" || (g.Winner != "attackers" && g.Winner != "defenders" && g.Winner != "draw") {
+			return MatchFile{}, fmt.Errorf("cli: match file %s: game %d: attacker %q, defender %q, winner %q: not a finished game", path, i, g.Attacker, g.Defender, g.Winner)
+		}
+	}
+	return f, nil
+}
+
+// WriteJSON writes v as indented JSON to path, whole or not at all.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cli: %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to path whole or not at all: a temporary file
+// in the same folder, synced, then renamed over path.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cli: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cli: %s: %w", path, err)
+	}
+	return nil
+}
+
+// BestPointer is the best-network pointer that gating writes: which network
+// self-play and the next gate should use.
+type BestPointer struct {
+	Network  string    `json:"network"` // the network file
+	Hash     string    `json:"hash,omitempty"`
+	Promoted time.Time `json:"promoted"`
+	Match    string    `json:"match,omitempty"` // the folder of the match that promoted it
+	Elo      float64   `json:"elo"`             // its Elo over the previous best in that match
+	LLR      float64   `json:"llr"`
+}
+
+// ReadBestPointer reads a best-network pointer.
+func ReadBestPointer(path string) (BestPointer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return BestPointer{}, fmt.Errorf("cli: best-network pointer: %w", err)
+	}
+	var p BestPointer
+	if err := json.Unmarshal(data, &p); err != nil || p.Network == "" {
+		return BestPointer{}, fmt.Errorf("cli: best-network pointer %s: not a pointer (%v)", path, err)
+	}
+	return p, nil
+}
