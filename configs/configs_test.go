@@ -67,3 +67,27 @@ func TestTrainConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestLoopConfigs(t *testing.T) {
+	def := configs.DefaultLoop()
+	if def.Generations != 3 || def.SelfPlay.Games != 64 || def.Train.Network.Blocks != 2 {
+		t.Errorf("got %+v, want the embedded loop.toml", def)
+	}
+	tiny, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatalf("the embedded tiny.toml: %v", err)
+	}
+	if tiny.Generations != 2 || tiny.Train.Network.Channels != 8 {
+		t.Errorf("got %+v, want the tiny loop", tiny)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"[gate]\nalpha = 0.9\n", "alpha"},
+		{"[train]\nsteps = 0\n", "train.steps"},
+		{"[selfplay]\ngamez = 1\n", `unknown key "selfplay.gamez"`},
+		{"generations = 0\n", "generations"},
+	} {
+		if _, err := configs.ParseLoop("mine.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want an error naming %q", c.text, err, c.want)
+		}
+	}
+}

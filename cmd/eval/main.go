@@ -17,6 +17,10 @@
 //	         go run ./cmd/eval analyze -net FILE -variant NAME -position POS [-playouts N]
 //	match    two players in game pairs under the pentanomial SPRT, with gating:
 //	         go run ./cmd/eval match -variant NAME -a PLAYER -b PLAYER [-gate] -out DIR
+//	ratings  Bradley-Terry (Elo) ratings with a side advantage over recorded matches:
+//	         go run ./cmd/eval ratings [-variant NAME] [-anchor PLAYER] [-prior-sd ELO] [-out DIR] PATH ...
+//	balance  attacker, defender and draw rates of rule sets in self-play and in game records:
+//	         go run ./cmd/eval balance [-variants a,b] [-player PLAYER] [-strengths 50,200] [-records FILE] -out DIR
 //
 // Exit status: 0 when all went well, 1 when a game had an error, 2 for bad
 // flags or an unknown subcommand.
@@ -40,6 +44,8 @@ var subcommands = []subcommand{
 	{"replay", "replay games (-moves, or CSV game records) under a rule set; one JSON line per game", runReplay},
 	{"analyze", "a network's value and moves for a position, and a search's choice", runAnalyze},
 	{"match", "two players in game pairs under the SPRT; -gate promotes a better network", runMatch},
+	{"ratings", "Elo ratings with a side advantage over match.json files; table, JSON and chart", runRatings},
+	{"balance", "rule-set balance: self-play and game-record win rates with intervals; report and chart", runBalance},
 }
 
 func main() {

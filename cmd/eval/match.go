@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -136,12 +135,12 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	file := cli.NewMatchFile(v, a, b, test, res)
-	if werr := writeMatch(*out, file); werr != nil {
+	if werr := cli.WriteMatchFiles(*out, file); werr != nil {
 		fmt.Fprintf(stderr, "eval match: %v\n", werr)
 		return 1
 	}
 	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
-	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", decisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
+	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", cli.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
 	if *gate && file.Decision == "H1" {
 		abs, _ := filepath.Abs(a.Network)
 		p := cli.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: *out, Elo: res.Report.Elo, LLR: res.Report.LLR}
@@ -155,46 +154,4 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 130
 	}
 	return 0
-}
-
-func decisionText(d string) string {
-	switch d {
-	case "H1":
-		return "H1 accepted: A is stronger"
-	case "H0":
-		return "H0 accepted: A is not stronger"
-	}
-	return "no decision"
-}
-
-// writeMatch writes match.json, games.csv and match.md.
-func writeMatch(dir string, f cli.MatchFile) error {
-	if err := cli.WriteJSON(filepath.Join(dir, cli.MatchFileName), f); err != nil {
-		return err
-	}
-	var csv strings.Builder
-	for _, g := range f.Games {
-		result := map[string]string{"attackers": "Black", "defenders": "White", "draw": "Draw"}[g.Winner]
-		fmt.Fprintf(&csv, "%s,%d,%d,%s\n", g.Moves, strings.Count(g.Moves, "x"), 0, result)
-	}
-	if err := cli.WriteFileAtomic(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
-		return err
-	}
-	r := f.Report
-	md := fmt.Sprintf(`# Match: %s against %s (%s)
-
-| | |
-| --- | --- |
-| decision | %s (%s) |
-| pairs | %d |
-| LLR | %.2f (bounds %.2f, %.2f; H0 %g, H1 %g, alpha %g, beta %g) |
-| Elo (A - B) | %.1f [%.1f, %.1f] |
-| LOS | %.1f%% |
-| pentanomial 0-2 | %v |
-| A as attackers W/D/L | %d/%d/%d |
-| A as defenders W/D/L | %d/%d/%d |
-`, f.A.Name, f.B.Name, f.Variant, decisionText(f.Decision), f.Stopped, r.Pairs, r.LLR, r.Lower, r.Upper,
-		f.SPRT.Elo0, f.SPRT.Elo1, f.SPRT.Alpha, f.SPRT.Beta, r.Elo, r.EloLo, r.EloHi, 100*r.LOS, r.Counts,
-		r.AsAttacker.Wins, r.AsAttacker.Draws, r.AsAttacker.Losses, r.AsDefender.Wins, r.AsDefender.Draws, r.AsDefender.Losses)
-	return cli.WriteFileAtomic(filepath.Join(dir, "match.md"), []byte(md))
 }

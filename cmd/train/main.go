@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
 //	go run ./cmd/train export -net FILE -format onnx|safetensors -out FILE
+//	go run ./cmd/train loop [-run DIR] [-config FILE] [-generations N]
 //
 // Training reads a shuffled window of the newest positions of the dataset
 // (each in a random board symmetry), minimizes policy cross-entropy (full
@@ -33,12 +34,15 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches: "export" exports, anything else trains.
+// run dispatches: "export" exports, "loop" runs the training loop,
+// anything else trains.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "export":
 			return runExport(args[1:], stdout, stderr)
+		case "loop":
+			return runLoop(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, trainUsage)
 			return 0

@@ -15,6 +15,7 @@ import (
 
 const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
        train export -net FILE -format onnx|safetensors -out FILE
+       train loop [-run DIR] [-config FILE] [-generations N]   (train loop -h)
 
 Trains a policy/value network on a self-play dataset (-data, written by
 selfplay) into a run folder (-out): checkpoint.safetensors, network.safetensors,

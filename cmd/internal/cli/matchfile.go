@@ -181,3 +181,47 @@ func ReadBestPointer(path string) (BestPointer, error) {
 	}
 	return p, nil
 }
+
+// DecisionText says what a match's decision means.
+func DecisionText(d string) string {
+	switch d {
+	case "H1":
+		return "H1 accepted: A is stronger"
+	case "H0":
+		return "H0 accepted: A is not stronger"
+	}
+	return "no decision"
+}
+
+// WriteMatchFiles writes a match's folder: match.json, games.csv (the
+// games as game records, which eval replay checks) and match.md.
+func WriteMatchFiles(dir string, f MatchFile) error {
+	if err := WriteJSON(filepath.Join(dir, MatchFileName), f); err != nil {
+		return err
+	}
+	var csv strings.Builder
+	for _, g := range f.Games {
+		result := map[string]string{"attackers": "Black", "defenders": "White", "draw": "Draw"}[g.Winner]
+		fmt.Fprintf(&csv, "%s,%d,%d,%s\n", g.Moves, strings.Count(g.Moves, "x"), 0, result)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
+		return err
+	}
+	r := f.Report
+	md := fmt.Sprintf(`# Match: %s against %s (%s)
+
+| | |
+| --- | --- |
+| decision | %s (%s) |
+| pairs | %d |
+| LLR | %.2f (bounds %.2f, %.2f; H0 %g, H1 %g, alpha %g, beta %g) |
+| Elo (A - B) | %.1f [%.1f, %.1f] |
+| LOS | %.1f%% |
+| pentanomial 0-2 | %v |
+| A as attackers W/D/L | %d/%d/%d |
+| A as defenders W/D/L | %d/%d/%d |
+`, f.A.Name, f.B.Name, f.Variant, DecisionText(f.Decision), f.Stopped, r.Pairs, r.LLR, r.Lower, r.Upper,
+		f.SPRT.Elo0, f.SPRT.Elo1, f.SPRT.Alpha, f.SPRT.Beta, r.Elo, r.EloLo, r.EloHi, 100*r.LOS, r.Counts,
+		r.AsAttacker.Wins, r.AsAttacker.Draws, r.AsAttacker.Losses, r.AsDefender.Wins, r.AsDefender.Draws, r.AsDefender.Losses)
+	return WriteFileAtomic(filepath.Join(dir, "match.md"), []byte(md))
+}

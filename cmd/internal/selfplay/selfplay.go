@@ -32,6 +32,9 @@ type Options struct {
 	// WorkerName names this process in shard names; "" means host-pid.
 	// Separate processes writing into one folder need different names.
 	WorkerName string
+	// Played holds the seeds of the run's games already in the dataset (a
+	// resumed run): those games are not played again.
+	Played map[uint64]bool
 }
 
 // Summary is what a run has done so far.
@@ -87,11 +90,15 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	// and the index, so a game does not depend on which worker plays it.
 	var nextIndex atomic.Int64
 	source := func() (int, uint64, bool) {
-		i := nextIndex.Add(1) - 1
-		if i >= int64(cfg.Games) {
-			return 0, 0, false
+		for {
+			i := nextIndex.Add(1) - 1
+			if i >= int64(cfg.Games) {
+				return 0, 0, false
+			}
+			if seed := GameSeed(cfg.Seed, int(i)); !opt.Played[seed] {
+				return int(i), seed, true
+			}
 		}
-		return int(i), mix(cfg.Seed, uint64(i)), true
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -166,17 +173,23 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 		writeErr = wr.flush()
 	}
 	wr.sum.Elapsed = time.Since(started)
-	wr.sum.Interrupted = wr.sum.Games < cfg.Games
+	wanted := 0
+	for i := range cfg.Games {
+		if !opt.Played[GameSeed(cfg.Seed, i)] {
+			wanted++
+		}
+	}
+	wr.sum.Interrupted = wr.sum.Games < wanted
 	if err := errors.Join(append(workerErrs, writeErr)...); err != nil {
 		return wr.sum, err
 	}
 	return wr.sum, nil
 }
 
-// mix derives a game's seed from the run's seed and the game's index
+// GameSeed derives a game's seed from the run's seed and the game's index
 // (splitmix64 of their combination).
-func mix(seed, index uint64) uint64 {
-	z := seed*0x9e3779b97f4a7c15 + index + 1
+func GameSeed(seed uint64, index int) uint64 {
+	z := seed*0x9e3779b97f4a7c15 + uint64(index) + 1
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31

@@ -1,0 +1,1034 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs/variants"
+	"taflab/match"
+	"taflab/mcts"
+	"taflab/rules"
+	"taflab/stats"
+)
+
+const balanceHelp = `usage: eval balance [-variants a,b,...] [-player PLAYER ...] [-strengths N,N,...]
+                    [-games N] [-width W] [-confidence C] [-min-games M]
+                    [-records FILE ...] [-records-variant NAME|FILE.toml] -out DIR
+
+How the rule sets balance. For each rule set (-variants: embedded names or
+rule-set .toml files; default all four embedded ones) and each strength, the
+player plays itself up to -games games, and the report gives the attacker,
+defender and draw rates with Wilson intervals, how the games ended
+(king-escaped, king-captured, shieldwall, edge-fort, encirclement,
+repetition, no-moves, no-progress), the game lengths in plies (mean,
+median, min, max), and for every pair of rule sets at a strength whether
+their defender rates differ: the pooled two-proportion z-test (draws count
+as games the defenders did not win), its p-value, and the p-value after
+Holm's adjustment over all the pairs of that strength.
+
+Strength: a PLAYER is "builtin:playouts=N" (the network-free searcher;
+default builtin:playouts=200) or "net=FILE,playouts=N". -player may be given
+several times (network generations, say): one run each. -strengths
+50,200,800 replaces each player's playouts with each of these budgets: one
+run per player and budget.
+
+The games: workers (-workers, one per core by default) each play
+-games-per-worker games at once, batching their evaluations. Every move gets
+a full search (no playout-cap randomization), otherwise with the self-play
+defaults: Dirichlet noise at the root and a move-choice temperature falling
+from 0.8 to 0.2, so that the games differ. The rates therefore describe the
+player with this exploration, a little weaker than its best play. Every game
+has its own seed, from -seed, the rule set's name, the player's name and the
+game's number.
+
+Stopping: a run ends after -games games, or as soon as each of its three
+intervals is at most -width wide and it has at least -min-games games, so
+that every rule set ends at the precision asked; -width 0 plays every game.
+Games count in the order they were started, not as they finish, so that
+stopping early does not favour the short games that finish first.
+
+Game records (-records FILE, repeated or comma-separated; the CSV that
+"eval replay" reads): the same report for recorded games, under
+-records-variant (default copenhagen-classic; ../shared/data/
+copenhagen-games.csv is the human baseline). The winner is the record's
+result (Black: attackers, White: defenders, Draw); "Ongoing" games are
+counted apart and left out of the rates and lengths. A game the rules end
+on its last recorded move has the rules' ending; otherwise it "timed-out"
+(the record ends in timeout), was "resigned-or-timed-out", is a
+"draw-agreed", went on "past-rules-end" (the server did not enforce every
+rule), is "unfinished" (Ongoing), or has an "illegal-move" (see eval
+replay; its stated result still counts). Each record file is
+also compared with the self-play runs of its rule set. With -variants ""
+only the records are reported.
+
+Output, into -out: balance.md (the report, also printed), balance.json (the
+same figures) and balance.png (the defender win rate with its interval
+against strength, one line per rule set, playouts on a log scale when there
+is one player, else one category per player; record files as horizontal
+lines). A progress line per run shows the current rates and intervals.
+
+Bad input (an unknown rule set, a missing network or one of another input
+encoding, a bad -strengths list, -games below 1, -width outside [0, 1],
+-confidence outside (0, 1), an unreadable or malformed record file) is an
+error before any game and before anything is written. Exit status: 0 done,
+1 failed, 2 bad input, 130 stopped by a signal (the report of the games
+played so far is written).
+
+Flags:
+`
+
+// listFlag is a flag that may be given several times; with split, each
+// value may also be a comma-separated list.
+type listFlag struct {
+	values []string
+	split  bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.values, ",") }
+
+func (l *listFlag) Set(s string) error {
+	if !l.split {
+		l.values = append(l.values, s)
+		return nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			l.values = append(l.values, part)
+		}
+	}
+	return nil
+}
+
+// balanceOptions are the balance subcommand's settings, checked.
+type balanceOptions struct {
+	variants   []*rules.Variant
+	players    []match.Player // one per strength, in order
+	numeric    bool           // one player at several budgets: the chart's x is playouts
+	maxGames   int
+	width      float64 // 0: never stop early
+	confidence float64
+	minGames   int
+	workers    int
+	perWorker  int
+	seed       uint64
+	out        string
+	records    []recordFile
+	recVariant *rules.Variant
+}
+
+// recordFile is a game-record file, read and parsed.
+type recordFile struct {
+	name    string
+	records []rules.Record
+	lines   []int // each record's line in the file
+}
+
+// rateJSON is a rate with its Wilson interval.
+type rateJSON struct {
+	Wins  int     `json:"wins"`
+	Games int     `json:"games"`
+	Rate  float64 `json:"rate"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+}
+
+func newRate(p stats.Proportion) rateJSON {
+	return rateJSON{Wins: p.Successes, Games: p.N, Rate: p.P, Lo: p.Lo, Hi: p.Hi}
+}
+
+// String formats the rate as "0.412 [0.371, 0.455]".
+func (r rateJSON) String() string { return fmt.Sprintf("%.3f [%.3f, %.3f]", r.Rate, r.Lo, r.Hi) }
+
+// lengthJSON summarizes game lengths in plies.
+type lengthJSON struct {
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
+	Min    int     `json:"min"`
+	Max    int     `json:"max"`
+}
+
+// tally counts games as they come.
+type tally struct {
+	outcomes stats.Outcomes
+	endings  map[string]int
+	lengths  []int
+}
+
+// add counts a game: its winner (NoWinner for an unfinished record, which
+// counts only among the endings), how it ended and its length.
+func (t *tally) add(w rules.Winner, ending string, plies int) {
+	if t.endings == nil {
+		t.endings = map[string]int{}
+	}
+	t.endings[ending]++
+	switch w {
+	case rules.AttackersWin:
+		t.outcomes.AttackerWins++
+	case rules.DefendersWin:
+		t.outcomes.DefenderWins++
+	case rules.Draw:
+		t.outcomes.Draws++
+	default:
+		return
+	}
+	t.lengths = append(t.lengths, plies)
+}
+
+// summary fills the rates, endings and lengths of a report.
+func (t *tally) summary(confidence float64) (a, d, dr rateJSON, endings map[string]int, lengths lengthJSON) {
+	r := t.outcomes.Rates(confidence)
+	endings = map[string]int{}
+	for k, v := range t.endings {
+		endings[k] = v
+	}
+	if n := len(t.lengths); n > 0 {
+		s := slices.Clone(t.lengths)
+		sort.Ints(s)
+		sum := 0
+		for _, x := range s {
+			sum += x
+		}
+		lengths = lengthJSON{Mean: float64(sum) / float64(n), Min: s[0], Max: s[n-1], Median: float64(s[n/2])}
+		if n%2 == 0 {
+			lengths.Median = float64(s[n/2-1]+s[n/2]) / 2
+		}
+	}
+	return newRate(r.Attacker), newRate(r.Defender), newRate(r.Draw), endings, lengths
+}
+
+// balanceRun is one rule set at one strength.
+type balanceRun struct {
+	Variant   string         `json:"variant"`
+	Player    string         `json:"player"`
+	Network   string         `json:"network,omitempty"`
+	Playouts  int            `json:"playouts"`
+	Games     int            `json:"games"`
+	Stopped   string         `json:"stopped"` // "precision", "max-games" or "interrupted"
+	Attackers rateJSON       `json:"attackers"`
+	Defenders rateJSON       `json:"defenders"`
+	Draws     rateJSON       `json:"draws"`
+	Endings   map[string]int `json:"endings"`
+	Lengths   lengthJSON     `json:"lengths"`
+	Seconds   float64        `json:"seconds"`
+
+	tally tally
+}
+
+// comparisonJSON is the test of two rule sets' defender rates at one
+// strength.
+type comparisonJSON struct {
+	Player string  `json:"player"`
+	A      string  `json:"a"`
+	B      string  `json:"b"`
+	Diff   float64 `json:"diff"` // defender rate of A minus that of B
+	Z      float64 `json:"z"`
+	P      float64 `json:"p"`
+	PHolm  float64 `json:"p_holm"`
+}
+
+// recordsJSON is the report of a game-record file.
+type recordsJSON struct {
+	File      string         `json:"file"`
+	Variant   string         `json:"variant"`
+	Games     int            `json:"games"`   // every game of the file
+	Ongoing   int            `json:"ongoing"` // left out of the rates
+	Attackers rateJSON       `json:"attackers"`
+	Defenders rateJSON       `json:"defenders"`
+	Draws     rateJSON       `json:"draws"`
+	Endings   map[string]int `json:"endings"`
+	Lengths   lengthJSON     `json:"lengths"` // of the games with a result
+	// Disagree counts the games the rules end on the last recorded move
+	// with another winner than the record states.
+	Disagree int `json:"rules_disagree"`
+	// Illegal counts the games with a move the rules refuse; FirstError
+	// names the first.
+	Illegal    int    `json:"illegal"`
+	FirstError string `json:"first_error,omitempty"`
+
+	tally tally
+}
+
+// baselineJSON compares a record file's defender rate with a self-play
+// run's of the same rule set.
+type baselineJSON struct {
+	File    string  `json:"file"`
+	Variant string  `json:"variant"`
+	Player  string  `json:"player"`
+	Diff    float64 `json:"diff"` // records minus self-play
+	Z       float64 `json:"z"`
+	P       float64 `json:"p"`
+}
+
+// balanceJSON is balance.json.
+type balanceJSON struct {
+	Variants    []string         `json:"variants"`
+	Players     []string         `json:"players"`
+	MaxGames    int              `json:"max_games"`
+	Width       float64          `json:"width"`
+	Confidence  float64          `json:"confidence"`
+	MinGames    int              `json:"min_games"`
+	Seed        uint64           `json:"seed"`
+	Search      balanceSearchCfg `json:"search"`
+	Interrupted bool             `json:"interrupted"`
+	Runs        []*balanceRun    `json:"runs"`
+	Comparisons []comparisonJSON `json:"comparisons"`
+	Records     []*recordsJSON   `json:"records"`
+	Baselines   []baselineJSON   `json:"baselines"`
+}
+
+// balanceSearchCfg records the search settings that shape the games.
+type balanceSearchCfg struct {
+	FullSearchProb      float64 `json:"full_search_prob"`
+	NoiseFraction       float64 `json:"noise_fraction"`
+	TemperatureStart    float64 `json:"temperature_start"`
+	TemperatureEnd      float64 `json:"temperature_end"`
+	TemperatureHalfLife float64 `json:"temperature_half_life"`
+}
+
+// balanceSearch is the search of every balance game: full searches of the
+// given playouts, the self-play noise and temperature.
+func balanceSearch(playouts int) mcts.Config {
+	cfg := mcts.DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts, cfg.FullSearchProb = playouts, playouts, 1
+	return cfg
+}
+
+// runBalance is the balance subcommand; SIGINT and SIGTERM stop it with the
+// report of the games played so far.
+func runBalance(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runBalanceCtx(ctx, args, stdin, stdout, stderr)
+}
+
+// runBalanceCtx is runBalance stopped by ctx instead of a signal.
+func runBalanceCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, code := parseBalanceFlags(args, stdin, stderr)
+	if o == nil {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "eval balance: %v\n", err)
+		return 1
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fail(fmt.Errorf("-out: %w", err))
+	}
+	def := mcts.DefaultConfig()
+	rep := &balanceJSON{MaxGames: o.maxGames, Width: o.width, Confidence: o.confidence, MinGames: o.minGames, Seed: o.seed,
+		Search: balanceSearchCfg{FullSearchProb: 1, NoiseFraction: def.NoiseFraction, TemperatureStart: def.TemperatureStart,
+			TemperatureEnd: def.TemperatureEnd, TemperatureHalfLife: def.TemperatureHalfLife},
+		Runs: []*balanceRun{}, Comparisons: []comparisonJSON{}, Records: []*recordsJSON{}, Baselines: []baselineJSON{}}
+	for _, v := range o.variants {
+		rep.Variants = append(rep.Variants, v.Name())
+	}
+	for _, p := range o.players {
+		rep.Players = append(rep.Players, p.Name)
+	}
+	if rep.Variants == nil {
+		rep.Variants, rep.Players = []string{}, []string{}
+	}
+	for _, rf := range o.records {
+		rep.Records = append(rep.Records, recordsReport(rf, o.recVariant, o.confidence))
+	}
+
+	var runErr error
+play:
+	for _, p := range o.players {
+		for _, v := range o.variants {
+			run, err := playBalanceRun(ctx, o, v, p, stdout)
+			if run.Games > 0 || !errors.Is(err, context.Canceled) {
+				rep.Runs = append(rep.Runs, run)
+			}
+			if errors.Is(err, context.Canceled) {
+				rep.Interrupted = true
+				break play
+			}
+			if err != nil {
+				runErr = err
+				break play
+			}
+		}
+	}
+	rep.compare()
+
+	md := balanceMarkdown(rep)
+	if err := errors.Join(
+		cli.WriteJSON(filepath.Join(o.out, "balance.json"), rep),
+		cli.WriteFileAtomic(filepath.Join(o.out, "balance.md"), []byte(md)),
+		balanceChart(rep, o.numeric, filepath.Join(o.out, "balance.png")),
+	); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	fmt.Fprint(stdout, "\n"+md)
+	if runErr != nil {
+		return fail(runErr)
+	}
+	fmt.Fprintf(stdout, "\neval balance: written to %s\n", o.out)
+	if rep.Interrupted {
+		return 130
+	}
+	return 0
+}
+
+// parseBalanceFlags reads and checks every flag and reads the record files.
+// It returns nil and the exit status when the command should stop: 0 after
+// -h, 2 for bad input.
+func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balanceOptions, int) {
+	fs := flag.NewFlagSet("eval balance", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), balanceHelp); fs.PrintDefaults() }
+	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names` or .toml files (\"\": records only)")
+	players := &listFlag{}
+	fs.Var(players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")
+	strengths := fs.String("strengths", "", "comma-separated playout `budgets` replacing the player's playouts, one run each")
+	games := fs.Int("games", 1000, "the most `games` of each run")
+	width := fs.Float64("width", 0.1, "stop a run when every interval is at most `W` wide (0: never early)")
+	confidence := fs.Float64("confidence", 0.95, "`confidence` of the intervals")
+	minGames := fs.Int("min-games", 50, "`games` a run plays before it may stop early")
+	records := &listFlag{split: true}
+	fs.Var(records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
+	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name` or a .toml file")
+	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
+	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
+	seed := fs.Uint64("seed", 1, "`seed` of the games")
+	out := fs.String("out", "", "the report `folder`")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	bad := func(format string, a ...any) (*balanceOptions, int) {
+		fmt.Fprintf(stderr, "eval balance: "+format+"\n", a...)
+		return nil, 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected argument %q (flags only; game records go in -records)", fs.Arg(0))
+	case *out == "":
+		return bad("-out is required")
+	case *games < 1:
+		return bad("-games %d: want at least 1", *games)
+	case !(*width >= 0 && *width <= 1):
+		return bad("-width %v: want an interval width from 0 to 1 (0: never stop early)", *width)
+	case !(*confidence > 0 && *confidence < 1):
+		return bad("-confidence %v: want a level strictly between 0 and 1, such as 0.95", *confidence)
+	case *minGames < 0:
+		return bad("-min-games %d: want 0 or more", *minGames)
+	case *workers < 0:
+		return bad("-workers %d: want 0 (one per core) or more", *workers)
+	case *perWorker < 1:
+		return bad("-games-per-worker %d: want at least 1", *perWorker)
+	}
+	o := &balanceOptions{maxGames: *games, width: *width, confidence: *confidence, minGames: *minGames,
+		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	if o.width > 0 {
+		if err := (stats.PrecisionStop{Width: o.width, Confidence: o.confidence, MinGames: o.minGames}).Validate(); err != nil {
+			return bad("-width, -confidence, -min-games: %v", err)
+		}
+	}
+
+	seen := map[string]string{}
+	for _, arg := range strings.Split(*variantList, ",") {
+		arg = strings.TrimSpace(arg)
+		if arg == "" {
+			continue
+		}
+		v, err := cli.LoadVariant(arg)
+		if err != nil {
+			return bad("-variants: %v", err)
+		}
+		if prev, dup := seen[v.Name()]; dup {
+			return bad("-variants: %q and %q are both rule set %q: give each once", prev, arg, v.Name())
+		}
+		seen[v.Name()] = arg
+		o.variants = append(o.variants, v)
+	}
+
+	var budgets []int
+	if strings.TrimSpace(*strengths) != "" || isFlagSet(fs, "strengths") {
+		for _, s := range strings.Split(*strengths, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 {
+				return bad("-strengths %q: %q is not a playout budget (want whole numbers of at least 1, such as 50,200,800)", *strengths, s)
+			}
+			if slices.Contains(budgets, n) {
+				return bad("-strengths %q: %d is given twice", *strengths, n)
+			}
+			budgets = append(budgets, n)
+		}
+	}
+	specs := players.values
+	if len(specs) == 0 {
+		specs = []string{"builtin:playouts=200"}
+	}
+	names := map[string]bool{}
+	for _, spec := range specs {
+		p, err := cli.ParsePlayer(spec)
+		if err != nil {
+			return bad("-player: %v", err)
+		}
+		atBudgets := []match.Player{p}
+		if budgets != nil {
+			atBudgets = atBudgets[:0]
+			base := strings.TrimSuffix(p.Name, fmt.Sprintf("-%d", p.Playouts))
+			for _, n := range budgets {
+				q := p
+				q.Playouts, q.Name = n, fmt.Sprintf("%s-%d", base, n)
+				atBudgets = append(atBudgets, q)
+			}
+		}
+		for _, q := range atBudgets {
+			if names[q.Name] {
+				return bad("-player: %q gives player %s a second time", spec, q.Name)
+			}
+			names[q.Name] = true
+			o.players = append(o.players, q)
+		}
+	}
+	o.numeric = len(specs) == 1
+	for _, p := range o.players {
+		cfg := balanceSearch(p.Playouts)
+		if err := cfg.Validate(); err != nil {
+			return bad("-player %s: %v", p.Name, err)
+		}
+	}
+
+	rv, err := cli.LoadVariant(*recVariant)
+	if err != nil {
+		return bad("-records-variant: %v", err)
+	}
+	o.recVariant = rv
+	for _, name := range records.values {
+		rf, err := readRecordFile(name, stdin)
+		if err != nil {
+			return bad("-records: %v", err)
+		}
+		o.records = append(o.records, rf)
+	}
+	if len(o.variants) == 0 {
+		o.players = nil
+		if len(o.records) == 0 {
+			return bad("-variants is empty and there are no -records: nothing to report")
+		}
+	}
+	return o, 0
+}
+
+// isFlagSet reports whether the flag was given.
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// readRecordFile reads a game-record file ("-" for stdin), skipping blank
+// lines and a header. Errors name the file and the line.
+func readRecordFile(name string, stdin io.Reader) (recordFile, error) {
+	rf := recordFile{name: name}
+	var in io.Reader
+	if name == "-" {
+		if stdin == nil {
+			return rf, errors.New("standard input: not available")
+		}
+		in, rf.name = stdin, "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return rf, err
+		}
+		defer f.Close()
+		in = f
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" || line == 1 && strings.HasPrefix(text, "moves,") {
+			continue
+		}
+		rec, err := rules.ParseRecord(line, text)
+		if err != nil {
+			return rf, fmt.Errorf("%s: %w", rf.name, err)
+		}
+		rf.records = append(rf.records, rec)
+		rf.lines = append(rf.lines, line)
+	}
+	if err := sc.Err(); err != nil {
+		return rf, fmt.Errorf("%s: %w", rf.name, err)
+	}
+	if len(rf.records) == 0 {
+		return rf, fmt.Errorf("%s: no game records in it", rf.name)
+	}
+	return rf, nil
+}
+
+// Endings of recorded games that the rules did not end on the last move.
+const (
+	endTimedOut     = "timed-out"
+	endResigned     = "resigned-or-timed-out"
+	endAgreedDraw   = "draw-agreed"
+	endPastRulesEnd = "past-rules-end"
+	endUnfinished   = "unfinished"
+	endIllegal      = "illegal-move"
+)
+
+// recordsReport replays a record file's games under v and reports them.
+func recordsReport(rf recordFile, v *rules.Variant, confidence float64) *recordsJSON {
+	r := &recordsJSON{File: rf.name, Variant: v.Name(), Games: len(rf.records)}
+	for i, rec := range rf.records {
+		res := rules.Replay(v, v.Start(), rec.Moves, rf.lines[i])
+		w := rec.Result.Winner()
+		var ending string
+		switch {
+		case res.Err != nil:
+			ending = endIllegal
+			r.Illegal++
+			if r.FirstError == "" {
+				r.FirstError = rf.name + ": " + res.Err.Error()
+			}
+		case res.Outcome.Over() && res.MovesAfterEnd == 0:
+			ending = res.Outcome.Reason.String()
+			if w != rules.NoWinner && w != res.Outcome.Winner {
+				r.Disagree++
+			}
+		case res.Outcome.Over():
+			ending = endPastRulesEnd
+		case rec.Result == rules.ResultOngoing:
+			ending = endUnfinished
+		case rec.Timeout:
+			ending = endTimedOut
+		case rec.Result == rules.ResultDraw:
+			ending = endAgreedDraw
+		default:
+			ending = endResigned
+		}
+		if rec.Result == rules.ResultOngoing {
+			r.Ongoing++
+		}
+		r.tally.add(w, ending, len(rec.Moves))
+	}
+	r.Attackers, r.Defenders, r.Draws, r.Endings, r.Lengths = r.tally.summary(confidence)
+	return r
+}
+
+// gameResult is what the collector needs of a finished game.
+type gameResult struct {
+	index   int
+	outcome rules.Outcome
+	plies   int
+}
+
+// playBalanceRun plays one rule set at one strength. It returns the run
+// with the games counted so far also when it fails or ctx is done (then
+// with ctx's error).
+func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p match.Player, stdout io.Writer) (*balanceRun, error) {
+	run := &balanceRun{Variant: v.Name(), Player: p.Name, Network: p.Network, Playouts: p.Playouts, Stopped: "max-games"}
+	started := time.Now()
+	defer func() {
+		run.Seconds = math.Round(time.Since(started).Seconds()*10) / 10
+		run.Games = run.tally.outcomes.Games()
+		run.Attackers, run.Defenders, run.Draws, run.Endings, run.Lengths = run.tally.summary(o.confidence)
+	}()
+	runSeed := mixSeed(o.seed, nameHash(v.Name()+"\x00"+p.Name))
+	var next atomic.Int64
+	source := func() (int, uint64, bool) {
+		i := next.Add(1) - 1
+		if i >= int64(o.maxGames) {
+			return 0, 0, false
+		}
+		return int(i), mixSeed(runSeed, uint64(i)), true
+	}
+	cfg := balanceSearch(p.Playouts)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan gameResult, o.workers*o.perWorker)
+	errs := make([]error, o.workers)
+	var wg sync.WaitGroup
+	for w := range o.workers {
+		eval, err := p.NewEvaluator()
+		var sp *mcts.SelfPlayer
+		if err == nil {
+			sp, err = mcts.NewSelfPlayer(cfg, v, eval, o.perWorker)
+		}
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return run, fmt.Errorf("%s, %s: %w", v.Name(), p.Name, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := sp.Play(runCtx, source, func(r *mcts.GameRecord) error {
+				select {
+				case results <- gameResult{r.Index, r.Outcome, len(r.Moves)}:
+					return nil
+				case <-runCtx.Done():
+					return runCtx.Err()
+				}
+			})
+			if err != nil && !errors.Is(err, context.Canceled) {
+				errs[w] = err
+				cancel()
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var stop *stats.PrecisionStop
+	if o.width > 0 {
+		stop = &stats.PrecisionStop{Width: o.width, Confidence: o.confidence, MinGames: o.minGames}
+	}
+	progress := cli.NewProgress(stdout, o.maxGames, "games", 10*time.Second)
+	progress.Update(0, v.Name()+" "+p.Name+": starting")
+	pending := map[int]gameResult{}
+	counted, done := 0, false
+	for r := range results {
+		if done {
+			continue
+		}
+		pending[r.index] = r
+		for g, ok := pending[counted]; ok && !done; g, ok = pending[counted] {
+			delete(pending, counted)
+			counted++
+			run.tally.add(g.outcome.Winner, g.outcome.Reason.String(), g.plies)
+			rates := run.tally.outcomes.Rates(o.confidence)
+			progress.Update(counted, fmt.Sprintf("%s %s: defenders %.2f [%.2f, %.2f], attackers %.2f [%.2f, %.2f], draws %.2f [%.2f, %.2f]",
+				v.Name(), p.Name, rates.Defender.P, rates.Defender.Lo, rates.Defender.Hi,
+				rates.Attacker.P, rates.Attacker.Lo, rates.Attacker.Hi, rates.Draw.P, rates.Draw.Lo, rates.Draw.Hi))
+			if stop != nil && stop.Done([]stats.Outcomes{run.tally.outcomes}) {
+				done = true
+				run.Stopped = "precision"
+				cancel()
+			}
+		}
+	}
+	progress.Finish()
+	if err := errors.Join(errs...); err != nil {
+		return run, fmt.Errorf("%s, %s: %w", v.Name(), p.Name, err)
+	}
+	if err := ctx.Err(); err != nil && !done {
+		run.Stopped = "interrupted"
+		return run, err
+	}
+	return run, nil
+}
+
+// mixSeed derives a seed from a seed and a number (splitmix64 of their
+// combination).
+func mixSeed(seed, n uint64) uint64 {
+	z := seed*0x9e3779b97f4a7c15 + n + 1
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// nameHash is the FNV-1a hash of a name.
+func nameHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// compare fills the pairwise comparisons of the rule sets at each strength
+// and the comparisons of each record file with the self-play runs of its
+// rule set.
+func (rep *balanceJSON) compare() {
+	for _, player := range rep.Players {
+		var runs []*balanceRun
+		var sets []stats.Outcomes
+		for _, r := range rep.Runs {
+			if r.Player == player {
+				runs = append(runs, r)
+				sets = append(sets, r.tally.outcomes)
+			}
+		}
+		for _, c := range stats.CompareDefenderRates(sets) {
+			rep.Comparisons = append(rep.Comparisons, comparisonJSON{Player: player, A: runs[c.A].Variant, B: runs[c.B].Variant,
+				Diff: c.Diff, Z: c.Z, P: c.P, PHolm: c.PHolm})
+		}
+	}
+	for _, rec := range rep.Records {
+		for _, r := range rep.Runs {
+			if r.Variant != rec.Variant {
+				continue
+			}
+			o := rec.tally.outcomes
+			z, p := stats.TwoProportion(o.DefenderWins, o.Games(), r.tally.outcomes.DefenderWins, r.Games)
+			diff := 0.0
+			if o.Games() > 0 && r.Games > 0 {
+				diff = rec.Defenders.Rate - r.Defenders.Rate
+			}
+			rep.Baselines = append(rep.Baselines, baselineJSON{File: rec.File, Variant: rec.Variant, Player: r.Player, Diff: diff, Z: z, P: p})
+		}
+	}
+}
+
+// ruleEndings are the endings the rules give, in the spec's order.
+var ruleEndings = func() []string {
+	var out []string
+	for r := rules.KingEscaped; r <= rules.NoProgress; r++ {
+		out = append(out, r.String())
+	}
+	return out
+}()
+
+// recordEndings are the other endings of recorded games.
+var recordEndings = []string{endTimedOut, endResigned, endAgreedDraw, endPastRulesEnd, endUnfinished, endIllegal}
+
+// balanceMarkdown writes the report.
+func balanceMarkdown(rep *balanceJSON) string {
+	var b strings.Builder
+	pct := fmt.Sprintf("%g%%", 100*rep.Confidence)
+	fmt.Fprintf(&b, "# Rule-set balance\n\n")
+	if rep.Interrupted {
+		fmt.Fprintf(&b, "**Interrupted**: the figures are of the games played before the stop.\n\n")
+	}
+	if len(rep.Runs) > 0 || len(rep.Players) > 0 {
+		stopText := "every game played (-width 0)"
+		if rep.Width > 0 {
+			stopText = fmt.Sprintf("a run stops when every interval is at most %g wide, after at least %d games", rep.Width, rep.MinGames)
+		}
+		fmt.Fprintf(&b, "Self-play: each player against itself, up to %d games per rule set; %s. "+
+			"Full searches with root noise %g and a move-choice temperature from %g to %g (half-life %g plies); seed %d. "+
+			"Rates with %s Wilson intervals.\n\n",
+			rep.MaxGames, stopText, rep.Search.NoiseFraction, rep.Search.TemperatureStart, rep.Search.TemperatureEnd,
+			rep.Search.TemperatureHalfLife, rep.Seed, pct)
+		b.WriteString("| rule set | player | games | stopped | attackers | defenders | draws | plies: mean | median | min | max |\n")
+		b.WriteString("| --- | --- | ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+		for _, r := range rep.Runs {
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %.1f | %g | %d | %d |\n", r.Variant, r.Player, r.Games, r.Stopped,
+				r.Attackers, r.Defenders, r.Draws, r.Lengths.Mean, r.Lengths.Median, r.Lengths.Min, r.Lengths.Max)
+		}
+		b.WriteString("\n## How the games ended\n\n| rule set | player | " + strings.Join(ruleEndings, " | ") + " |\n")
+		b.WriteString("| --- | --- |" + strings.Repeat(" ---: |", len(ruleEndings)) + "\n")
+		for _, r := range rep.Runs {
+			fmt.Fprintf(&b, "| %s | %s |", r.Variant, r.Player)
+			for _, e := range ruleEndings {
+				fmt.Fprintf(&b, " %d |", r.Endings[e])
+			}
+			b.WriteString("\n")
+		}
+		if len(rep.Comparisons) > 0 {
+			b.WriteString("\n## Defender rates compared\n\nThe pooled two-proportion z-test for every pair of rule sets at a strength; " +
+				"p (Holm) is adjusted over the pairs of that strength.\n\n")
+			b.WriteString("| player | A | B | defenders A − B | z | p | p (Holm) |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+			for _, c := range rep.Comparisons {
+				fmt.Fprintf(&b, "| %s | %s | %s | %+.3f | %.2f | %s | %s |\n", c.Player, c.A, c.B, c.Diff, c.Z, pValue(c.P), pValue(c.PHolm))
+			}
+		}
+	}
+	if len(rep.Records) > 0 {
+		b.WriteString("\n## Game records\n\nThe winner is the record's result; Ongoing games are left out of the rates and lengths. " +
+			"Endings are the rules' where they end the game on the last recorded move.\n\n")
+		b.WriteString("| file | rule set | games | ongoing | attackers | defenders | draws | plies: mean | median | min | max |\n")
+		b.WriteString("| --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+		for _, r := range rep.Records {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %.1f | %g | %d | %d |\n", r.File, r.Variant, r.Games, r.Ongoing,
+				r.Attackers, r.Defenders, r.Draws, r.Lengths.Mean, r.Lengths.Median, r.Lengths.Min, r.Lengths.Max)
+		}
+		var cols []string
+		for _, e := range append(slices.Clone(ruleEndings), recordEndings...) {
+			for _, r := range rep.Records {
+				if r.Endings[e] > 0 {
+					cols = append(cols, e)
+					break
+				}
+			}
+		}
+		b.WriteString("\n| file | " + strings.Join(cols, " | ") + " |\n| --- |" + strings.Repeat(" ---: |", len(cols)) + "\n")
+		for _, r := range rep.Records {
+			fmt.Fprintf(&b, "| %s |", r.File)
+			for _, e := range cols {
+				fmt.Fprintf(&b, " %d |", r.Endings[e])
+			}
+			b.WriteString("\n")
+		}
+		for _, r := range rep.Records {
+			if r.Disagree > 0 {
+				fmt.Fprintf(&b, "\n%s: in %d games the rules end the game on the last move with another winner than the record states.\n", r.File, r.Disagree)
+			}
+			if r.Illegal > 0 {
+				fmt.Fprintf(&b, "\n%s: %d games have a move the rules refuse (first: %s); run eval replay on the file.\n", r.File, r.Illegal, r.FirstError)
+			}
+		}
+		if len(rep.Baselines) > 0 {
+			b.WriteString("\n### Records against self-play\n\n| file | player | defenders: records − self-play | z | p |\n| --- | --- | ---: | ---: | ---: |\n")
+			for _, c := range rep.Baselines {
+				fmt.Fprintf(&b, "| %s | %s | %+.3f | %.2f | %s |\n", c.File, c.Player, c.Diff, c.Z, pValue(c.P))
+			}
+		}
+	}
+	return b.String()
+}
+
+// pValue formats a p-value.
+func pValue(p float64) string {
+	if p < 0.001 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// balanceChart draws the defender win rate with its interval against
+// strength, one line per rule set, and the record files as horizontal
+// lines (or, with no self-play, as points).
+func balanceChart(rep *balanceJSON, numeric bool, path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Defender win rate (%g%% Wilson intervals)", 100*rep.Confidence)
+	p.Y.Label.Text = "defender win rate"
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+
+	type point struct {
+		x        float64
+		p, lo, h float64
+	}
+	series := map[string][]point{} // by rule set
+	var order []string             // rule sets in order
+	var ticks []plot.Tick
+	xmin, xmax := -0.5, 0.5
+	switch {
+	case len(rep.Runs) == 0:
+		// Records only: one category per file.
+		p.X.Label.Text = "game records"
+		for i, r := range rep.Records {
+			key := fmt.Sprintf("%s (%s) %s", filepath.Base(r.File), r.Variant, r.Defenders)
+			order = append(order, key)
+			series[key] = append(series[key], point{float64(i), r.Defenders.Rate, r.Defenders.Lo, r.Defenders.Hi})
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: filepath.Base(r.File)})
+		}
+		xmax = float64(len(rep.Records)) - 0.5
+	case numeric:
+		p.X.Label.Text = "playouts per move"
+		p.X.Scale = plot.LogScale{}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range rep.Runs {
+			lo, hi = math.Min(lo, float64(r.Playouts)), math.Max(hi, float64(r.Playouts))
+		}
+		xmin, xmax = lo/1.5, hi*1.5
+		for _, name := range rep.Players {
+			for _, r := range rep.Runs {
+				if r.Player == name {
+					ticks = append(ticks, plot.Tick{Value: float64(r.Playouts), Label: strconv.Itoa(r.Playouts)})
+					break
+				}
+			}
+		}
+	default:
+		p.X.Label.Text = "player"
+		for i, name := range rep.Players {
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: name})
+		}
+		xmax = float64(len(rep.Players)) - 0.5
+	}
+	if len(rep.Runs) > 0 {
+		for _, v := range rep.Variants {
+			order = append(order, v)
+		}
+		k := float64(len(order))
+		for _, r := range rep.Runs {
+			i := float64(slices.Index(order, r.Variant))
+			shift := (i - (k-1)/2) // keeps the error bars of the rule sets apart
+			var x float64
+			if numeric {
+				x = float64(r.Playouts) * math.Pow(10, 0.015*shift)
+			} else {
+				x = float64(slices.Index(rep.Players, r.Player)) + 0.06*shift
+			}
+			series[r.Variant] = append(series[r.Variant], point{x, r.Defenders.Rate, r.Defenders.Lo, r.Defenders.Hi})
+		}
+	}
+	p.X.Min, p.X.Max = xmin, xmax
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	// Rates run from 0 to 1; the room above 1 is the legend's.
+	var yticks []plot.Tick
+	for i := 0; i <= 10; i++ {
+		y := float64(i) / 10
+		label := ""
+		if i%2 == 0 {
+			label = strconv.FormatFloat(y, 'f', 1, 64)
+		}
+		yticks = append(yticks, plot.Tick{Value: y, Label: label})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
+	entries := len(order)
+	if len(rep.Runs) > 0 {
+		entries += len(rep.Records)
+	}
+	p.Y.Max = 1.05 + 0.065*float64(entries)
+	for i, name := range order {
+		pts := series[name]
+		if len(pts) == 0 {
+			continue
+		}
+		data := errorPoints{}
+		for _, q := range pts {
+			data.XYs = append(data.XYs, plotter.XY{X: q.x, Y: q.p})
+			data.YErrors = append(data.YErrors, struct{ Low, High float64 }{q.p - q.lo, q.h - q.p})
+		}
+		if err := addErrorSeries(p, name, data, i, len(rep.Runs) > 0); err != nil {
+			return err
+		}
+	}
+	if len(rep.Runs) > 0 {
+		for j, r := range rep.Records {
+			c := plotutil.Color(len(order) + j)
+			for k, y := range []float64{r.Defenders.Rate, r.Defenders.Lo, r.Defenders.Hi} {
+				l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: y}, {X: xmax, Y: y}})
+				if err != nil {
+					return fmt.Errorf("balance.png: %w", err)
+				}
+				l.Color = c
+				if k == 0 {
+					l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+					p.Legend.Add(fmt.Sprintf("%s (%s) %s", filepath.Base(r.File), r.Variant, r.Defenders), l)
+				} else {
+					l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
+					l.Color = fade(c)
+				}
+				p.Add(l)
+			}
+		}
+	}
+	return savePNG(p, path)
+}
+
+// fade returns the colour half transparent.
+func fade(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 128}
+}

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"taflab/cmd/internal/cli"
+	"taflab/stats"
+)
+
+const ratingsHelp = `usage: eval ratings [-variant NAME] [-anchor PLAYER] [-prior-sd ELO] [-out DIR] PATH ...
+
+Ratings across many players (networks, budgets): a Bradley-Terry (logistic
+Elo) fit with an attackers' advantage term over every game of the matches
+given, so that a player's rating does not depend on the sides it happened to
+play. PATHs are match folders or match.json files ("eval match" writes
+them), or folders searched recursively for match.json. Players are matched
+by name across files.
+
+Ratings are per rule set: the games of one rule set are fitted at a time.
+When the files hold games of several rule sets the command refuses them
+unless -variant names the one to fit (the others are then left out).
+
+The anchor (-anchor; default the first "builtin-*" player, else the first
+player met) is fixed at 0 Elo. When a player won or lost every game the
+maximum-likelihood ratings do not exist; -prior-sd 400, say, fits them
+anyway with a normal prior of that standard deviation on every rating.
+
+Printed, and with -out written as ratings.md: a Markdown table, strongest
+first, of each player's Elo, its 95% interval half-width (1.96 standard
+errors, multiplied by sqrt(dispersion) when the fit's dispersion is above 1:
+the scores vary more than the model allows; below 1 the intervals are kept,
+which is conservative), games (against other players) and score; then the
+attackers' advantage with its interval. With -out also ratings.json (the
+same figures) and ratings.png: rating with its 95% interval by generation
+(players named like gen-3 or gen003 in generation order, after the players
+without a generation in the order they were first met).
+
+Exit status: 0 done, 1 the fit failed (it says why), 2 bad input (no PATH, an
+unreadable or malformed match file, named; a mix of rule sets; an unknown
+anchor).
+
+Flags:
+`
+
+// ratedPlayerJSON is one player of ratings.json.
+type ratedPlayerJSON struct {
+	Name       string  `json:"name"`
+	Generation *int    `json:"generation"` // parsed from the name, or null
+	Elo        float64 `json:"elo"`
+	SE         float64 `json:"se"`   // the fit's standard error (0 for the anchor)
+	CI95       float64 `json:"ci95"` // 1.96·SE·the dispersion scale
+	Games      int     `json:"games"`
+	Points     float64 `json:"points"`
+	Score      float64 `json:"score"` // points per game
+	Anchor     bool    `json:"anchor"`
+}
+
+// ratingsJSON is ratings.json.
+type ratingsJSON struct {
+	Variant         string            `json:"variant"`
+	Files           []string          `json:"files"`
+	Games           int               `json:"games"`
+	Anchor          string            `json:"anchor"`
+	PriorSD         float64           `json:"prior_sd"`
+	SideAdvantage   float64           `json:"side_advantage"` // attackers' Elo bonus
+	SideAdvantageSE float64           `json:"side_advantage_se"`
+	SideAdvantage95 float64           `json:"side_advantage_ci95"`
+	Dispersion      *float64          `json:"dispersion"` // null with no more games than parameters
+	SEScale         float64           `json:"se_scale"`   // sqrt(dispersion) if above 1, else 1
+	LogLikelihood   float64           `json:"log_likelihood"`
+	Players         []ratedPlayerJSON `json:"players"` // strongest first
+}
+
+// runRatings is the ratings subcommand.
+func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("eval ratings", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() { fmt.Fprint(fset.Output(), ratingsHelp); fset.PrintDefaults() }
+	variant := fset.String("variant", "", "fit only the matches of this rule set (`name` as the match files write it)")
+	anchor := fset.String("anchor", "", "the `player` fixed at 0 Elo (default the first builtin-*, else the first player)")
+	priorSD := fset.Float64("prior-sd", 0, "a normal prior of this `SD` (Elo) on every rating; 0 = none (maximum likelihood)")
+	out := fset.String("out", "", "write ratings.md, ratings.json and ratings.png into this `folder`")
+	if err := fset.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "eval ratings: "+format+"\n", a...)
+		return 2
+	}
+	if fset.NArg() == 0 {
+		return bad("no PATH: give match folders or match.json files")
+	}
+	if !(*priorSD >= 0) || math.IsInf(*priorSD, 0) {
+		return bad("-prior-sd %v: want a finite Elo of 0 or more", *priorSD)
+	}
+	files, err := findMatchFiles(fset.Args())
+	if err != nil {
+		return bad("%v", err)
+	}
+	byVariant := map[string][]string{}
+	var variantOrder []string
+	var matches []cli.MatchFile
+	for _, path := range files {
+		f, err := cli.ReadMatchFile(path)
+		if err != nil {
+			return bad("%v", err)
+		}
+		if byVariant[f.Variant] == nil {
+			variantOrder = append(variantOrder, f.Variant)
+		}
+		byVariant[f.Variant] = append(byVariant[f.Variant], path)
+		matches = append(matches, f)
+	}
+	if *variant == "" && len(variantOrder) > 1 {
+		var parts []string
+		for _, v := range variantOrder {
+			parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(byVariant[v], ", ")))
+		}
+		return bad("the match files hold games of several rule sets: %s; ratings are per rule set: choose one with -variant",
+			strings.Join(parts, "; "))
+	}
+	if *variant == "" {
+		*variant = variantOrder[0]
+	}
+	if byVariant[*variant] == nil {
+		return bad("-variant %q: no match file of that rule set (they hold %s)", *variant, strings.Join(variantOrder, ", "))
+	}
+
+	var games []stats.Game
+	var players []string // in order of first appearance
+	seen := map[string]bool{}
+	for _, f := range matches {
+		if f.Variant != *variant {
+			continue
+		}
+		for _, g := range f.Games {
+			games = append(games, stats.Game{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
+			for _, name := range []string{g.Attacker, g.Defender} {
+				if !seen[name] {
+					seen[name] = true
+					players = append(players, name)
+				}
+			}
+		}
+	}
+	if len(games) == 0 {
+		return bad("no games in %s", strings.Join(byVariant[*variant], ", "))
+	}
+	if *anchor == "" {
+		*anchor = players[0]
+		for _, name := range players {
+			if strings.HasPrefix(name, "builtin-") {
+				*anchor = name
+				break
+			}
+		}
+	} else if !seen[*anchor] {
+		return bad("-anchor %q: no such player (players: %s)", *anchor, strings.Join(players, ", "))
+	}
+
+	r, err := stats.FitRatingsWith(games, *anchor, stats.FitOptions{PriorSD: *priorSD})
+	if err != nil {
+		hint := ""
+		if *priorSD == 0 {
+			hint = " (try -prior-sd 400)"
+		}
+		fmt.Fprintf(stderr, "eval ratings: %v%s\n", err, hint)
+		return 1
+	}
+	rep := newRatingsJSON(r, *variant, byVariant[*variant], *priorSD)
+	md := ratingsMarkdown(rep)
+	fmt.Fprint(stdout, md)
+	if *out == "" {
+		return 0
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "eval ratings: -out: %v\n", err)
+		return 1
+	}
+	if err := errors.Join(
+		cli.WriteFileAtomic(filepath.Join(*out, "ratings.md"), []byte(md)),
+		cli.WriteJSON(filepath.Join(*out, "ratings.json"), rep),
+		ratingsChart(rep, players, filepath.Join(*out, "ratings.png")),
+	); err != nil {
+		fmt.Fprintf(stderr, "eval ratings: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\neval ratings: written to %s\n", *out)
+	return 0
+}
+
+// findMatchFiles turns the PATH arguments into match.json files: a file is
+// taken as it is, a folder is searched recursively. Errors name the path.
+func findMatchFiles(paths []string) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	add := func(path string) {
+		key := filepath.Clean(path)
+		if abs, err := filepath.Abs(path); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			files = append(files, path)
+		}
+	}
+	for _, path := range paths {
+		info, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			add(path)
+			continue
+		}
+		found := 0
+		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == cli.MatchFileName {
+				add(p)
+				found++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if found == 0 {
+			return nil, fmt.Errorf("%s: no %s in it or below", path, cli.MatchFileName)
+		}
+	}
+	return files, nil
+}
+
+// generationRE finds a generation number in a player's name: gen-3, gen003,
+// gen_12, generation-4.
+var generationRE = regexp.MustCompile(`(?i)gen(?:eration)?[-_]?(\d+)`)
+
+// generation returns the generation number in a player's name.
+func generation(name string) (int, bool) {
+	m := generationRE.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// newRatingsJSON turns a fit into the report.
+func newRatingsJSON(r stats.Ratings, variant string, files []string, priorSD float64) ratingsJSON {
+	scale := 1.0
+	var disp *float64
+	if !math.IsNaN(r.Dispersion) {
+		d := r.Dispersion
+		disp = &d
+		if d > 1 {
+			scale = math.Sqrt(d)
+		}
+	}
+	rep := ratingsJSON{Variant: variant, Files: files, Games: r.Games, Anchor: r.Anchor, PriorSD: priorSD,
+		SideAdvantage: r.SideAdvantage, SideAdvantageSE: r.SideAdvantageSE, SideAdvantage95: 1.96 * r.SideAdvantageSE * scale,
+		Dispersion: disp, SEScale: scale, LogLikelihood: r.LogLikelihood}
+	for _, p := range r.Players {
+		q := ratedPlayerJSON{Name: p.Name, Elo: p.Elo, SE: p.SE, CI95: 1.96 * p.SE * scale, Games: p.Games, Points: p.Points,
+			Anchor: p.Name == r.Anchor}
+		if g, ok := generation(p.Name); ok {
+			q.Generation = &g
+		}
+		if p.Games > 0 {
+			q.Score = p.Points / float64(p.Games)
+		}
+		rep.Players = append(rep.Players, q)
+	}
+	return rep
+}
+
+// ratingsMarkdown writes the ratings table.
+func ratingsMarkdown(rep ratingsJSON) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Ratings: %s, %d games from %d match files\n\n", rep.Variant, rep.Games, len(rep.Files))
+	fmt.Fprintf(&b, "Bradley-Terry (logistic Elo) fit with an attackers' advantage term; %s fixed at 0 Elo", rep.Anchor)
+	if rep.PriorSD > 0 {
+		fmt.Fprintf(&b, "; normal prior SD %g Elo on every rating", rep.PriorSD)
+	}
+	b.WriteString(". ± is a 95% interval: 1.96 standard errors")
+	if rep.SEScale > 1 {
+		fmt.Fprintf(&b, " times sqrt(dispersion) = %.2f", rep.SEScale)
+	}
+	b.WriteString(".\n\n| rank | player | Elo | ± 95% | games | score |\n| ---: | --- | ---: | ---: | ---: | ---: |\n")
+	for i, p := range rep.Players {
+		ci := fmt.Sprintf("%.1f", p.CI95)
+		if p.Anchor {
+			ci = "anchor"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %.1f | %s | %d | %.1f%% |\n", i+1, p.Name, p.Elo, ci, p.Games, 100*p.Score)
+	}
+	fmt.Fprintf(&b, "\nAttackers' advantage: %+.1f ± %.1f Elo (between equal players the attackers score %.1f%%).\n",
+		rep.SideAdvantage, rep.SideAdvantage95, 100*stats.ExpectedScore(rep.SideAdvantage))
+	if rep.Dispersion != nil {
+		fmt.Fprintf(&b, "Dispersion %.2f", *rep.Dispersion)
+		if *rep.Dispersion <= 1 {
+			b.WriteString(" (at most 1: the intervals are not scaled, and are conservative where there are draws)")
+		}
+		b.WriteString(".\n")
+	}
+	return b.String()
+}
+
+// ratingsChart draws the ratings with their 95% intervals by generation:
+// players without a generation first, in the order they were first met,
+// then the generations in order, joined by a line.
+func ratingsChart(rep ratingsJSON, firstMet []string, path string) error {
+	byName := map[string]ratedPlayerJSON{}
+	for _, p := range rep.Players {
+		byName[p.Name] = p
+	}
+	var plain, gens []ratedPlayerJSON
+	for _, name := range firstMet {
+		if p := byName[name]; p.Generation == nil {
+			plain = append(plain, p)
+		} else {
+			gens = append(gens, p)
+		}
+	}
+	sort.SliceStable(gens, func(a, b int) bool { return *gens[a].Generation < *gens[b].Generation })
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Ratings (%s), 95%% intervals; %s = 0", rep.Variant, rep.Anchor)
+	p.Y.Label.Text = "Elo"
+	p.X.Label.Text = "player"
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	var ticks []plot.Tick
+	series := func(list []ratedPlayerJSON, from int) errorPoints {
+		var e errorPoints
+		for i, q := range list {
+			x := float64(from + i)
+			e.XYs = append(e.XYs, plotter.XY{X: x, Y: q.Elo})
+			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{q.CI95, q.CI95})
+			ticks = append(ticks, plot.Tick{Value: x, Label: q.Name})
+		}
+		return e
+	}
+	if len(plain) > 0 {
+		if err := addErrorSeries(p, "players", series(plain, 0), 1, false); err != nil {
+			return err
+		}
+	}
+	if len(gens) > 0 {
+		if err := addErrorSeries(p, "generations", series(gens, len(plain)), 0, true); err != nil {
+			return err
+		}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.5, float64(len(ticks))-0.5
+	// Room above the highest interval for the legend.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, q := range rep.Players {
+		lo, hi = math.Min(lo, q.Elo-q.CI95), math.Max(hi, q.Elo+q.CI95)
+	}
+	span := math.Max(hi-lo, 50)
+	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.25*span
+	if len(ticks) > 4 {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+	return savePNG(p, path)
+}
+
+// errorPoints are points with vertical error bars, as
+// plotter.NewYErrorBars takes them.
+type errorPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// addErrorSeries adds points with error bars in the i-th colour and shape,
+// joined by a line if line is set, with a legend entry.
+func addErrorSeries(p *plot.Plot, name string, data errorPoints, i int, line bool) error {
+	bars, err := plotter.NewYErrorBars(data)
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", name, err)
+	}
+	bars.Color = plotutil.Color(i)
+	pts, err := plotter.NewScatter(data.XYs)
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", name, err)
+	}
+	pts.Color = plotutil.Color(i)
+	pts.Shape = plotutil.Shape(i)
+	p.Add(bars, pts)
+	if line && len(data.XYs) > 1 {
+		l, err := plotter.NewLine(data.XYs)
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", name, err)
+		}
+		l.Color = plotutil.Color(i)
+		p.Add(l)
+		p.Legend.Add(name, l, pts)
+		return nil
+	}
+	p.Legend.Add(name, pts)
+	return nil
+}
+
+// savePNG draws the plot as an 8x5 inch PNG and writes it whole.
+func savePNG(p *plot.Plot, path string) error {
+	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return cli.WriteFileAtomic(path, buf.Bytes())
+}

@@ -1,0 +1,387 @@
+// Package loop runs the training loop in a run folder: generations of
+// self-play, training and gating, each stage resumable, and a summary of the
+// run.
+//
+//	err := loop.Run(ctx, runDir, cfg, loop.Options{Log: os.Stdout})
+//
+// A run folder holds: loop.toml (the configuration the run uses),
+// variant.toml (its rule set), manifest.json (versions, seeds, start),
+// data/ (the self-play shards of every generation), gen-NNN/ (per
+// generation: selfplay.json, train/ (a training run folder), gate/ and
+// baseline/ (match folders), and a marker file per finished stage),
+// best.json (the best network so far; absent while the network-free
+// searcher is the best) and summary.md, summary.json, summary.png.
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"taflab/cmd/internal/cli"
+	"taflab/cmd/internal/selfplay"
+	"taflab/cmd/internal/training"
+	"taflab/configs"
+	"taflab/datasets"
+	"taflab/match"
+	"taflab/mcts"
+	"taflab/net"
+	"taflab/rules"
+	"taflab/stats"
+)
+
+// Files of a run folder.
+const (
+	ConfigFile   = "loop.toml"
+	VariantFile  = "variant.toml"
+	ManifestFile = "manifest.json"
+	BestFile     = "best.json"
+	DataDir      = "data"
+)
+
+// Options are what a caller adds to a run.
+type Options struct {
+	// Log receives one line per stage and progress lines; nil discards.
+	Log io.Writer
+}
+
+// GenDir returns the folder of generation g.
+func GenDir(run string, g int) string { return filepath.Join(run, fmt.Sprintf("gen-%03d", g)) }
+
+// Run carries the run in folder run on until cfg.Generations generations are
+// done, starting where it stopped. It returns ctx's error if stopped; every
+// finished game, checkpoint and match result stays in the folder.
+func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, opt Options) error {
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	v, err := cli.LoadVariant(cfg.Variant)
+	if err != nil {
+		return fmt.Errorf("loop: variant: %w", err)
+	}
+	if err := setUp(run, cfg, configText, v); err != nil {
+		return err
+	}
+	for g := 1; g <= cfg.Generations; g++ {
+		if err := generation(ctx, run, cfg, v, g, log); err != nil {
+			return err
+		}
+		if err := writeSummary(run, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setUp records what the run uses, once: the config, the rule set and the
+// manifest. A run folder with another rule set is refused.
+func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) error {
+	if err := os.MkdirAll(filepath.Join(run, DataDir), 0o755); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	var def strings.Builder
+	if err := toml.NewEncoder(&def).Encode(v.Definition()); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	variantPath := filepath.Join(run, VariantFile)
+	if old, err := os.ReadFile(variantPath); err == nil {
+		if string(old) != def.String() {
+			return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
+		}
+	} else if err := cli.WriteFileAtomic(variantPath, []byte(def.String())); err != nil {
+		return err
+	}
+	if err := cli.WriteFileAtomic(filepath.Join(run, ConfigFile), configText); err != nil {
+		return err
+	}
+	manifestPath := filepath.Join(run, ManifestFile)
+	if _, err := os.Stat(manifestPath); err == nil {
+		return nil
+	}
+	m := map[string]any{
+		"started": time.Now().UTC(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH,
+		"cores": runtime.NumCPU(), "seed": cfg.Seed, "variant": v.Name(), "input_encoding": net.InputEncoding,
+		"dataset_schema_version": datasets.SchemaVersion,
+		"repeat": "go run ./cmd/train loop -run NEWDIR -config " + filepath.Join(run, ConfigFile) + " (with -variant's file: " + filepath.Join(run, VariantFile) + ")",
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		m["module"] = info.Main.Path + "@" + info.Main.Version
+		for _, s := range info.Settings {
+			if strings.HasPrefix(s.Key, "vcs.") {
+				m[s.Key] = s.Value
+			}
+		}
+		deps := map[string]string{}
+		for _, d := range info.Deps {
+			deps[d.Path] = d.Version
+		}
+		m["dependencies"] = deps
+	}
+	return cli.WriteJSON(manifestPath, m)
+}
+
+// mark records that a stage of a generation is done; done asks.
+func mark(dir, stage string) error {
+	return cli.WriteFileAtomic(filepath.Join(dir, stage+".done"), nil)
+}
+
+func done(dir, stage string) bool {
+	_, err := os.Stat(filepath.Join(dir, stage+".done"))
+	return err == nil
+}
+
+// genSeed derives a generation's seed from the run's.
+func genSeed(seed uint64, g int) uint64 { return selfplay.GameSeed(seed^0x5eed10_0f, g) }
+
+// best returns the best network so far, or "" for the network-free searcher.
+func best(run string) (string, error) {
+	p, err := cli.ReadBestPointer(filepath.Join(run, BestFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return p.Network, nil
+}
+
+func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, g int, log io.Writer) error {
+	dir := GenDir(run, g)
+	if done(dir, "baseline") || done(dir, "gate") && cfg.Baseline.Games == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	bestNet, err := best(run)
+	if err != nil {
+		return err
+	}
+	if !done(dir, "selfplay") {
+		if err := selfPlayStage(ctx, run, dir, cfg, v, g, bestNet, log); err != nil {
+			return err
+		}
+	}
+	candidate := filepath.Join(dir, "train", training.NetworkFile)
+	if !done(dir, "train") {
+		if err := trainStage(ctx, run, dir, cfg, g, bestNet, log); err != nil {
+			return err
+		}
+	}
+	if !done(dir, "gate") {
+		if err := gateStage(ctx, run, dir, cfg, v, g, candidate, bestNet, log); err != nil {
+			return err
+		}
+	}
+	if cfg.Baseline.Games > 0 && !done(dir, "baseline") {
+		builtin := fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts)
+		a, err := cli.ParsePlayer(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Baseline.Playouts))
+		if err != nil {
+			return err
+		}
+		a.Name = fmt.Sprintf("gen-%03d", g)
+		b, err := cli.ParsePlayer(builtin)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games\n", g, builtin, cfg.Baseline.Games)
+		// A fixed number of pairs: the test's bounds are out of reach.
+		test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}
+		if err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, test, genSeed(cfg.Seed, g)+1); err != nil {
+			return err
+		}
+		if err := mark(dir, "baseline"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selfplayStats is a generation's self-play, kept across resumed attempts.
+type selfplayStats struct {
+	Games        int     `json:"games"`
+	AttackerWins int     `json:"attacker_wins"`
+	DefenderWins int     `json:"defender_wins"`
+	Draws        int     `json:"draws"`
+	Positions    int     `json:"positions"`
+	Seconds      float64 `json:"seconds"`
+	Evaluator    string  `json:"evaluator"`
+}
+
+func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, bestNet string, log io.Writer) error {
+	statsPath := filepath.Join(dir, "selfplay.json")
+	var st selfplayStats
+	if data, err := os.ReadFile(statsPath); err == nil {
+		if err := json.Unmarshal(data, &st); err != nil {
+			return fmt.Errorf("loop: %s: %w", statsPath, err)
+		}
+	}
+	worker := fmt.Sprintf("gen-%03d", g)
+	played, err := playedSeeds(filepath.Join(run, DataDir), "-"+worker+"-")
+	if err != nil {
+		return err
+	}
+	sp := configs.DefaultSelfPlay()
+	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
+	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, bestNet
+	opts := selfplay.Options{WorkerName: worker, Played: played}
+	st.Evaluator = "builtin"
+	if bestNet != "" {
+		factory, n, err := cli.NetworkEvaluators(bestNet, 1)
+		if err != nil {
+			return err
+		}
+		opts.NewEvaluator, st.Evaluator = factory, "net-"+n.Hash()
+	}
+	fmt.Fprintf(log, "loop: generation %d: self-play, %d games (%d done) with %s\n", g, sp.Games, len(played), st.Evaluator)
+	progress := cli.NewProgress(log, sp.Games-len(played), "games", 10*time.Second)
+	opts.OnProgress = func(s selfplay.Summary) {
+		progress.Update(s.Games, fmt.Sprintf("attackers %d defenders %d draws %d", s.AttackerWins, s.DefenderWins, s.Draws))
+	}
+	sum, err := selfplay.Run(ctx, sp, v, opts)
+	progress.Finish()
+	st.Games += sum.Games
+	st.AttackerWins += sum.AttackerWins
+	st.DefenderWins += sum.DefenderWins
+	st.Draws += sum.Draws
+	st.Positions += sum.Positions
+	st.Seconds += sum.Elapsed.Seconds()
+	if werr := cli.WriteJSON(statsPath, st); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Interrupted {
+		return context.Canceled
+	}
+	return mark(dir, "selfplay")
+}
+
+// playedSeeds returns the seeds of the games in the dataset's games files
+// whose names contain part.
+func playedSeeds(dataDir, part string) (map[uint64]bool, error) {
+	files, err := filepath.Glob(filepath.Join(dataDir, "*"+datasets.GamesSuffix))
+	if err != nil {
+		return nil, err
+	}
+	seeds := map[uint64]bool{}
+	for _, f := range files {
+		if !strings.Contains(filepath.Base(f), part) {
+			continue
+		}
+		rows, _, err := datasets.ReadGamesFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("loop: %w", err)
+		}
+		for _, r := range rows {
+			seeds[r.Seed] = true
+		}
+	}
+	return seeds, nil
+}
+
+func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, bestNet string, log io.Writer) error {
+	tc := configs.DefaultTrain()
+	tc.Data, tc.Out = filepath.Join(run, DataDir), filepath.Join(dir, "train")
+	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
+	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = genSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
+	opts := training.Options{}
+	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
+		opts.Resume = true
+	} else if cfg.Train.FromBest && bestNet != "" {
+		n, _, err := net.Load(bestNet)
+		if err != nil {
+			return err
+		}
+		opts.Init = n
+	}
+	fmt.Fprintf(log, "loop: generation %d: training, %d steps (resume %v)\n", g, tc.Steps, opts.Resume)
+	progress := cli.NewProgress(log, tc.Steps, "steps", 10*time.Second)
+	opts.OnStep = func(s training.Step) {
+		progress.Update(s.Step, fmt.Sprintf("loss %.3f (policy %.3f, value %.3f)", s.Losses.Total(), s.Losses.Policy, s.Losses.Value))
+	}
+	sum, err := training.Run(ctx, tc, opts)
+	progress.Finish()
+	if err != nil {
+		return err
+	}
+	if sum.Interrupted {
+		return context.Canceled
+	}
+	return mark(dir, "train")
+}
+
+func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate, bestNet string, log io.Writer) error {
+	a, err := cli.ParsePlayer(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Gate.Playouts))
+	if err != nil {
+		return err
+	}
+	a.Name = fmt.Sprintf("gen-%03d", g)
+	bSpec := fmt.Sprintf("builtin:playouts=%d", cfg.Gate.Playouts)
+	if bestNet != "" {
+		bSpec = fmt.Sprintf("net=%s,playouts=%d", bestNet, cfg.Gate.Playouts)
+	}
+	b, err := cli.ParsePlayer(bSpec)
+	if err != nil {
+		return err
+	}
+	if bestNet != "" {
+		b.Name = bestName(run, bestNet)
+	}
+	fmt.Fprintf(log, "loop: generation %d: gating %s against %s\n", g, a.Name, b.Name)
+	matchDir := filepath.Join(dir, "gate")
+	if err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), genSeed(cfg.Seed, g)); err != nil {
+		return err
+	}
+	f, err := cli.ReadMatchFile(matchDir)
+	if err != nil {
+		return err
+	}
+	if f.Decision == "H1" {
+		abs, _ := filepath.Abs(candidate)
+		p := cli.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: matchDir, Elo: f.Report.Elo, LLR: f.Report.LLR}
+		if err := cli.WriteJSON(filepath.Join(run, BestFile), p); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "loop: generation %d: promoted (%s)\n", g, f.Report)
+	} else {
+		fmt.Fprintf(log, "loop: generation %d: not promoted (%s)\n", g, f.Report)
+	}
+	return mark(dir, "gate")
+}
+
+// bestName names the best network by its generation folder.
+func bestName(run, bestNet string) string {
+	rel, err := filepath.Rel(run, bestNet)
+	if err != nil {
+		return filepath.Base(bestNet)
+	}
+	return strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
+}
+
+// playMatch plays a match into dir; an interrupted match leaves nothing
+// (its games are played again on resume).
+func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, a, b match.Player, pairs int, test stats.SPRT, seed uint64) error {
+	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: match.Book(v, pairs, cfg.Gate.OpeningPlies, seed),
+		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers}
+	res, err := match.RunSPRT(ctx, mc, test, nil)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return cli.WriteMatchFiles(dir, cli.NewMatchFile(v, a, b, test, res))
+}

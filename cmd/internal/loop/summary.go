@@ -1,0 +1,217 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"taflab/cmd/internal/cli"
+	"taflab/cmd/internal/training"
+	"taflab/configs"
+)
+
+// GenSummary is one generation's line of the run summary.
+type GenSummary struct {
+	Generation    int     `json:"generation"`
+	Games         int     `json:"selfplay_games"`
+	GamesPerHour  float64 `json:"selfplay_games_per_hour"`
+	AttackerShare float64 `json:"attacker_wins"`
+	DefenderShare float64 `json:"defender_wins"`
+	DrawShare     float64 `json:"draws"`
+	Evaluator     string  `json:"selfplay_evaluator"`
+	Loss          float64 `json:"loss"`
+	PolicyLoss    float64 `json:"policy_loss"`
+	ValueLoss     float64 `json:"value_loss"`
+	Gate          string  `json:"gate"` // "promoted", "rejected", "undecided" or "" (not yet)
+	GateElo       float64 `json:"gate_elo"`
+	GateLLR       float64 `json:"gate_llr"`
+	BaselineElo   float64 `json:"baseline_elo"`
+	BaselineLo    float64 `json:"baseline_elo_lo"`
+	BaselineHi    float64 `json:"baseline_elo_hi"`
+	BaselineGames int     `json:"baseline_games"`
+}
+
+// Summarize reads the run folder's generations.
+func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
+	var out []GenSummary
+	for g := 1; g <= cfg.Generations; g++ {
+		dir := GenDir(run, g)
+		if _, err := os.Stat(dir); err != nil {
+			break
+		}
+		s := GenSummary{Generation: g}
+		var st selfplayStats
+		if data, err := os.ReadFile(filepath.Join(dir, "selfplay.json")); err == nil {
+			if err := json.Unmarshal(data, &st); err != nil {
+				return nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
+			}
+			s.Games, s.Evaluator = st.Games, st.Evaluator
+			if st.Games > 0 {
+				n := float64(st.Games)
+				s.AttackerShare, s.DefenderShare, s.DrawShare = float64(st.AttackerWins)/n, float64(st.DefenderWins)/n, float64(st.Draws)/n
+			}
+			if st.Seconds > 0 {
+				s.GamesPerHour = float64(st.Games) / st.Seconds * 3600
+			}
+		}
+		if last, ok := lastMetrics(filepath.Join(dir, "train", training.MetricsFile)); ok {
+			s.Loss, s.PolicyLoss, s.ValueLoss = last[0], last[1], last[2]
+		}
+		if f, err := cli.ReadMatchFile(filepath.Join(dir, "gate")); err == nil {
+			s.Gate = map[string]string{"H1": "promoted", "H0": "rejected"}[f.Decision]
+			if s.Gate == "" {
+				s.Gate = "undecided"
+			}
+			s.GateElo, s.GateLLR = f.Report.Elo, f.Report.LLR
+		}
+		if f, err := cli.ReadMatchFile(filepath.Join(dir, "baseline")); err == nil {
+			s.BaselineElo, s.BaselineLo, s.BaselineHi, s.BaselineGames = f.Report.Elo, f.Report.EloLo, f.Report.EloHi, f.Report.Games
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// lastMetrics returns the loss, policy and value loss of a metrics file's
+// last line.
+func lastMetrics(path string) ([3]float64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return [3]float64{}, false
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) < 2 {
+		return [3]float64{}, false
+	}
+	f := strings.Split(lines[len(lines)-1], ",")
+	if len(f) < 5 {
+		return [3]float64{}, false
+	}
+	var out [3]float64
+	for i := range 3 {
+		v, err := strconv.ParseFloat(f[2+i], 64)
+		if err != nil {
+			return [3]float64{}, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// writeSummary writes summary.md, summary.json and summary.png.
+func writeSummary(run string, cfg configs.Loop) error {
+	gens, err := Summarize(run, cfg)
+	if err != nil {
+		return err
+	}
+	if err := cli.WriteJSON(filepath.Join(run, "summary.json"), gens); err != nil {
+		return err
+	}
+	var md strings.Builder
+	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against the network-free searcher at %d playouts (95%% interval).\n\n",
+		filepath.Base(run), cfg.Variant, cfg.Seed, cfg.Baseline.Playouts)
+	md.WriteString("| gen | self-play games | games/hour | attackers | defenders | draws | loss (policy, value) | gate | rating vs baseline |\n")
+	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, s := range gens {
+		gate := s.Gate
+		if gate != "" {
+			gate = fmt.Sprintf("%s (Elo %.0f, LLR %.2f)", s.Gate, s.GateElo, s.GateLLR)
+		}
+		rating := ""
+		if s.BaselineGames > 0 {
+			rating = fmt.Sprintf("%.0f [%.0f, %.0f] (%d games)", s.BaselineElo, s.BaselineLo, s.BaselineHi, s.BaselineGames)
+		}
+		fmt.Fprintf(&md, "| %d | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %.3f (%.3f, %.3f) | %s | %s |\n",
+			s.Generation, s.Games, s.GamesPerHour, 100*s.AttackerShare, 100*s.DefenderShare, 100*s.DrawShare,
+			s.Loss, s.PolicyLoss, s.ValueLoss, gate, rating)
+	}
+	md.WriteString("\n![summary](summary.png)\n")
+	if err := cli.WriteFileAtomic(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
+		return err
+	}
+	return plotSummary(filepath.Join(run, "summary.png"), gens)
+}
+
+// plotSummary draws four panels: rating against the baseline, losses,
+// self-play games per hour, and the self-play outcomes, by generation.
+func plotSummary(path string, gens []GenSummary) error {
+	rating, lo, hi := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
+	loss, policy, value := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
+	speed, att, def, draws := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
+	for _, s := range gens {
+		x := float64(s.Generation)
+		if s.BaselineGames > 0 {
+			rating = append(rating, plotter.XY{X: x, Y: s.BaselineElo})
+			lo = append(lo, plotter.XY{X: x, Y: s.BaselineLo})
+			hi = append(hi, plotter.XY{X: x, Y: s.BaselineHi})
+		}
+		if s.Loss > 0 {
+			loss = append(loss, plotter.XY{X: x, Y: s.Loss})
+			policy = append(policy, plotter.XY{X: x, Y: s.PolicyLoss})
+			value = append(value, plotter.XY{X: x, Y: s.ValueLoss})
+		}
+		speed = append(speed, plotter.XY{X: x, Y: s.GamesPerHour})
+		att = append(att, plotter.XY{X: x, Y: s.AttackerShare})
+		def = append(def, plotter.XY{X: x, Y: s.DefenderShare})
+		draws = append(draws, plotter.XY{X: x, Y: s.DrawShare})
+	}
+	panel := func(title, ylabel string, series ...any) (*plot.Plot, error) {
+		p := plot.New()
+		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "generation", ylabel
+		p.Legend.Top = true
+		colors := []color.Color{color.RGBA{R: 200, A: 255}, color.RGBA{B: 200, A: 255}, color.RGBA{G: 150, A: 255}}
+		for i := 0; i+1 < len(series); i += 2 {
+			xys := series[i+1].(plotter.XYs)
+			if len(xys) == 0 {
+				continue
+			}
+			l, pts, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, pts.Color = colors[i/2%len(colors)], colors[i/2%len(colors)]
+			p.Add(l, pts)
+			p.Legend.Add(series[i].(string), l, pts)
+		}
+		return p, nil
+	}
+	var plots [4]*plot.Plot
+	var err error
+	if plots[0], err = panel("rating against the network-free searcher", "Elo", "rating", rating, "95% low", lo, "95% high", hi); err != nil {
+		return err
+	}
+	if plots[1], err = panel("training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
+		return err
+	}
+	if plots[2], err = panel("self-play speed", "games per hour", "games/hour", speed); err != nil {
+		return err
+	}
+	if plots[3], err = panel("self-play outcomes", "share of games", "attackers", att, "defenders", def, "draws", draws); err != nil {
+		return err
+	}
+	img := vgimg.New(12*vg.Inch, 8*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 2, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align([][]*plot.Plot{{plots[0], plots[1]}, {plots[2], plots[3]}}, tiles, dc)
+	for r := range 2 {
+		for c := range 2 {
+			plots[2*r+c].Draw(canvases[r][c])
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return fmt.Errorf("loop: summary plot: %w", err)
+	}
+	return cli.WriteFileAtomic(path, buf.Bytes())
+}

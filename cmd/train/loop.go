@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"taflab/cmd/internal/loop"
+	"taflab/configs"
+)
+
+const loopUsage = `usage: train loop [-run DIR] [-config FILE] [-generations N]
+
+The whole cycle in one command: generations of self-play (with the best
+network so far; the network-free searcher before the first), training of a
+candidate on the newest positions, gating it against the best with an SPRT
+match, and rating it against the network-free searcher. With no flags it
+runs the small embedded default (configs/loop.toml; print it with
+-print-config) into runs/loop, which shows progress within a minute.
+
+Stopping it (Ctrl-C, SIGTERM, even SIGKILL) and running it again on the
+same folder carries on where it stopped: no finished game, checkpoint or
+match result is lost (a match cut short is played again). The run folder
+records everything the run used: loop.toml, variant.toml, manifest.json
+(versions, seeds); summary.md and summary.png show the run. A run folder
+keeps its own loop.toml: -config on an existing run must be the same file.
+Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by a
+signal.
+
+Flags:
+`
+
+func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("train loop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), loopUsage); fs.PrintDefaults() }
+	runDir := fs.String("run", "runs/loop", "the run `folder`")
+	configFile := fs.String("config", "", "a loop config `file` (TOML, as configs/loop.toml); default: the run's own, or the embedded one")
+	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
+	generations := fs.Int("generations", 0, "run until this many `generations` are done (default: the config's)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "train loop: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *printConfig {
+		stdout.Write(configs.LoopFile())
+		return 0
+	}
+	name, text := "loop.toml (embedded)", configs.LoopFile()
+	own := filepath.Join(*runDir, loop.ConfigFile)
+	if data, err := os.ReadFile(own); err == nil {
+		name, text = own, data
+	}
+	if *configFile != "" {
+		data, err := os.ReadFile(*configFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "train loop: -config: %v\n", err)
+			return 2
+		}
+		if name == own && string(data) != string(text) {
+			fmt.Fprintf(stderr, "train loop: -config %s differs from the run's own %s: a run keeps its config (start a new -run)\n", *configFile, own)
+			return 2
+		}
+		name, text = *configFile, data
+	}
+	cfg, err := configs.ParseLoop(name, text)
+	if err != nil {
+		fmt.Fprintln(stderr, "train loop:", err)
+		return 2
+	}
+	if *generations < 0 {
+		fmt.Fprintf(stderr, "train loop: -generations %d: want at least 1\n", *generations)
+		return 2
+	}
+	if *generations > 0 {
+		cfg.Generations = *generations
+	}
+	fmt.Fprintf(stdout, "train loop: %s, %d generations into %s (config %s)\n", cfg.Variant, cfg.Generations, *runDir, name)
+	err = loop.Run(ctx, *runDir, cfg, text, loop.Options{Log: stdout})
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "train loop: stopped; run again to carry on: go run ./cmd/train loop -run %s\n", *runDir)
+		return 130
+	case err != nil:
+		fmt.Fprintln(stderr, "train loop:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "train loop: done; summary in %s\n", filepath.Join(*runDir, "summary.md"))
+	return 0
+}

@@ -1,0 +1,162 @@
+package configs
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+
+	"taflab/configs/internal/strict"
+	"taflab/mcts"
+	"taflab/net"
+	"taflab/stats"
+)
+
+//go:embed loop.toml
+var loopFile []byte
+
+//go:embed tiny.toml
+var tinyFile []byte
+
+// Loop is the training loop's configuration: loop.toml documents every key;
+// DefaultLoop returns its values.
+type Loop struct {
+	// Variant names an embedded rule set or a rule-set file.
+	Variant string `toml:"variant"`
+	// Generations is the number of generations to reach.
+	Generations int `toml:"generations"`
+	// Seed fixes every random choice of the run.
+	Seed uint64 `toml:"seed"`
+
+	SelfPlay LoopSelfPlay `toml:"selfplay"`
+	Train    LoopTrain    `toml:"train"`
+	Gate     LoopGate     `toml:"gate"`
+	Baseline LoopBaseline `toml:"baseline"`
+}
+
+// LoopSelfPlay is the self-play stage of a generation.
+type LoopSelfPlay struct {
+	Games          int         `toml:"games"`            // games per generation
+	Workers        int         `toml:"workers"`          // worker goroutines; 0 = one per core
+	GamesPerWorker int         `toml:"games_per_worker"` // games a worker plays at once
+	Search         mcts.Config `toml:"search"`
+}
+
+// LoopTrain is the training stage of a generation.
+type LoopTrain struct {
+	Steps           int             `toml:"steps"`            // optimizer steps per generation
+	BatchSize       int             `toml:"batch_size"`       // positions per step
+	Window          int             `toml:"window"`           // newest positions trained on
+	CheckpointEvery int             `toml:"checkpoint_every"` // steps between checkpoints
+	Symmetries      bool            `toml:"symmetries"`       // random board symmetry per sample
+	FromBest        bool            `toml:"from_best"`        // start each candidate from the best network
+	Network         net.Config      `toml:"network"`
+	Optimizer       net.TrainConfig `toml:"optimizer"`
+}
+
+// LoopGate is the gating match of a generation.
+type LoopGate struct {
+	MaxGames     int     `toml:"max_games"`
+	Elo0         float64 `toml:"elo0"`
+	Elo1         float64 `toml:"elo1"`
+	Alpha        float64 `toml:"alpha"`
+	Beta         float64 `toml:"beta"`
+	Playouts     int     `toml:"playouts"`
+	OpeningPlies int     `toml:"opening_plies"`
+}
+
+// SPRT returns the gate's test.
+func (g LoopGate) SPRT() stats.SPRT {
+	return stats.SPRT{Elo0: g.Elo0, Elo1: g.Elo1, Alpha: g.Alpha, Beta: g.Beta}
+}
+
+// LoopBaseline is the rating match of each generation against the
+// network-free searcher.
+type LoopBaseline struct {
+	Games    int `toml:"games"` // 0: no rating matches
+	Playouts int `toml:"playouts"`
+}
+
+func zeroLoop() Loop {
+	var c Loop
+	c.SelfPlay.Search = mcts.DefaultConfig()
+	c.Train.Network = net.DefaultConfig()
+	c.Train.Optimizer = net.DefaultTrainConfig()
+	return c
+}
+
+// DefaultLoop returns the embedded loop configuration (loop.toml).
+func DefaultLoop() Loop {
+	c, err := parseLoopOver("loop.toml (embedded)", loopFile, zeroLoop())
+	if err != nil {
+		panic(err) // the embedded file is tested
+	}
+	return c
+}
+
+// LoopFile returns the embedded loop.toml; TinyLoopFile the embedded
+// tiny.toml (the end-to-end test's configuration).
+func LoopFile() []byte { return loopFile }
+
+// TinyLoopFile returns the embedded tiny.toml.
+func TinyLoopFile() []byte { return tinyFile }
+
+// ParseLoop reads a loop configuration file over the embedded one: keys the
+// file leaves out keep their embedded values. Unknown keys, values of the
+// wrong type and values out of range are refused, naming the key and file.
+func ParseLoop(file string, data []byte) (Loop, error) {
+	return parseLoopOver(file, data, DefaultLoop())
+}
+
+func parseLoopOver(file string, data []byte, c Loop) (Loop, error) {
+	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
+		return Loop{}, err
+	}
+	if err := c.Validate(); err != nil {
+		return Loop{}, fmt.Errorf("configs: %s: %w", file, err)
+	}
+	return c, nil
+}
+
+// Validate reports every key out of range.
+func (c *Loop) Validate() error {
+	var errs []error
+	bad := func(key string, value any, want string) {
+		errs = append(errs, fmt.Errorf("configs: %s = %v: %s", key, value, want))
+	}
+	if c.Variant == "" {
+		bad("variant", `""`, "name a rule set")
+	}
+	if c.Generations < 1 {
+		bad("generations", c.Generations, "want at least 1")
+	}
+	if c.SelfPlay.Games < 1 {
+		bad("selfplay.games", c.SelfPlay.Games, "want at least 1")
+	}
+	if c.SelfPlay.Workers < 0 || c.SelfPlay.GamesPerWorker < 1 {
+		bad("selfplay.workers, selfplay.games_per_worker", fmt.Sprint(c.SelfPlay.Workers, ", ", c.SelfPlay.GamesPerWorker), "want 0 or more workers and at least 1 game each")
+	}
+	if err := c.SelfPlay.Search.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[selfplay.search]: %w", err))
+	}
+	t := Train{Data: "-", Out: "-", Steps: c.Train.Steps, BatchSize: c.Train.BatchSize, Window: c.Train.Window,
+		CheckpointEvery: c.Train.CheckpointEvery, Network: c.Train.Network, Optimizer: c.Train.Optimizer}
+	if c.Train.Steps < 1 {
+		bad("train.steps", c.Train.Steps, "want at least 1")
+	}
+	if err := t.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[train]: %w", err))
+	}
+	if c.Gate.MaxGames < 2 {
+		bad("gate.max_games", c.Gate.MaxGames, "want at least 2 (one pair)")
+	}
+	if err := c.Gate.SPRT().Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[gate]: %w", err))
+	}
+	if c.Gate.Playouts < 1 || c.Gate.OpeningPlies < 0 {
+		bad("gate.playouts, gate.opening_plies", fmt.Sprint(c.Gate.Playouts, ", ", c.Gate.OpeningPlies), "want at least 1 playout and 0 or more plies")
+	}
+	if c.Baseline.Games < 0 || c.Baseline.Games == 1 || c.Baseline.Playouts < 1 {
+		bad("baseline.games, baseline.playouts", fmt.Sprint(c.Baseline.Games, ", ", c.Baseline.Playouts), "want 0 or at least 2 games, and at least 1 playout")
+	}
+	return errors.Join(errs...)
+}
