@@ -113,7 +113,7 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		"started": time.Now().UTC(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH,
 		"cores": runtime.NumCPU(), "seed": cfg.Seed, "variant": v.Name(), "input_encoding": net.InputEncoding,
 		"dataset_schema_version": datasets.SchemaVersion,
-		"repeat": "go run ./cmd/train loop -run NEWDIR -config " + filepath.Join(run, ConfigFile) + " (with -variant's file: " + filepath.Join(run, VariantFile) + ")",
+		"repeat":                 "go run ./cmd/train loop -run NEWDIR -config " + filepath.Join(run, ConfigFile) + " (with -variant's file: " + filepath.Join(run, VariantFile) + ")",
 	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		m["module"] = info.Main.Path + "@" + info.Main.Version
