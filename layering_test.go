@@ -22,7 +22,7 @@ const module = "taflab"
 var allowedImports = map[string][]string{
 	"rules":            {},
 	"configs/variants": {"rules", "configs/internal/strict"},
-	"configs":          {"rules", "mcts", "net", "datasets"},
+	"configs":          {"rules", "mcts", "net", "datasets", "stats"},
 	"mcts":             {"rules"},
 	"net":              {"rules", "mcts"},
 	"datasets":         {"rules"},

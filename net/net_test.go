@@ -372,6 +372,9 @@ func TestEvaluator(t *testing.T) {
 				t.Errorf("sym=%v, position %d: got value %v, want [-1, 1]", sym, i, v)
 			}
 		}
+		if raceEnabled {
+			continue // sync.Pool drops items at random under -race: counts mean nothing
+		}
 		if allocs := testing.AllocsPerRun(5, func() { in.Evaluate(batch) }); allocs != 0 {
 			t.Errorf("sym=%v: got %v allocations per Evaluate, want 0", sym, allocs)
 		}
