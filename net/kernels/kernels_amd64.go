@@ -31,7 +31,7 @@ func kernelAVX512x8x32(kc int, a, b, c *float32, ldc int, accum int)
 //go:noescape
 func kernelAVX512x4x32(kc int, a, b, c *float32, ldc int, accum int)
 
-// transPackAVX2 transposes blocks 8×8 blocks side by side:
+// transPackAVX2 transposes a row of `blocks` 8×8 blocks:
 // dst[(8b+j)*ldd+i] = alpha*src[i*lds+8b+j] for b < blocks, i < rows,
 // j < 8, with rows 4, 6 or 8; only rows floats are written per destination
 // row and only rows source rows are read.

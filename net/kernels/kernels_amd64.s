@@ -540,3 +540,4 @@ loop1:
 done:
 	VZEROUPPER
 	RET
+

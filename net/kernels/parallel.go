@@ -6,8 +6,8 @@ import (
 )
 
 // GemmParallel is [Gemm] with the work split over up to threads goroutines
-// (the calling one included) by blocks of columns of C, or of rows when C is
-// taller than wide. Every element is computed exactly as Gemm computes it,
+// (the calling one included) by blocks of whole micro-tiles along the
+// dimension of C that has more of them (columns, or rows). Every element is computed exactly as Gemm computes it,
 // so the result is bitwise the same for any threads. threads ≤ 1, or a
 // problem too small to be worth splitting, runs on the calling goroutine
 // alone. The helper goroutines are long-lived and shared by all callers; a

@@ -1,0 +1,395 @@
+"""PyTorch's side of bench/compare-pytorch, and the report that sets the two
+sides against each other. bench/compare-pytorch runs it; by hand:
+
+    OMP_NUM_THREADS=N /usr/bin/python3 bench/compare-pytorch.py run --go BIN --threads N \
+            [--rounds R] [--seconds S] [--only infer-b64,train-b256] > runN.json
+        starts BIN (the built bench/compare-pytorch-go) with -serve and
+        GOMAXPROCS=N, and measures each figure on both sides in turn, taflab
+        then PyTorch, for R rounds; a side's figure is its best round. Set
+        OMP_NUM_THREADS=N: the script calls torch.set_num_threads(N) too,
+        but OpenMP sizes its pool from the variable.
+    /usr/bin/python3 bench/compare-pytorch.py report run1.json run2.json
+        prints one `NAME ratio=X` line per figure (X = taflab / PyTorch
+        throughput; -1t from the 1-thread run, -allt from the other) and a
+        table of both sides. A figure measured while other processes took
+        more than 10% of the cores gets a "(disturbed: ...)" note.
+
+Figures are infer-bN (positions/s of inference at batch N) and train-bN
+(samples/s of one training step at batch N); the default set is infer-b1,
+infer-b16, infer-b64, infer-b256 and train-b256.
+
+The network (taflab net.DefaultConfig: 6 blocks of 64 channels): input 15
+planes of 11x11; stem conv3x3(15->C)+BN+ReLU; B residual blocks (conv3x3,
+BN, ReLU, conv3x3, BN, +skip, ReLU); policy head conv3x3(C->C)+BN+ReLU,
+conv1x1(C->40)+bias, transposed to square-major (4840 logits); value head
+conv1x1(C->4)+BN+ReLU, flatten 484, Linear(484->64)+ReLU, Linear(64->3),
+softmax. float32, NCHW.
+
+PyTorch runs at its best: inference through torch.jit.trace, torch.jit.freeze
+(which folds the batch norms, as taflab's inference does) and
+torch.jit.optimize_for_inference, under torch.inference_mode, warmed up; the
+frozen graph without optimize_for_inference is timed too and the faster of the
+two is the figure. Training is model.train(), SGD with momentum 0.9 and weight
+decay 1e-4 on the conv/linear weights (taflab's L2), the loss taflab's: policy
+cross-entropy over the legal moves (mask given as an input) + win/draw/loss
+cross-entropy.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+BOARD = 11
+SQUARES = BOARD * BOARD
+PLANES = 15
+MOVES_PER_SQUARE = 40
+POLICY = SQUARES * MOVES_PER_SQUARE
+FIGURES = ["infer-b1", "infer-b16", "infer-b64", "infer-b256", "train-b256"]
+
+
+def build(torch, blocks, channels, value_channels=4, value_hidden=64):
+    nn = torch.nn
+
+    class ConvBN(nn.Module):
+        def __init__(self, k, cin, cout):
+            super().__init__()
+            self.conv = nn.Conv2d(cin, cout, k, padding=k // 2, bias=False)
+            self.bn = nn.BatchNorm2d(cout, eps=1e-5, momentum=0.05)
+
+        def forward(self, x):
+            return self.bn(self.conv(x))
+
+    class Block(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.a = ConvBN(3, c, c)
+            self.b = ConvBN(3, c, c)
+
+        def forward(self, x):
+            return torch.relu(self.b(torch.relu(self.a(x))) + x)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = ConvBN(3, PLANES, channels)
+            self.blocks = nn.Sequential(*[Block(channels) for _ in range(blocks)])
+            self.pol = ConvBN(3, channels, channels)
+            self.pol_out = nn.Conv2d(channels, MOVES_PER_SQUARE, 1, bias=True)
+            self.val = ConvBN(1, channels, value_channels)
+            self.fc1 = nn.Linear(SQUARES * value_channels, value_hidden)
+            self.fc2 = nn.Linear(value_hidden, 3)
+
+        def trunk_heads(self, x):
+            h = self.blocks(torch.relu(self.stem(x)))
+            p = self.pol_out(torch.relu(self.pol(h)))
+            # square-major, as taflab's policy: [b, 40, 11, 11] -> [b, 121*40]
+            logits = p.permute(0, 2, 3, 1).reshape(x.shape[0], POLICY)
+            v = torch.relu(self.val(h)).flatten(1)
+            z = self.fc2(torch.relu(self.fc1(v)))
+            return logits, z
+
+        def forward(self, x):
+            logits, z = self.trunk_heads(x)
+            return logits, torch.softmax(z, dim=1)
+
+    model = Net()
+    # Non-trivial batch norm statistics, so that folding has work to do.
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.1, 0.1)
+    return model
+
+
+def timed(call, batch, budget):
+    """Warms call up (at least 2 calls and a quarter of the budget), times
+    calls until the budget is spent (at least 3, at most 2000) and returns
+    (batch / median seconds, median ms, reps): the same rule as the Go side."""
+    start = time.perf_counter()
+    i = 0
+    while i < 2 or time.perf_counter() - start < budget / 4:
+        call()
+        i += 1
+    times = []
+    start = time.perf_counter()
+    while len(times) < 3 or (time.perf_counter() - start < budget and len(times) < 2000):
+        t0 = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return batch / med, med * 1000, len(times)
+
+
+def random_inputs(torch, b, gen):
+    """Board-like inputs: sparse 0/1 piece planes, constant rule planes."""
+    x = torch.zeros(b, PLANES, BOARD, BOARD)
+    x[:, 0:3] = (torch.rand(b, 3, BOARD, BOARD, generator=gen) < 0.15).float()
+    x[:, 3] = (torch.rand(b, 1, 1, generator=gen) < 0.5).float()
+    x[:, 4:7] = (torch.rand(1, 3, BOARD, BOARD, generator=gen) < 0.1).float()
+    x[:, 6] = 1
+    x[:, 7:15] = (torch.rand(1, 8, 1, 1, generator=gen) < 0.5).float()
+    return x
+
+
+class Torch:
+    """PyTorch's side: the figures' models and inputs, made once and kept, so
+    that a figure measured again (the next round) times the same warm
+    objects."""
+
+    def __init__(self, threads, blocks, channels, seconds):
+        import torch
+
+        self.torch = torch
+        torch.set_num_threads(threads)
+        torch.manual_seed(1)
+        self.gen = torch.Generator().manual_seed(2026)
+        self.blocks, self.channels, self.seconds = blocks, channels, seconds
+        self.calls = {}
+        self.meta = {"side": "pytorch", "threads": threads, "torch": torch.__version__,
+                     "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+                     "torch_threads": torch.get_num_threads(),
+                     "blocks": blocks, "channels": channels,
+                     "params": sum(p.numel() for p in build(torch, blocks, channels).parameters())}
+
+    def figure(self, name):
+        if name not in self.calls:
+            self.calls[name] = self.infer(name) if name.startswith("infer-b") else self.train(name)
+        b, variants = self.calls[name]
+        best, tried = None, {}
+        for how, call in variants:
+            with self.torch.inference_mode(name.startswith("infer-b")):
+                ps, ms, reps = timed(call, b, self.seconds)
+            tried[how] = ps
+            if best is None or ps > best["per_second"]:
+                best = {"name": name, "batch": b, "per_second": ps, "median_ms": ms, "reps": reps, "how": how}
+        best["tried"] = tried
+        return best
+
+    def infer(self, name):
+        torch = self.torch
+        b = int(name[len("infer-b"):])
+        model = build(torch, self.blocks, self.channels).eval()
+        x = random_inputs(torch, b, self.gen)
+        with torch.inference_mode():
+            frozen = torch.jit.freeze(torch.jit.trace(model, x))
+            variants = [("freeze+optimize_for_inference", torch.jit.optimize_for_inference(frozen)),
+                        ("freeze", frozen)]
+            # The same outputs as the eager model (batch norms folded).
+            want_logits, want_wdl = model(x)
+            for how, m in variants:
+                for _ in range(3):  # the profiling executor optimizes on the 2nd call
+                    logits, wdl = m(x)
+                err = max((logits - want_logits).abs().max().item(), (wdl - want_wdl).abs().max().item())
+                if err > 1e-2:
+                    raise SystemExit(f"{name}: {how} differs from the eager model by {err}")
+
+        return b, [(how, (lambda m: lambda: m(x))(m)) for how, m in variants]
+
+    def train(self, name):
+        torch = self.torch
+        b = int(name[len("train-b"):])
+        model = build(torch, self.blocks, self.channels).train()
+        x = random_inputs(torch, b, self.gen)
+        # Legal-move mask (a mid-game position has ~60-150 legal moves of
+        # 4840 entries) and a policy target over the legal moves.
+        legal = torch.rand(b, POLICY, generator=self.gen) < 100 / POLICY
+        legal[:, 0] = True
+        target = torch.rand(b, POLICY, generator=self.gen) * legal
+        target = target / target.sum(dim=1, keepdim=True)
+        # -inf would give 0 * -inf = nan in the cross-entropy: a large
+        # negative offset on the illegal moves' logits instead.
+        mask_add = torch.where(legal, 0.0, -1e9)
+        result = torch.randint(0, 3, (b,), generator=self.gen)
+        # L2 on the conv and linear weights only, as taflab's.
+        decay = [p for n, p in model.named_parameters() if n.endswith("weight") and p.dim() > 1]
+        no_decay = [p for n, p in model.named_parameters() if not (n.endswith("weight") and p.dim() > 1)]
+        opt = torch.optim.SGD([{"params": decay, "weight_decay": 1e-4},
+                               {"params": no_decay, "weight_decay": 0.0}], lr=0.02, momentum=0.9)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            logits, z = model.trunk_heads(x)
+            logp = torch.log_softmax(logits + mask_add, dim=1)
+            policy_loss = -(target * logp).sum(dim=1).mean()
+            value_loss = torch.nn.functional.cross_entropy(z, result)
+            (policy_loss + value_loss).backward()
+            opt.step()
+
+        return b, [("train() + SGD momentum", step)]
+
+
+def busy_jiffies():
+    """The machine's busy CPU time so far, in clock ticks (all cores)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal ...
+    return v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+
+
+def process_jiffies(pid):
+    """A process's CPU time so far (all its threads), in clock ticks."""
+    with open(f"/proc/{pid}/stat") as f:
+        v = f.read().rsplit(")", 1)[1].split()
+    return int(v[11]) + int(v[12])  # utime, stime
+
+
+class Others:
+    """Measures how busy the machine is with other processes than ours while
+    a figure is measured: other processes' CPU time over the wall time of
+    every core, in percent. A high figure means that the numbers are
+    disturbed (PyTorch's OpenMP threads, which spin at barriers, suffer most
+    from sharing the cores)."""
+
+    def __init__(self, pids):
+        self.pids = pids
+        self.hz = os.sysconf("SC_CLK_TCK")
+        self.cores = os.cpu_count()
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+        self.busy0 = busy_jiffies()
+        self.own0 = sum(process_jiffies(p) for p in self.pids)
+        return self
+
+    def __exit__(self, *exc):
+        wall = time.perf_counter() - self.t0
+        other = (busy_jiffies() - self.busy0) - (sum(process_jiffies(p) for p in self.pids) - self.own0)
+        self.percent = max(0.0, 100 * other / (wall * self.hz * self.cores))
+        return False
+
+
+def run(args):
+    """Measures both sides at one thread count, figure by figure in turn
+    (taflab, then PyTorch), for a number of rounds; a side's figure is its
+    best round (the least disturbed by whatever else the machine runs)."""
+    import subprocess
+
+    names = args.only.split(",") if args.only else FIGURES
+    env = dict(os.environ, GOMAXPROCS=str(args.threads))
+    go = subprocess.Popen([args.go, "-serve", "-threads", str(args.threads), "-seconds", str(args.seconds),
+                           "-blocks", str(args.blocks), "-channels", str(args.channels)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
+    ours = json.loads(go.stdout.readline())
+    theirs = Torch(args.threads, args.blocks, args.channels, args.seconds)
+    if ours["params"] != theirs.meta["params"]:
+        raise SystemExit(f"compare-pytorch: the networks differ: {ours['params']} trained weights in taflab's, "
+                         f"{theirs.meta['params']} in PyTorch's")
+    got = {"taflab": {}, "pytorch": {}}  # side -> figure -> every round's figure
+    for r in range(args.rounds):
+        for name in names:
+            with Others([os.getpid(), go.pid]) as others:
+                go.stdin.write(name + "\n")
+                go.stdin.flush()
+                line = go.stdout.readline()
+            if not line:
+                raise SystemExit(f"compare-pytorch: the Go side stopped at {name} (exit status {go.wait()})")
+            ours_fig = dict(json.loads(line), other_load=round(others.percent, 1))
+            with Others([os.getpid(), go.pid]) as others:
+                theirs_fig = theirs.figure(name)
+            theirs_fig["other_load"] = round(others.percent, 1)
+            for side, fig in (("taflab", ours_fig), ("pytorch", theirs_fig)):
+                got[side].setdefault(name, []).append(fig)
+            print(f"  round {r + 1}/{args.rounds} {name}-{args.threads}t: "
+                  f"taflab {ours_fig['per_second']:.1f}/s (other processes {ours_fig['other_load']:.0f}% of the cores), "
+                  f"pytorch {theirs_fig['per_second']:.1f}/s ({theirs_fig['other_load']:.0f}%)", file=sys.stderr)
+
+    def best(side, name):
+        figs = got[side][name]
+        fig = dict(max(figs, key=lambda f: f["per_second"]))
+        fig["rounds"] = [round(f["per_second"], 1) for f in figs]
+        fig["max_other_load"] = max(f["other_load"] for f in figs)
+        return fig
+
+    go.stdin.close()
+    if go.wait() != 0:
+        raise SystemExit(f"compare-pytorch: the Go side failed (exit status {go.returncode})")
+    ours["figures"] = [best("taflab", n) for n in names]
+    mine = dict(theirs.meta, figures=[best("pytorch", n) for n in names])
+    json.dump({"threads": args.threads, "rounds": args.rounds, "sides": [ours, mine]}, sys.stdout, indent=2)
+    print()
+
+
+def report(args):
+    sides, about = {}, {}
+    for path in args.files:
+        with open(path) as f:
+            run = json.load(f)
+        for r in run["sides"]:
+            about.setdefault(r["side"], []).append(r)
+        suffix = "1t" if run["threads"] == 1 else "allt"
+        for r in run["sides"]:
+            for fig in r["figures"]:
+                key = f"{fig['name']}-{suffix}"
+                sides.setdefault(key, {})[r["side"]] = (fig, run["threads"])
+    # with one core, -allt is -1t
+    if args.cores == 1:
+        for key in list(sides):
+            sides[key[:-len("1t")] + "allt"] = sides[key]
+    order = sorted(sides, key=lambda k: (not k.endswith("-1t"), k.rsplit("-", 1)[0].startswith("train"),
+                                         int(k.rsplit("-", 1)[0].split("-b")[1])))
+    rows = []
+    if about:
+        go, torch = about.get("taflab", [{}])[0], about.get("pytorch", [{}])[0]
+        header = (f"# network: {go.get('blocks')} blocks x {go.get('channels')} channels, {go.get('params')} trained weights "
+                  f"(PyTorch's: {torch.get('params')}); taflab kernels {go.get('implementation')}, "
+                  f"GOMAXPROCS {'/'.join(str(r.get('gomaxprocs')) for r in about.get('taflab', []))}; "
+                  f"PyTorch {torch.get('torch')}, OMP_NUM_THREADS "
+                  f"{'/'.join(str(r.get('omp_num_threads')) for r in about.get('pytorch', []))}")
+    for key in order:
+        got = sides.get(key, {})
+        if "taflab" not in got or "pytorch" not in got:
+            continue
+        ours, theirs = got["taflab"][0], got["pytorch"][0]
+        ratio = ours["per_second"] / theirs["per_second"]
+        load = max(ours.get("max_other_load") or 0, theirs.get("max_other_load") or 0)
+        note = f" (disturbed: other processes took up to {load:.0f}% of the cores)" if load > 10 else ""
+        print(f"{key} ratio={ratio:.2f}{note}")
+        rows.append((key, got["taflab"][1], ours, theirs, ratio))
+    print()
+    if about:
+        print(header)
+    print(f"{'figure':<18}{'threads':>8}{'taflab/s':>11}{'pytorch/s':>11}{'taflab ms':>11}{'pytorch ms':>11}"
+          f"{'ratio':>7}{'others%':>9}  rounds taflab | pytorch; pytorch path")
+    worst = 0.0
+    for key, threads, ours, theirs, ratio in rows:
+        load = max(ours.get("max_other_load") or 0, theirs.get("max_other_load") or 0)
+        worst = max(worst, load)
+        print(f"{key:<18}{threads:>8}{ours['per_second']:>11.1f}{theirs['per_second']:>11.1f}"
+              f"{ours['median_ms']:>11.2f}{theirs['median_ms']:>11.2f}{ratio:>7.2f}{load:>9.0f}  "
+              f"{ours.get('rounds', '')} | {theirs.get('rounds', '')}; {theirs.get('how', '')}")
+    print("per second: positions (infer) or samples (train), the batch over the median time of one call (ms),")
+    print("best of the rounds; others%: the most CPU other processes took while the figure was measured")
+    if worst > 10:
+        print(f"WARNING: other processes took up to {worst:.0f}% of the cores during the run: the figures are disturbed "
+              "(the -allt ones most, PyTorch's most of all); rerun on an idle machine")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("run")
+    m.add_argument("--go", required=True, help="the built compare-pytorch-go")
+    m.add_argument("--threads", type=int, required=True)
+    m.add_argument("--rounds", type=int, default=2)
+    m.add_argument("--seconds", type=float, default=2.0)
+    m.add_argument("--only", default="")
+    m.add_argument("--blocks", type=int, default=6)
+    m.add_argument("--channels", type=int, default=64)
+    r = sub.add_parser("report")
+    r.add_argument("--cores", type=int, default=os.cpu_count())
+    r.add_argument("files", nargs="+")
+    args = p.parse_args()
+    if args.cmd == "run":
+        run(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()
