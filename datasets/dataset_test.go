@@ -571,7 +571,7 @@ func TestAppendPosition(t *testing.T) {
 	for _, def := range []rules.Definition{defCopenhagen, defTablut, defBrandubh} {
 		positions, _ := genShard(t, def, 2, 60, 19)
 		for _, r := range positions {
-			if got, want := string(appendPosition(nil, &r.Position)), r.Position.String(); got != want {
+			if got, want := string(r.Position.AppendText(nil)), r.Position.String(); got != want {
 				t.Fatalf("%s: got %q, want %q", def.Name, got, want)
 			}
 		}

@@ -244,7 +244,7 @@ func decodePositions(data []byte, mem memory.Allocator) (rows []PositionRow, met
 			if err := checkPosition(&meta.Definition, &r); err != nil {
 				return fmt.Errorf("row %d (game %q, ply %d): %v", start+i, r.GameID, r.Ply, err)
 			}
-			scratch = appendPosition(scratch[:0], &r.Position)
+			scratch = r.Position.AppendText(scratch[:0])
 			if text := position.Value(i); text != string(scratch) {
 				return fmt.Errorf("row %d (game %q, ply %d): position %q does not match the bitboards (%s)", start+i, r.GameID, r.Ply, text, scratch)
 			}

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"taflab/rules"
@@ -175,43 +174,4 @@ func checkGame(def *rules.Definition, g *GameRow) error {
 		return fmt.Errorf("reason %d", g.Reason)
 	}
 	return nil
-}
-
-// appendPosition appends position notation, as rules.Position.String writes
-// it, without allocating: the reader compares it with the position column.
-func appendPosition(b []byte, p *rules.Position) []byte {
-	size := int(p.Size)
-	for rank := size - 1; rank >= 0; rank-- {
-		empty := 0
-		for file := range size {
-			s := rules.NewSquare(file, rank)
-			var c byte
-			switch {
-			case p.Attackers.Has(s):
-				c = 'a'
-			case p.Defenders.Has(s):
-				c = 'd'
-			case p.King == s:
-				c = 'k'
-			default:
-				empty++
-				continue
-			}
-			if empty > 0 {
-				b = strconv.AppendInt(b, int64(empty), 10)
-				empty = 0
-			}
-			b = append(b, c)
-		}
-		if empty > 0 {
-			b = strconv.AppendInt(b, int64(empty), 10)
-		}
-		if rank > 0 {
-			b = append(b, '/')
-		}
-	}
-	if p.ToMove == rules.Attackers {
-		return append(b, " a"...)
-	}
-	return append(b, " d"...)
 }

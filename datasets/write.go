@@ -188,7 +188,7 @@ func encodePositions(mem memory.Allocator, def rules.Definition, rows []Position
 		defHi.Append(p.Defenders.Hi)
 		king.Append(uint8(p.King))
 		size.Append(p.Size)
-		text = appendPosition(text[:0], p) // as p.String(), without allocating
+		text = p.AppendText(text[:0])
 		position.BinaryBuilder.Append(text)
 		policy.Append(true)
 		for _, mp := range r.Policy {

@@ -111,9 +111,12 @@ func (p Position) check() error {
 }
 
 // String writes the position in notation.
-func (p Position) String() string {
+func (p Position) String() string { return string(p.AppendText(nil)) }
+
+// AppendText appends the position in notation to b: String without the
+// allocation, for readers and writers of many positions.
+func (p Position) AppendText(b []byte) []byte {
 	size := int(p.Size)
-	var b []byte
 	for rank := size - 1; rank >= 0; rank-- {
 		empty := 0
 		for file := range size {
@@ -144,11 +147,9 @@ func (p Position) String() string {
 		}
 	}
 	if p.ToMove == Attackers {
-		b = append(b, " a"...)
-	} else {
-		b = append(b, " d"...)
+		return append(b, " a"...)
 	}
-	return string(b)
+	return append(b, " d"...)
 }
 
 // geometries holds one geometry per supported size, for code that has a

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"taflab/cmd/internal/cli"
 )
 
 // plotLosses draws the loss curves of a metrics file as a PNG.
@@ -52,5 +54,5 @@ func plotLosses(metricsPath, pngPath string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("training: plot: %w", err)
 	}
-	return writeFileAtomic(pngPath, buf.Bytes())
+	return cli.WriteFileAtomic(pngPath, buf.Bytes())
 }

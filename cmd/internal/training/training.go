@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/datasets"
 	"taflab/net"
@@ -367,7 +368,7 @@ func openMetrics(path string, keep int) (*metricsWriter, error) {
 		}
 		kept.WriteString(line + "\n")
 	}
-	if err := writeFileAtomic(path, []byte(kept.String())); err != nil {
+	if err := cli.WriteFileAtomic(path, []byte(kept.String())); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
@@ -394,30 +395,4 @@ func (m *metricsWriter) Close() error {
 	err := errors.Join(m.w.Flush(), m.f.Close())
 	m.f = nil
 	return err
-}
-
-// writeFileAtomic writes data to path whole or not at all.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("training: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("training: %s: %w", path, err)
-	}
-	return nil
 }
