@@ -339,9 +339,6 @@ func TestSelfPlayDeterministic(t *testing.T) {
 				if _, c := g.LastMove(); c != r.Captures[i] {
 					t.Fatalf("game %d, ply %d: got captures %v, want %v", r.Index, i+1, r.Captures[i], c)
 				}
-				if r.Samples[i].Position != g.Position() && i+1 < len(r.Samples) {
-					// Samples[i] is before move i: compare with the game before it.
-				}
 				b.WriteString(m.String() + " ")
 			}
 			if g.Outcome() != r.Outcome {

@@ -146,6 +146,12 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 	return in.logits[:b*PolicySize], in.wdl[:b*3]
 }
 
+// WDL returns the win/draw/loss probabilities of position i of the last
+// Forward or Evaluate, for the side to move.
+func (in *Inference) WDL(i int) [3]float32 {
+	return [3]float32{in.wdl[i*3], in.wdl[i*3+1], in.wdl[i*3+2]}
+}
+
 // Input returns the input buffer for b positions (b × Squares ×
 // InputPlanes), to fill with Encode before Forward.
 func (in *Inference) Input(b int) []float32 {

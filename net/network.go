@@ -164,32 +164,8 @@ func (n *Network) Grads() []float32 { return n.grads }
 // layout names and sizes every tensor, allocates the flat arrays and points
 // the layers at their parts.
 func (n *Network) layout() {
+	specs := architecture(n.cfg)
 	c := n.cfg.Channels
-	var specs []Tensor
-	add := func(name string, trained bool, shape ...int) {
-		specs = append(specs, Tensor{Name: name, Shape: shape, Trained: trained})
-	}
-	convBNSpec := func(prefix string, k, cin, cout int) {
-		add(prefix+".conv.weight", true, k, k, cin, cout)
-		add(prefix+".bn.gamma", true, cout)
-		add(prefix+".bn.beta", true, cout)
-		add(prefix+".bn.running_mean", false, cout)
-		add(prefix+".bn.running_var", false, cout)
-	}
-	convBNSpec("stem", 3, InputPlanes, c)
-	for i := range n.cfg.Blocks {
-		convBNSpec(fmt.Sprintf("blocks.%d.a", i), 3, c, c)
-		convBNSpec(fmt.Sprintf("blocks.%d.b", i), 3, c, c)
-	}
-	convBNSpec("policy", 3, c, c)
-	add("policy.out.weight", true, 1, 1, c, MovesPerSquare)
-	add("policy.out.bias", true, MovesPerSquare)
-	convBNSpec("value", 1, c, n.cfg.ValueChannels)
-	add("value.fc1.weight", true, Squares*n.cfg.ValueChannels, n.cfg.ValueHidden)
-	add("value.fc1.bias", true, n.cfg.ValueHidden)
-	add("value.fc2.weight", true, n.cfg.ValueHidden, 3)
-	add("value.fc2.bias", true, 3)
-
 	var nParams, nBuffers int
 	for i := range specs {
 		size := 1
@@ -246,6 +222,39 @@ func (n *Network) layout() {
 		b: data("value.fc1.bias"), gb: grad("value.fc1.bias")}
 	n.valFC2 = dense{in: n.cfg.ValueHidden, out: 3, w: data("value.fc2.weight"), gw: grad("value.fc2.weight"),
 		b: data("value.fc2.bias"), gb: grad("value.fc2.bias")}
+}
+
+// architecture names and shapes every tensor of a network of the given
+// architecture, in file order, without allocating the network: the one
+// description that layout builds networks from and Load checks files
+// against. The batch norms' running statistics are the untrained tensors.
+func architecture(cfg Config) []Tensor {
+	c := cfg.Channels
+	var specs []Tensor
+	add := func(name string, shape ...int) {
+		trained := !hasSuffix(name, ".running_mean") && !hasSuffix(name, ".running_var")
+		specs = append(specs, Tensor{Name: name, Shape: shape, Trained: trained})
+	}
+	convBN := func(prefix string, k, cin, cout int) {
+		add(prefix+".conv.weight", k, k, cin, cout)
+		for _, s := range []string{".bn.gamma", ".bn.beta", ".bn.running_mean", ".bn.running_var"} {
+			add(prefix+s, cout)
+		}
+	}
+	convBN("stem", 3, InputPlanes, c)
+	for i := range cfg.Blocks {
+		convBN(fmt.Sprintf("blocks.%d.a", i), 3, c, c)
+		convBN(fmt.Sprintf("blocks.%d.b", i), 3, c, c)
+	}
+	convBN("policy", 3, c, c)
+	add("policy.out.weight", 1, 1, c, MovesPerSquare)
+	add("policy.out.bias", MovesPerSquare)
+	convBN("value", 1, c, cfg.ValueChannels)
+	add("value.fc1.weight", Squares*cfg.ValueChannels, cfg.ValueHidden)
+	add("value.fc1.bias", cfg.ValueHidden)
+	add("value.fc2.weight", cfg.ValueHidden, 3)
+	add("value.fc2.bias", 3)
+	return specs
 }
 
 // Clone returns a deep copy of the network (weights and running

@@ -506,35 +506,6 @@ func networkFrom(tensors []Tensor, meta map[string]string) (*Network, error) {
 	return n, nil
 }
 
-// architecture returns the names and shapes of cfg's tensors, in the order
-// of Network.Tensors, without allocating them: what layout in network.go
-// builds (TestArchitectureMatchesLayout keeps the two in step).
-func architecture(cfg Config) []Tensor {
-	c := cfg.Channels
-	var specs []Tensor
-	add := func(name string, shape ...int) { specs = append(specs, Tensor{Name: name, Shape: shape}) }
-	convBN := func(prefix string, k, cin, cout int) {
-		add(prefix+".conv.weight", k, k, cin, cout)
-		for _, s := range []string{".bn.gamma", ".bn.beta", ".bn.running_mean", ".bn.running_var"} {
-			add(prefix+s, cout)
-		}
-	}
-	convBN("stem", 3, InputPlanes, c)
-	for i := range cfg.Blocks {
-		convBN(fmt.Sprintf("blocks.%d.a", i), 3, c, c)
-		convBN(fmt.Sprintf("blocks.%d.b", i), 3, c, c)
-	}
-	convBN("policy", 3, c, c)
-	add("policy.out.weight", 1, 1, c, MovesPerSquare)
-	add("policy.out.bias", MovesPerSquare)
-	convBN("value", 1, c, cfg.ValueChannels)
-	add("value.fc1.weight", Squares*cfg.ValueChannels, cfg.ValueHidden)
-	add("value.fc1.bias", cfg.ValueHidden)
-	add("value.fc2.weight", cfg.ValueHidden, 3)
-	add("value.fc2.bias", 3)
-	return specs
-}
-
 // parseConfig parses the JSON of a Config, every key required and no other.
 func parseConfig(s string) (Config, error) {
 	var c struct {

@@ -648,28 +648,6 @@ func FuzzReadSafetensors(f *testing.F) {
 	})
 }
 
-// TestArchitectureMatchesLayout: the shapes Load checks a file against
-// before it allocates are those of the network New builds.
-func TestArchitectureMatchesLayout(t *testing.T) {
-	for _, cfg := range []Config{tinyConfig(), DefaultConfig(), {Blocks: 0, Channels: 1, ValueChannels: 1, ValueHidden: 1}, {Blocks: 3, Channels: 5, ValueChannels: 3, ValueHidden: 7}} {
-		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
-			n, err := New(cfg, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, want := architecture(cfg), n.Tensors()
-			if len(got) != len(want) {
-				t.Fatalf("got %d tensors, want %d", len(got), len(want))
-			}
-			for i := range got {
-				if got[i].Name != want[i].Name || !slices.Equal(got[i].Shape, want[i].Shape) {
-					t.Errorf("tensor %d: got %s %v, want %s %v", i, got[i].Name, got[i].Shape, want[i].Name, want[i].Shape)
-				}
-			}
-		})
-	}
-}
-
 // TestLoadHugeConfig: a config of the largest architecture with the
 // tensors of a small one is refused before the network is built.
 func TestLoadHugeConfig(t *testing.T) {

@@ -118,11 +118,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := in.Evaluate(batch); err != nil {
 		return fail(1, "%v", err)
 	}
-	x := in.Input(1)
-	if err := net.Encode(x, v, &pos); err != nil {
-		return fail(2, "-position: %v", err)
-	}
-	_, wdl := in.Forward(1)
+	wdl := in.WDL(0)
 	rep := analyzeReport{Position: pos.String(), ToMove: pos.ToMove.String(),
 		Value: wdlReport{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}}
 	order := make([]int, len(moves))
