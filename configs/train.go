@@ -31,6 +31,10 @@ type Train struct {
 	Seed uint64 `toml:"seed"`
 	// Symmetries shows each position in a random board symmetry.
 	Symmetries bool `toml:"symmetries"`
+	// SearchValueWeight is the share (0 to 1) of each value target taken
+	// from the search's value of the position rather than the game's
+	// result (net.Sample.SearchWeight). Default 0.
+	SearchValueWeight float64 `toml:"search_value_weight"`
 	// Network is the architecture of a new network.
 	Network net.Config `toml:"network"`
 	// Optimizer holds the optimizer and schedule settings.
@@ -90,6 +94,9 @@ func (c *Train) Validate() error {
 	}
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every", c.CheckpointEvery, "want at least 1")
+	}
+	if !(c.SearchValueWeight >= 0 && c.SearchValueWeight <= 1) {
+		bad("search_value_weight", c.SearchValueWeight, "want 0 to 1")
 	}
 	if err := c.Network.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("[network]: %w", err))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"taflab/configs/variants"
@@ -70,6 +71,9 @@ func TestGradientsWholeNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch := randomSamples(t, 3, 11)
+	// Soft value targets, part game result and part search value.
+	batch[1].SearchWeight, batch[1].SearchValue = 0.3, -0.6
+	batch[2].SearchWeight, batch[2].SearchValue = 1, 0.25
 	cfg := DefaultTrainConfig()
 	cfg.L2 = 1e-3
 	tr, err := NewTrainer(n, cfg, 1)
@@ -492,5 +496,38 @@ func TestLearnsSyntheticTarget(t *testing.T) {
 	t.Logf("synthetic target: %d of %d right", right, len(test))
 	if right < len(test)*9/10 {
 		t.Errorf("got %d of %d right, want at least 90%%", right, len(test))
+	}
+}
+
+// TestValueTargetRefusesBadSamples checks that a sample whose value target
+// is out of range is an error naming it, not a silent NaN.
+func TestValueTargetRefusesBadSamples(t *testing.T) {
+	n, err := New(tinyConfig(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(n, DefaultTrainConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		edit   func(*Sample)
+		substr string
+	}{
+		{"result", func(s *Sample) { s.Result = 2 }, "result 2"},
+		{"weight above 1", func(s *Sample) { s.SearchWeight = 1.5 }, "search weight 1.5"},
+		{"weight NaN", func(s *Sample) { s.SearchWeight = float32(math.NaN()) }, "search weight NaN"},
+		{"value below -1", func(s *Sample) { s.SearchWeight, s.SearchValue = 0.5, -2 }, "search value -2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			batch := randomSamples(t, 2, 3)
+			tt.edit(&batch[1])
+			_, err := tr.Gradients(batch)
+			if err == nil || !strings.Contains(err.Error(), "sample 1: "+tt.substr) {
+				t.Fatalf("got error %v, want one naming sample 1: %s", err, tt.substr)
+			}
+		})
 	}
 }

@@ -184,7 +184,14 @@ func (r *ref64) loss(batch []Sample, l2 float64) float64 {
 		}
 		z := wdl[i*3 : i*3+3]
 		sum := math.Exp(z[0]) + math.Exp(z[1]) + math.Exp(z[2])
-		value -= (z[1-int(batch[i].Result)] - math.Log(sum)) / float64(b)
+		// The target: 1-w parts the one-hot result, w parts the search's
+		// win/loss odds.
+		w, v := float64(batch[i].SearchWeight), float64(batch[i].SearchValue)
+		target := [3]float64{w * (1 + v) / 2, 0, w * (1 - v) / 2}
+		target[1-int(batch[i].Result)] += 1 - w
+		for j := range 3 {
+			value -= target[j] * (z[j] - math.Log(sum)) / float64(b)
+		}
 	}
 	if withPolicy > 0 {
 		policy /= float64(withPolicy)

@@ -106,6 +106,16 @@ type Sample struct {
 	Policy []MoveProb
 	// Result is the game's result for the side to move: +1, 0 or -1.
 	Result int8
+	// SearchValue is the search's value of the position for the side to
+	// move, from -1 to +1, and SearchWeight (0 to 1) the share of the value
+	// target it makes up: the target is SearchWeight parts the search's
+	// win/loss odds ((1+v)/2, 0, (1-v)/2) and 1-SearchWeight parts the
+	// one-hot result. This is Leela Chess Zero's q_ratio: when one side wins
+	// nearly every game (hnefatafl's defenders against weak attackers) the
+	// result alone tells the value head almost nothing about which of the
+	// loser's positions are better, and the search's value does.
+	SearchValue  float32
+	SearchWeight float32
 }
 
 // Losses are a step's mean losses.
@@ -386,21 +396,42 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 			p[j] = math.Exp(float64(z[j] - maxZ))
 			sum += p[j]
 		}
-		target := 1 - int(batch[i].Result) // win → 0, draw → 1, loss → 2
-		if target < 0 || target > 2 {
-			return losses, fmt.Errorf("net: sample %d: result %d: want -1, 0 or 1", i, batch[i].Result)
+		s := &batch[i]
+		target, err := valueTarget(s)
+		if err != nil {
+			return losses, fmt.Errorf("net: sample %d: %w", i, err)
 		}
 		for j := range 3 {
 			p[j] /= sum
-			g := p[j]
-			if j == target {
-				g--
+			t.dwdl[i*3+j] = float32((p[j] - target[j]) / float64(b))
+			if target[j] > 0 {
+				losses.Value -= target[j] * math.Log(max(p[j], 1e-30)) / float64(b)
 			}
-			t.dwdl[i*3+j] = float32(g / float64(b))
 		}
-		losses.Value -= math.Log(max(p[target], 1e-30)) / float64(b)
 	}
 	return losses, nil
+}
+
+// valueTarget returns a sample's win/draw/loss target distribution.
+func valueTarget(s *Sample) ([3]float64, error) {
+	var target [3]float64
+	if s.Result < -1 || s.Result > 1 {
+		return target, fmt.Errorf("result %d: want -1, 0 or 1", s.Result)
+	}
+	if !(s.SearchWeight >= 0 && s.SearchWeight <= 1) {
+		return target, fmt.Errorf("search weight %v: want 0 to 1", s.SearchWeight)
+	}
+	w := float64(s.SearchWeight)
+	target[1-int(s.Result)] = 1 - w // win → 0, draw → 1, loss → 2
+	if w > 0 {
+		if !(s.SearchValue >= -1 && s.SearchValue <= 1) {
+			return target, fmt.Errorf("search value %v: want -1 to 1", s.SearchValue)
+		}
+		v := float64(s.SearchValue)
+		target[0] += w * (1 + v) / 2
+		target[2] += w * (1 - v) / 2
+	}
+	return target, nil
 }
 
 // backward takes the loss gradients back through the network into Grads.

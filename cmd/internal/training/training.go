@@ -148,7 +148,7 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 		window.Next(rows)
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(offset)))
 		for i := range rows {
-			samples[i] = toSample(&rows[i], variants, cfg.Symmetries, rng, samples[i].Policy[:0])
+			samples[i] = toSample(&rows[i], variants, cfg.Symmetries, cfg.SearchValueWeight, rng, samples[i].Policy[:0])
 		}
 		t0 := time.Now()
 		lr := cfg.Optimizer.LearningRateAt(tr.Step())
@@ -206,13 +206,15 @@ func compileAll(defs []rules.Definition) (map[string]*rules.Variant, error) {
 }
 
 // toSample turns a dataset row into a training sample, in a random symmetry
-// if symmetries is set; policy is reused memory for the sample's policy.
-func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symmetries bool, rng *rand.Rand, policy []net.MoveProb) net.Sample {
+// if symmetries is set, with searchWeight of its value target from the
+// search's root value; policy is reused memory for the sample's policy.
+func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symmetries bool, searchWeight float64, rng *rand.Rand, policy []net.MoveProb) net.Sample {
 	y := rules.Identity
 	if symmetries {
 		y = rules.Symmetry(rng.IntN(rules.NumSymmetries))
 	}
-	s := net.Sample{Variant: variants[r.RuleSet], Position: y.Position(r.Position), Result: r.Result}
+	s := net.Sample{Variant: variants[r.RuleSet], Position: y.Position(r.Position), Result: r.Result,
+		SearchValue: r.RootValue, SearchWeight: float32(searchWeight)}
 	if r.FullSearch {
 		for _, mp := range r.Policy {
 			policy = append(policy, net.MoveProb{Move: y.Move(mp.Move, net.BoardSize), Prob: mp.Prob})
