@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/learning-check}
 BUDGET=${BUDGET:-7200}        # seconds for the whole check
 MATCH_TIME=${MATCH_TIME:-900} # seconds kept for the final match
-PLAYOUTS=${PLAYOUTS:-100}     # the playout budget of both players in the final match
+PLAYOUTS=${PLAYOUTS:-25}      # the playout budget of both players in the final match (the config's gate's)
 OUT=docs/learning-check
 mkdir -p "$OUT"
 start=$(date +%s)
