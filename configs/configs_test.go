@@ -57,6 +57,8 @@ func TestTrainConfig(t *testing.T) {
 		{"bad optimizer", "[optimizer]\noptimizer = \"rmsprop\"\n", "optimizer"},
 		{"bad batch", "batch_size = 0\n", "batch_size"},
 		{"bad channels", "[network]\nchannels = 0\n", "channels"},
+		{"search value weight above 1", "search_value_weight = 1.5\n", "search_value_weight = 1.5"},
+		{"search value weight below 0", "search_value_weight = -0.1\n", "search_value_weight = -0.1"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,6 +87,7 @@ func TestLoopConfigs(t *testing.T) {
 		{"[train]\nsteps = 0\n", "train.steps"},
 		{"[selfplay]\ngamez = 1\n", `unknown key "selfplay.gamez"`},
 		{"generations = 0\n", "generations"},
+		{"[train]\nsearch_value_weight = 2\n", "search_value_weight = 2"},
 	} {
 		if _, err := configs.ParseLoop("mine.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error naming %q", c.text, err, c.want)
