@@ -50,6 +50,11 @@ type Config struct {
 	Workers int
 	// GamesPerWorker is the number of games a worker plays at once.
 	GamesPerWorker int
+	// Played are the finished pairs of an earlier run of this same match
+	// that was interrupted: Play does not play their indices again and
+	// RunSPRT counts them first, so a resumed match loses no finished game.
+	// Their indices are distinct and below MaxPairs.
+	Played []Pair
 }
 
 // Validate reports a setting that cannot be played.
@@ -68,6 +73,14 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxPairs < 1 {
 		errs = append(errs, fmt.Errorf("match: max pairs = %d: want at least 1", c.MaxPairs))
+	}
+	seen := map[int]bool{}
+	for _, p := range c.Played {
+		if p.Index < 0 || p.Index >= c.MaxPairs || seen[p.Index] {
+			errs = append(errs, fmt.Errorf("match: played pair %d: want distinct pairs from 0 to %d", p.Index, c.MaxPairs-1))
+			break
+		}
+		seen[p.Index] = true
 	}
 	if c.Workers < 0 || c.GamesPerWorker < 0 {
 		errs = append(errs, fmt.Errorf("match: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
@@ -133,11 +146,18 @@ func Play(ctx context.Context, cfg Config, onPair func(Pair) bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	played := make(map[int]bool, len(cfg.Played)) // immutable after this
+	for _, p := range cfg.Played {
+		played[p.Index] = true
+	}
 	var mu sync.Mutex // guards nextPair
 	nextPair := 0
 	takePair := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		for nextPair < cfg.MaxPairs && played[nextPair] {
+			nextPair++
+		}
 		if nextPair >= cfg.MaxPairs {
 			return 0, false
 		}
@@ -394,25 +414,38 @@ type Result struct {
 // RunSPRT plays a match under the pentanomial SPRT test (A is the
 // candidate): it stops as soon as the test decides, after cfg.MaxPairs
 // pairs, or when ctx is done (Stopped says which; an interrupted match
-// returns its result so far and ctx's error). onPair, if set, sees the
-// report after each pair.
-func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(stats.Report)) (Result, error) {
+// returns its result so far and ctx's error). The pairs of cfg.Played
+// count first, and a test they already decide plays nothing more. onPair,
+// if set, sees each newly played pair and the report after it.
+func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(Pair, stats.Report)) (Result, error) {
 	if err := test.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
 	var res Result
 	var tally stats.PairTally
-	err := Play(ctx, cfg, func(p Pair) bool {
+	add := func(p Pair) {
 		if err := tally.Add(p.Games[0].ScoreA(), p.Games[1].ScoreA()); err != nil {
 			panic(err) // ScoreA gives 0, 0.5 or 1
 		}
 		res.Pairs = append(res.Pairs, p)
 		res.Report = test.Report(tally)
-		if onPair != nil {
-			onPair(res.Report)
-		}
-		return res.Report.Decision == stats.Continue
-	})
+	}
+	for _, p := range cfg.Played {
+		add(p)
+	}
+	var err error
+	if res.Report = test.Report(tally); res.Report.Decision == stats.Continue && len(cfg.Played) < cfg.MaxPairs {
+		err = Play(ctx, cfg, func(p Pair) bool {
+			add(p)
+			if onPair != nil {
+				onPair(p, res.Report)
+			}
+			return res.Report.Decision == stats.Continue
+		})
+	}
 	res.Report = test.Report(tally)
 	switch {
 	case res.Report.Decision != stats.Continue:

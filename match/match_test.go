@@ -2,6 +2,7 @@ package match
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"taflab/configs/variants"
@@ -103,4 +104,46 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestPlayedPairsCountAndAreNotReplayed resumes a match from some of its
+// finished pairs: the resumed match counts them, plays only the other
+// indices, and a match whose pairs are all played plays nothing.
+func TestPlayedPairsCountAndAreNotReplayed(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9} // never decides in 6 pairs
+	cfg := Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: Book(v, 6, 4, 2), MaxPairs: 6, Workers: 1}
+	full, err := RunSPRT(context.Background(), cfg, test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kept := range []int{0, 2, 6} {
+		t.Run(fmt.Sprintf("%d kept", kept), func(t *testing.T) {
+			resumed := cfg
+			resumed.Played = full.Pairs[:kept]
+			var replayed []int
+			res, err := RunSPRT(context.Background(), resumed, test, func(p Pair, _ stats.Report) { replayed = append(replayed, p.Index) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(res.Pairs), 6; got != want || res.Report.Pairs != want {
+				t.Errorf("got %d pairs (report %d), want %d", got, res.Report.Pairs, want)
+			}
+			if len(replayed) != 6-kept {
+				t.Errorf("got %d pairs played, want %d", len(replayed), 6-kept)
+			}
+			for _, i := range replayed {
+				for _, p := range resumed.Played {
+					if p.Index == i {
+						t.Errorf("got pair %d played again, want it kept", i)
+					}
+				}
+			}
+		})
+	}
+	bad := cfg
+	bad.Played = []Pair{full.Pairs[0], full.Pairs[0]}
+	if err := bad.Validate(); err == nil || !contains(err.Error(), "played pair") {
+		t.Errorf("got %v for a pair played twice, want an error naming the played pair", err)
+	}
 }

@@ -125,7 +125,7 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		a.Name, b.Name, v.Name(), pairs, test.Elo0, test.Elo1, test.Alpha, test.Beta)
 	progress := cli.NewProgress(stdout, pairs, "pairs", 10*time.Second)
-	res, err := match.RunSPRT(ctx, cfg, test, func(r stats.Report) {
+	res, err := match.RunSPRT(ctx, cfg, test, func(_ match.Pair, r stats.Report) {
 		progress.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
 	})
 	progress.Finish()

@@ -8,7 +8,9 @@
 // variant.toml (its rule set), manifest.json (versions, seeds, start),
 // data/ (the self-play shards of every generation), gen-NNN/ (per
 // generation: selfplay.json, train/ (a training run folder), gate/ and
-// baseline/ (match folders), and a marker file per finished stage),
+// baseline/ (match folders), gate.pairs.jsonl and baseline.pairs.jsonl (the
+// finished pairs of a match still going, so that a resumed match keeps
+// them), and a marker file per finished stage),
 // best.json (the best network so far; absent while the network-free
 // searcher is the best) and summary.md, summary.json, summary.png.
 package loop
@@ -372,17 +374,44 @@ func bestName(run, bestNet string) string {
 	return strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
 }
 
-// playMatch plays a match into dir; an interrupted match leaves nothing
-// (its games are played again on resume).
+// playMatch plays a match into dir. Each pair is appended to a journal
+// (dir + PairsJournalSuffix) as it finishes, so a match that is interrupted
+// picks up on resume with its finished games kept; the journal is removed
+// once the match files are written.
 func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, a, b match.Player, pairs int, test stats.SPRT, seed uint64) error {
-	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: match.Book(v, pairs, cfg.Gate.OpeningPlies, seed),
-		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers}
-	res, err := match.RunSPRT(ctx, mc, test, nil)
+	journal := dir + PairsJournalSuffix
+	played, err := readPairs(journal)
 	if err != nil {
 		return err
+	}
+	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: match.Book(v, pairs, cfg.Gate.OpeningPlies, seed),
+		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers, Played: played}
+	jf, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	defer jf.Close()
+	var werr error // the first failed journal write; the match goes on
+	res, err := match.RunSPRT(ctx, mc, test, func(p match.Pair, _ stats.Report) {
+		if werr == nil {
+			werr = appendPair(jf, p)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return fmt.Errorf("loop: %s: %w", journal, werr)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
-	return cli.WriteMatchFiles(dir, cli.NewMatchFile(v, a, b, test, res))
+	if err := cli.WriteMatchFiles(dir, cli.NewMatchFile(v, a, b, test, res)); err != nil {
+		return err
+	}
+	jf.Close()
+	if err := os.Remove(journal); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
