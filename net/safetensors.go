@@ -501,6 +501,16 @@ func networkFrom(tensors []Tensor, meta map[string]string) (*Network, error) {
 			// architecture and layout disagree: a bug, not a bad file.
 			return nil, fmt.Errorf("tensor %q: the network's layout differs from net.architecture", t.Name)
 		}
+		// A NaN weight would make every evaluation NaN and the search
+		// play at random; a negative variance, the same once folded.
+		for i, x := range got.Data {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("tensor %q: element %d is %v: weights must be finite", t.Name, i, x)
+			}
+			if x < 0 && hasSuffix(t.Name, ".running_var") {
+				return nil, fmt.Errorf("tensor %q: element %d is %v: a variance cannot be negative", t.Name, i, x)
+			}
+		}
 		copy(t.Data, got.Data)
 	}
 	return n, nil

@@ -483,6 +483,17 @@ func TestLoadRefuses(t *testing.T) {
 			return ts
 		}
 	}
+	setData := func(name string, i int, x float32) func([]Tensor, map[string]string) []Tensor {
+		return func(ts []Tensor, _ map[string]string) []Tensor {
+			for j := range ts {
+				if ts[j].Name == name {
+					ts[j].Data = slices.Clone(ts[j].Data)
+					ts[j].Data[i] = x
+				}
+			}
+			return ts
+		}
+	}
 	tests := []struct {
 		name   string
 		change func([]Tensor, map[string]string) []Tensor
@@ -508,6 +519,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"extra tensor", func(ts []Tensor, _ map[string]string) []Tensor {
 			return append(ts, Tensor{Name: "extra", Shape: []int{1}, Data: []float32{1}})
 		}, `tensor "extra" is not part`},
+		{"NaN weight", setData("blocks.1.b.conv.weight", 5, float32(math.NaN())), `tensor "blocks.1.b.conv.weight": element 5 is NaN`},
+		{"infinite weight", setData("value.fc2.bias", 1, float32(math.Inf(-1))), `tensor "value.fc2.bias": element 1 is -Inf`},
+		{"negative variance", setData("stem.bn.running_var", 2, -0.5), `tensor "stem.bn.running_var": element 2 is -0.5: a variance cannot be negative`},
 		{"another input encoding", setMeta(MetaInputEncoding, "taflab-planes-v0"), "input encoding taflab-planes-v0, this build reads taflab-planes-v1"},
 		{"no input encoding", setMeta(MetaInputEncoding, ""), "no taflab.input_encoding"},
 		{"not a network", setMeta(MetaFormat, ""), "not a taflab network file"},
