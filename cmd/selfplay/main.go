@@ -63,34 +63,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "dataset `folder`")
 	seed := fs.Uint64("seed", 0, "`seed` of every random choice (default: the config's)")
 	netFile := fs.String("net", "", "a network `file` to evaluate with (default: the built-in evaluator)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
+	if code, done := cli.ParseFlags(fs, args, printConfig, configs.SelfPlayFile(), stdout, stderr); done {
+		return code
+	}
+	cfg, err := cli.ReadConfig("selfplay", *configFile, configs.DefaultSelfPlay(), configs.ParseSelfPlay)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "selfplay: unexpected argument %q (flags only)\n", fs.Arg(0))
-		return 2
-	}
-	if *printConfig {
-		stdout.Write(configs.SelfPlayFile())
-		return 0
-	}
-	cfg := configs.DefaultSelfPlay()
-	if *configFile != "" {
-		data, err := os.ReadFile(*configFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "selfplay: -config: %v\n", err)
-			return 2
-		}
-		if cfg, err = configs.ParseSelfPlay(*configFile, data); err != nil {
-			fmt.Fprintln(stderr, "selfplay:", err)
-			return 2
-		}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := cli.SetFlags(fs)
 	if set["variant"] {
 		cfg.Variant = *variant
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"taflab/cmd/internal/cli"
 	"taflab/net"
 )
 
@@ -26,16 +27,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	netFile := fs.String("net", "", "the network `file` to export")
 	format := fs.String("format", "", "`onnx` or safetensors")
 	out := fs.String("out", "", "the output `file`")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "train export: unexpected argument %q\n", fs.Arg(0))
-		return 2
 	case *netFile == "" || *out == "":
 		fmt.Fprintln(stderr, "train export: -net and -out are required")
 		return 2

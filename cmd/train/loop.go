@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"taflab/cmd/internal/cli"
 	"taflab/cmd/internal/loop"
 	"taflab/configs"
 )
@@ -42,19 +43,8 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	configFile := fs.String("config", "", "a loop config `file` (TOML, as configs/loop.toml); default: the run's own, or the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
 	generations := fs.Int("generations", 0, "run until this many `generations` are done (default: the config's)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "train loop: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *printConfig {
-		stdout.Write(configs.LoopFile())
-		return 0
+	if code, done := cli.ParseFlags(fs, args, printConfig, configs.LoopFile(), stdout, stderr); done {
+		return code
 	}
 	name, text := "loop.toml (embedded)", configs.LoopFile()
 	own := filepath.Join(*runDir, loop.ConfigFile)

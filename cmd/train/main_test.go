@@ -196,3 +196,32 @@ func TestKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagsAndPrintConfig checks the commands' shared flag handling: a
+// stray argument is refused by name, -print-config prints the embedded
+// file, -h exits 0 and an unreadable -config names the flag.
+func TestFlagsAndPrintConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"stray argument", []string{"-steps", "3", "extra"}, 2, `train: unexpected argument "extra"`},
+		{"loop stray argument", []string{"loop", "now"}, 2, `train loop: unexpected argument "now"`},
+		{"export stray argument", []string{"export", "x"}, 2, `train export: unexpected argument "x"`},
+		{"print config", []string{"-print-config"}, 0, string(configs.TrainFile())},
+		{"loop print config", []string{"loop", "-print-config"}, 0, string(configs.LoopFile())},
+		{"help", []string{"-h"}, 0, "usage: train"},
+		{"missing config", []string{"-config", "/no/such.toml"}, 2, "train: -config: open /no/such.toml"},
+		{"bad config", []string{"-config", "../../configs/loop.toml"}, 2, "train: configs: ../../configs/loop.toml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runTrainCmd(t, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Errorf("got exit %d and\n%s\nwant exit %d and output containing %q", code, out, tt.code, tt.want)
+			}
+		})
+	}
+}

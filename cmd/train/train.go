@@ -38,34 +38,15 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	out := fs.String("out", "", "the run `folder`")
 	steps := fs.Int("steps", 0, "train until this many optimizer `steps` in all")
 	resume := fs.Bool("resume", false, "carry on from the run folder's checkpoint")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
+	if code, done := cli.ParseFlags(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
+		return code
+	}
+	cfg, err := cli.ReadConfig("train", *configFile, configs.DefaultTrain(), configs.ParseTrain)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "train: unexpected argument %q (flags only)\n", fs.Arg(0))
-		return 2
-	}
-	if *printConfig {
-		stdout.Write(configs.TrainFile())
-		return 0
-	}
-	cfg := configs.DefaultTrain()
-	if *configFile != "" {
-		raw, err := os.ReadFile(*configFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "train: -config: %v\n", err)
-			return 2
-		}
-		if cfg, err = configs.ParseTrain(*configFile, raw); err != nil {
-			fmt.Fprintln(stderr, "train:", err)
-			return 2
-		}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := cli.SetFlags(fs)
 	if set["data"] {
 		cfg.Data = *data
 	}

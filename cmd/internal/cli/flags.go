@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ParseFlags parses the flags of a command that takes no other arguments,
+// and answers -print-config (printConfig, which may be nil) by writing the
+// embedded config file to stdout. done reports that the command has
+// nothing more to do, and code is then its exit status: 0 after -h or
+// -print-config, 2 after a bad flag or a stray argument (named on stderr
+// with the flag set's name).
+func ParseFlags(fs *flag.FlagSet, args []string, printConfig *bool, embedded []byte, stdout, stderr io.Writer) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0, true
+		}
+		return 2, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (flags only)\n", fs.Name(), fs.Arg(0))
+		return 2, true
+	}
+	if printConfig != nil && *printConfig {
+		stdout.Write(embedded)
+		return 0, true
+	}
+	return 0, false
+}
+
+// SetFlags returns the names of the flags given on the command line, which
+// override the config file's keys.
+func SetFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// ReadConfig parses a config file with parse, or returns the embedded
+// default when file is "". Errors are prefixed with the command's name and
+// say which flag named the file.
+func ReadConfig[C any](cmd, file string, def C, parse func(file string, data []byte) (C, error)) (C, error) {
+	if file == "" {
+		return def, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return def, fmt.Errorf("%s: -config: %w", cmd, err)
+	}
+	c, err := parse(file, data)
+	if err != nil {
+		return def, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return c, nil
+}
