@@ -3,29 +3,15 @@ package datasets
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"taflab/internal/nodetest"
 	"taflab/rules"
 )
-
-// nodeModules returns the node_modules directory that holds apache-arrow:
-// $TAFLAB_NODE_MODULES, or $HOME/.cache/taflab-node/node_modules (where
-// .ci/run installs it).
-func nodeModules() string {
-	if dir := os.Getenv("TAFLAB_NODE_MODULES"); dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".cache", "taflab-node", "node_modules")
-}
 
 // jsFile is what testdata/read_arrow.mjs prints for a file.
 type jsFile struct {
@@ -76,14 +62,7 @@ type jsGame struct {
 // TestNodeReadsFiles reads written files with apache-arrow under Node.js
 // and checks that it finds the same schema metadata and rows.
 func TestNodeReadsFiles(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: install Node.js to check the files with another Arrow implementation (apache-arrow)")
-	}
-	modules := nodeModules()
-	if _, err := os.Stat(filepath.Join(modules, "apache-arrow", "package.json")); err != nil {
-		t.Skipf("apache-arrow not found in %s: run `npm install --prefix \"$HOME/.cache/taflab-node\" apache-arrow@21` (as .ci/run does), or set TAFLAB_NODE_MODULES to a node_modules directory that holds it", modules)
-	}
+	node, modules := nodetest.Require(t, "apache-arrow", "apache-arrow@21")
 	dir := t.TempDir()
 	positions, games := genShard(t, defTablut, 4, 120, 23)
 	positions[0].RootValue, positions[1].RootValue = -1, 1

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"taflab/internal/nodetest"
 )
 
 // onnxNetwork is the network the ONNX tests export: 2 blocks of 8
@@ -151,20 +153,6 @@ func TestExportONNXStructure(t *testing.T) {
 	}
 }
 
-// nodeModules returns the node_modules directory that holds
-// onnxruntime-node: $TAFLAB_NODE_MODULES, or
-// $HOME/.cache/taflab-node/node_modules (where .ci/run installs it).
-func nodeModules() string {
-	if dir := os.Getenv("TAFLAB_NODE_MODULES"); dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".cache", "taflab-node", "node_modules")
-}
-
 // ortOutput is what testdata/run_onnx.mjs prints.
 type ortOutput struct {
 	Policy struct {
@@ -181,14 +169,7 @@ type ortOutput struct {
 // Runtime (onnxruntime-node under Node.js) on random positions and compares
 // its outputs with the Go inference's.
 func TestONNXRuntimeMatchesInference(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: install Node.js to run the exported ONNX model with ONNX Runtime (onnxruntime-node)")
-	}
-	modules := nodeModules()
-	if _, err := os.Stat(filepath.Join(modules, "onnxruntime-node", "package.json")); err != nil {
-		t.Skipf("onnxruntime-node not found in %s: run `npm install --prefix \"$HOME/.cache/taflab-node\" --ignore-scripts onnxruntime-node` (as .ci/run does), or set TAFLAB_NODE_MODULES to a node_modules directory that holds it", modules)
-	}
+	node, modules := nodetest.Require(t, "onnxruntime-node", "--ignore-scripts onnxruntime-node@1")
 	n := onnxNetwork(t)
 	model := exportONNX(t, n)
 	samples := randomSamples(t, 7, 41)
