@@ -365,10 +365,13 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	return mark(dir, "gate")
 }
 
-// bestName names the best network by its generation folder.
+// bestName names the best network by its generation folder. best.json
+// holds an absolute path and run may be relative: both are made absolute.
 func bestName(run, bestNet string) string {
-	rel, err := filepath.Rel(run, bestNet)
-	if err != nil {
+	absRun, err1 := filepath.Abs(run)
+	absNet, err2 := filepath.Abs(bestNet)
+	rel, err := filepath.Rel(absRun, absNet)
+	if err1 != nil || err2 != nil || err != nil || strings.HasPrefix(rel, "..") {
 		return filepath.Base(bestNet)
 	}
 	return strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]

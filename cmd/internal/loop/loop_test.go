@@ -135,3 +135,20 @@ func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
 		t.Errorf("got journal still there (%v), want it removed", err)
 	}
 }
+
+func TestBestName(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ run, net, want string }{
+		{"runs/lc", filepath.Join(wd, "runs/lc/gen-001/train/network.safetensors"), "gen-001"},
+		{filepath.Join(wd, "runs/lc"), filepath.Join(wd, "runs/lc/gen-012/train/network.safetensors"), "gen-012"},
+		{"runs/lc", "/elsewhere/mine.safetensors", "mine.safetensors"},
+	}
+	for _, tt := range tests {
+		if got := bestName(tt.run, tt.net); got != tt.want {
+			t.Errorf("bestName(%q, %q): got %q, want %q", tt.run, tt.net, got, tt.want)
+		}
+	}
+}
