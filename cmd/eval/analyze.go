@@ -72,19 +72,14 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	position := fs.String("position", "", "the `position` in notation (default: the start)")
 	playouts := fs.Int("playouts", 0, "search this many `playouts` with the network (0: no search)")
 	top := fs.Int("top", 5, "how many of the network's moves to list")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+		return code
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "eval analyze: "+format+"\n", a...)
 		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fail(2, "unexpected argument %q", fs.Arg(0))
 	case *netFile == "":
 		return fail(2, "-net is required")
 	case *playouts < 0 || *top < 1:

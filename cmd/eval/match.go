@@ -67,19 +67,14 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening (`plies`)")
 	seed := fs.Uint64("seed", 1, "`seed` of the opening book")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+		return code
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "eval match: "+format+"\n", a...)
 		return 2
 	}
 	switch {
-	case fs.NArg() > 0:
-		return bad("unexpected argument %q", fs.Arg(0))
 	case *aSpec == "" || *bSpec == "":
 		return bad("-a and -b are required")
 	case *out == "":
