@@ -43,15 +43,15 @@ type LoopSelfPlay struct {
 
 // LoopTrain is the training stage of a generation.
 type LoopTrain struct {
-	Steps           int             `toml:"steps"`               // optimizer steps per generation
-	BatchSize       int             `toml:"batch_size"`          // positions per step
-	Window          int             `toml:"window"`              // newest positions trained on
-	CheckpointEvery int             `toml:"checkpoint_every"`    // steps between checkpoints
-	Symmetries      bool            `toml:"symmetries"`          // random board symmetry per sample
-	SearchValue     float64         `toml:"search_value_weight"` // share of the value target from the search's value
-	FromBest        bool            `toml:"from_best"`           // start each candidate from the best network
-	Network         net.Config      `toml:"network"`
-	Optimizer       net.TrainConfig `toml:"optimizer"`
+	Steps             int             `toml:"steps"`               // optimizer steps per generation
+	BatchSize         int             `toml:"batch_size"`          // positions per step
+	Window            int             `toml:"window"`              // newest positions trained on
+	CheckpointEvery   int             `toml:"checkpoint_every"`    // steps between checkpoints
+	Symmetries        bool            `toml:"symmetries"`          // random board symmetry per sample
+	SearchValueWeight float64         `toml:"search_value_weight"` // share of the value target from the search's value
+	FromBest          bool            `toml:"from_best"`           // start each candidate from the best network
+	Network           net.Config      `toml:"network"`
+	Optimizer         net.TrainConfig `toml:"optimizer"`
 }
 
 // LoopGate is the gating match of a generation.
@@ -140,7 +140,7 @@ func (c *Loop) Validate() error {
 		errs = append(errs, fmt.Errorf("[selfplay.search]: %w", err))
 	}
 	t := Train{Data: "-", Out: "-", Steps: c.Train.Steps, BatchSize: c.Train.BatchSize, Window: c.Train.Window,
-		CheckpointEvery: c.Train.CheckpointEvery, SearchValueWeight: c.Train.SearchValue, Network: c.Train.Network, Optimizer: c.Train.Optimizer}
+		CheckpointEvery: c.Train.CheckpointEvery, SearchValueWeight: c.Train.SearchValueWeight, Network: c.Train.Network, Optimizer: c.Train.Optimizer}
 	if c.Train.Steps < 1 {
 		bad("train.steps", c.Train.Steps, "want at least 1")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -64,9 +63,7 @@ type searchReport struct {
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("eval analyze", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), analyzeHelp); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("eval analyze", analyzeHelp, stderr)
 	netFile := fs.String("net", "", "the network `file`")
 	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name` or a rule-set .toml file")
 	position := fs.String("position", "", "the `position` in notation (default: the start)")

@@ -400,9 +400,7 @@ play:
 // It returns nil and the exit status when the command should stop: 0 after
 // -h, 2 for bad input.
 func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balanceOptions, int) {
-	fs := flag.NewFlagSet("eval balance", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), balanceHelp); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("eval balance", balanceHelp, stderr)
 	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names` or .toml files (\"\": records only)")
 	players := &listFlag{}
 	fs.Var(players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,9 +49,7 @@ func runMatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("eval match", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), matchHelp); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("eval match", matchHelp, stderr)
 	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name` or a rule-set .toml file")
 	aSpec := fs.String("a", "", "the candidate `player`")
 	bSpec := fs.String("b", "", "the reference `player`")

@@ -91,9 +91,7 @@ type ratingsJSON struct {
 
 // runRatings is the ratings subcommand.
 func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("eval ratings", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() { fmt.Fprint(fset.Output(), ratingsHelp); fset.PrintDefaults() }
+	fset := cli.NewFlagSet("eval ratings", ratingsHelp, stderr)
 	variant := fset.String("variant", "", "fit only the matches of this rule set (`name` as the match files write it)")
 	anchor := fset.String("anchor", "", "the `player` fixed at 0 Elo (default the first builtin-*, else the first player)")
 	priorSD := fset.Float64("prior-sd", 0, "a normal prior of this `SD` (Elo) on every rating; 0 = none (maximum likelihood)")

@@ -17,7 +17,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,9 +50,7 @@ Flags:
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("selfplay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("selfplay", usage, stderr)
 	configFile := fs.String("config", "", "a self-play config `file` (TOML, as configs/selfplay.toml); default: the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
 	variant := fs.String("variant", "", "rule set: an embedded `name` or a rule-set .toml file")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -21,9 +20,7 @@ Flags:
 `
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("train export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), exportUsage); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("train export", exportUsage, stderr)
 	netFile := fs.String("net", "", "the network `file` to export")
 	format := fs.String("format", "", "`onnx` or safetensors")
 	out := fs.String("out", "", "the output `file`")

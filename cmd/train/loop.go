@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,9 +35,7 @@ Flags:
 `
 
 func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("train loop", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), loopUsage); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("train loop", loopUsage, stderr)
 	runDir := fs.String("run", "runs/loop", "the run `folder`")
 	configFile := fs.String("config", "", "a loop config `file` (TOML, as configs/loop.toml); default: the run's own, or the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,9 +28,7 @@ Flags:
 `
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), trainUsage); fs.PrintDefaults() }
+	fs := cli.NewFlagSet("train", trainUsage, stderr)
 	configFile := fs.String("config", "", "a training config `file` (TOML, as configs/train.toml); default: the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
 	data := fs.String("data", "", "the dataset `folder`")

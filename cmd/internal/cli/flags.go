@@ -7,6 +7,15 @@ import (
 	"os"
 )
 
+// NewFlagSet returns a command's flag set: errors and help go to stderr,
+// help as the command's usage text followed by its flags.
+func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
+	return fs
+}
+
 // ParseFlags parses the flags of a command that takes no other arguments,
 // and answers -print-config (printConfig, which may be nil) by writing the
 // embedded config file to stdout. done reports that the command has

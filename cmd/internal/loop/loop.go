@@ -299,7 +299,7 @@ func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, b
 	tc.Data, tc.Out = filepath.Join(run, DataDir), filepath.Join(dir, "train")
 	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
 	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = genSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
-	tc.SearchValueWeight = cfg.Train.SearchValue
+	tc.SearchValueWeight = cfg.Train.SearchValueWeight
 	opts := training.Options{}
 	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
 		opts.Resume = true
