@@ -37,7 +37,7 @@ func randomSamples(t testing.TB, n int, seed uint64) []Sample {
 		if g.Outcome().Over() {
 			continue
 		}
-		s := Sample{Variant: v, Position: g.Position(), Result: int8(rng.IntN(3) - 1)}
+		s := Sample{Variant: v, Position: g.Position(), Result: int8(rng.IntN(3) - 1), ValueWeight: 1}
 		if len(out)%3 != 2 {
 			moves := g.GenerateMoves(nil)
 			total := float32(0)
@@ -74,6 +74,8 @@ func TestGradientsWholeNetwork(t *testing.T) {
 	// Soft value targets, part game result and part search value.
 	batch[1].SearchWeight, batch[1].SearchValue = 0.3, -0.6
 	batch[2].SearchWeight, batch[2].SearchValue = 1, 0.25
+	// A game record's discounted value loss.
+	batch[0].ValueWeight = 0.4
 	cfg := DefaultTrainConfig()
 	cfg.L2 = 1e-3
 	tr, err := NewTrainer(n, cfg, 1)
@@ -453,7 +455,7 @@ func TestLearnsSyntheticTarget(t *testing.T) {
 			if p.King.Rank() > 5 {
 				result = 1
 			}
-			return Sample{Variant: v, Position: p, Result: result}
+			return Sample{Variant: v, Position: p, Result: result, ValueWeight: 1}
 		}
 	}
 	var train, test []Sample
@@ -519,6 +521,7 @@ func TestValueTargetRefusesBadSamples(t *testing.T) {
 		{"weight above 1", func(s *Sample) { s.SearchWeight = 1.5 }, "search weight 1.5"},
 		{"weight NaN", func(s *Sample) { s.SearchWeight = float32(math.NaN()) }, "search weight NaN"},
 		{"value below -1", func(s *Sample) { s.SearchWeight, s.SearchValue = 0.5, -2 }, "search value -2"},
+		{"value weight", func(s *Sample) { s.ValueWeight = -0.5 }, "value weight -0.5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

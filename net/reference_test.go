@@ -190,7 +190,7 @@ func (r *ref64) loss(batch []Sample, l2 float64) float64 {
 		target := [3]float64{w * (1 + v) / 2, 0, w * (1 - v) / 2}
 		target[1-int(batch[i].Result)] += 1 - w
 		for j := range 3 {
-			value -= target[j] * (z[j] - math.Log(sum)) / float64(b)
+			value -= float64(batch[i].ValueWeight) * target[j] * (z[j] - math.Log(sum)) / float64(b)
 		}
 	}
 	if withPolicy > 0 {

@@ -116,12 +116,17 @@ type Sample struct {
 	// loser's positions are better, and the search's value does.
 	SearchValue  float32
 	SearchWeight float32
+	// ValueWeight scales the sample's value loss, from 0 to 1: 1 for a
+	// searched self-play position; less for a position of a game record,
+	// whose result is one noisy outcome of people's play with no search
+	// behind it; 0 for a game that has no result.
+	ValueWeight float32
 }
 
 // Losses are a step's mean losses.
 type Losses struct {
 	Policy float64 // cross-entropy over the samples with a policy target
-	Value  float64 // win/draw/loss cross-entropy
+	Value  float64 // win/draw/loss cross-entropy, each sample's scaled by its ValueWeight
 	L2     float64 // the penalty term
 }
 
@@ -401,11 +406,12 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 		if err != nil {
 			return losses, fmt.Errorf("net: sample %d: %w", i, err)
 		}
+		w := float64(s.ValueWeight) / float64(b)
 		for j := range 3 {
 			p[j] /= sum
-			t.dwdl[i*3+j] = float32((p[j] - target[j]) / float64(b))
+			t.dwdl[i*3+j] = float32((p[j] - target[j]) * w)
 			if target[j] > 0 {
-				losses.Value -= target[j] * math.Log(max(p[j], 1e-30)) / float64(b)
+				losses.Value -= target[j] * math.Log(max(p[j], 1e-30)) * w
 			}
 		}
 	}
@@ -420,6 +426,9 @@ func valueTarget(s *Sample) ([3]float64, error) {
 	}
 	if !(s.SearchWeight >= 0 && s.SearchWeight <= 1) {
 		return target, fmt.Errorf("search weight %v: want 0 to 1", s.SearchWeight)
+	}
+	if !(s.ValueWeight >= 0 && s.ValueWeight <= 1) {
+		return target, fmt.Errorf("value weight %v: want 0 to 1", s.ValueWeight)
 	}
 	w := float64(s.SearchWeight)
 	target[1-int(s.Result)] = 1 - w // win → 0, draw → 1, loss → 2

@@ -261,7 +261,7 @@ func randomSamples(n int, seed uint64) []net.Sample {
 		if len(moves) == 0 {
 			continue
 		}
-		s := net.Sample{Variant: v, Position: g.Position(), Result: int8(rng.IntN(3) - 1)}
+		s := net.Sample{Variant: v, Position: g.Position(), Result: int8(rng.IntN(3) - 1), ValueWeight: 1}
 		total := float32(0)
 		for _, m := range moves {
 			p := rng.Float32()

@@ -214,7 +214,7 @@ func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symme
 		y = rules.Symmetry(rng.IntN(rules.NumSymmetries))
 	}
 	s := net.Sample{Variant: variants[r.RuleSet], Position: y.Position(r.Position), Result: r.Result,
-		SearchValue: r.RootValue, SearchWeight: float32(searchWeight)}
+		SearchValue: r.RootValue, SearchWeight: float32(searchWeight), ValueWeight: 1}
 	if r.FullSearch {
 		for _, mp := range r.Policy {
 			policy = append(policy, net.MoveProb{Move: y.Move(mp.Move, net.BoardSize), Prob: mp.Prob})
