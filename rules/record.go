@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -58,6 +60,8 @@ func (m RecordedMove) String() string { return string(AppendMove(nil, m.Move, m.
 
 // Record is one game of a game-record file.
 type Record struct {
+	// Line is the record's line in its file, from 1 (0 if none).
+	Line int
 	// Moves are the moves as written, with the captures written after them
 	// (a square written twice is in the set once).
 	Moves []RecordedMove
@@ -128,7 +132,7 @@ func ParseRecord(line int, text string) (Record, error) {
 	attackerCaptures, rest, _ := strings.Cut(rest, ",")
 	defenderCaptures, result, _ := strings.Cut(rest, ",")
 
-	var rec Record
+	rec := Record{Line: line}
 	var err error
 	timeout := false
 	trimmed := strings.TrimRight(moves, " \t")
@@ -161,6 +165,35 @@ func ParseRecord(line int, text string) (Record, error) {
 		return bad("result %q: want Black, White, Draw or Ongoing", result)
 	}
 	return rec, nil
+}
+
+// IsRecordHeader reports whether a line is a record file's header line
+// ("moves,attacker_captures,...").
+func IsRecordHeader(text string) bool { return strings.HasPrefix(text, "moves,") }
+
+// ReadRecords reads a whole game-record file, one Record per line with its
+// Line set. Blank lines and a header on the first line are skipped. The
+// first line that is not a record is an error (a *RecordError naming it);
+// so is a read error.
+func ReadRecords(r io.Reader) ([]Record, error) {
+	var recs []Record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if strings.TrimSpace(text) == "" || line == 1 && IsRecordHeader(text) {
+			continue
+		}
+		rec, err := ParseRecord(line, text)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("rules: reading game records: %w", err)
+	}
+	return recs, nil
 }
 
 // ParseMoves reads moves in notation separated by spaces, such as

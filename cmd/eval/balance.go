@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -145,7 +144,6 @@ type balanceOptions struct {
 type recordFile struct {
 	name    string
 	records []rules.Record
-	lines   []int // each record's line in the file
 }
 
 // rateJSON is a rate with its Wilson interval.
@@ -567,23 +565,11 @@ func readRecordFile(name string, stdin io.Reader) (recordFile, error) {
 		defer f.Close()
 		in = f
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" || line == 1 && strings.HasPrefix(text, "moves,") {
-			continue
-		}
-		rec, err := rules.ParseRecord(line, text)
-		if err != nil {
-			return rf, fmt.Errorf("%s: %w", rf.name, err)
-		}
-		rf.records = append(rf.records, rec)
-		rf.lines = append(rf.lines, line)
-	}
-	if err := sc.Err(); err != nil {
+	recs, err := rules.ReadRecords(in)
+	if err != nil {
 		return rf, fmt.Errorf("%s: %w", rf.name, err)
 	}
+	rf.records = recs
 	if len(rf.records) == 0 {
 		return rf, fmt.Errorf("%s: no game records in it", rf.name)
 	}
@@ -603,8 +589,8 @@ const (
 // recordsReport replays a record file's games under v and reports them.
 func recordsReport(rf recordFile, v *rules.Variant, confidence float64) *recordsJSON {
 	r := &recordsJSON{File: rf.name, Variant: v.Name(), Games: len(rf.records)}
-	for i, rec := range rf.records {
-		res := rules.Replay(v, v.Start(), rec.Moves, rf.lines[i])
+	for _, rec := range rf.records {
+		res := rules.Replay(v, v.Start(), rec.Moves, rec.Line)
 		w := rec.Result.Winner()
 		var ending string
 		switch {

@@ -230,7 +230,7 @@ func (r *replayer) replayFile(name string, in io.Reader) {
 // replayLine replays the game of one line of a game-record file.
 func (r *replayer) replayLine(name string, line int, text string) {
 	text = strings.TrimRight(text, "\r\n")
-	if strings.TrimSpace(text) == "" || line == 1 && strings.HasPrefix(text, "moves,") {
+	if strings.TrimSpace(text) == "" || line == 1 && rules.IsRecordHeader(text) {
 		return // a blank line, or the header
 	}
 	rec, err := rules.ParseRecord(line, text)

@@ -1,0 +1,137 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"taflab/rules"
+)
+
+// RecordGame is one game of a game-record file (the archive CSV format),
+// replayed through the rules: the positions people reached, the moves they
+// chose there and the result. Training learns the moves as policy targets
+// and the result as a (discounted) value target.
+type RecordGame struct {
+	// Line is the record's line in its file, from 1.
+	Line int
+	// Positions[i] is the position before Moves[i].
+	Positions []rules.Position
+	Moves     []rules.Move
+	// Winner is the game's result: the rules' verdict where they ended the
+	// game, else the record's; NoWinner when the record has none
+	// ("Ongoing").
+	Winner rules.Winner
+}
+
+// Result returns the game's result for the side to move at ply i: +1 a
+// win, -1 a loss, 0 a draw; ok is false when the game has no result.
+func (g *RecordGame) Result(i int) (result int8, ok bool) {
+	switch g.Winner {
+	case rules.NoWinner:
+		return 0, false
+	case rules.Draw:
+		return 0, true
+	}
+	if (g.Winner == rules.AttackersWin) == (g.Positions[i].ToMove == rules.Attackers) {
+		return 1, true
+	}
+	return -1, true
+}
+
+// ReplayRecords replays game records under v from its start position and
+// returns their games. It is strict, because every position becomes a
+// training target: a move the rules refuse, or written captures that
+// differ from the captures the rules make, is an error naming the record's
+// line and the ply. Moves recorded after the rules ended a game (people
+// played on past a third repetition the server did not enforce) are
+// dropped, and the rules' result stands.
+func ReplayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
+	games, err := replayRecords(v, recs)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	return games, nil
+}
+
+// ReadRecordGames reads and replays a game-record file under v
+// (ReplayRecords); errors name the file, the line and the ply.
+func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: game records: %w", err)
+	}
+	defer f.Close()
+	recs, err := rules.ReadRecords(f)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %s", path, strings.TrimPrefix(err.Error(), "rules: "))
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("datasets: %s: no game records in it", path)
+	}
+	games, err := replayRecords(v, recs)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+	}
+	return games, nil
+}
+
+// replayRecords is ReplayRecords with errors that start at the line.
+func replayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
+	games := make([]RecordGame, 0, len(recs))
+	g := rules.NewGame(v)
+	for _, rec := range recs {
+		res := rules.Replay(v, v.Start(), rec.Moves, rec.Line)
+		if res.Err != nil {
+			return nil, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
+		}
+		if k := res.FirstMismatch; k > 0 {
+			return nil, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",
+				rec.Line, k, rec.Moves[k-1], captureList(res.Moves[k-1].Captures), v.Name())
+		}
+		game := RecordGame{Line: rec.Line, Winner: rec.Result.Winner(),
+			Positions: make([]rules.Position, len(res.Moves)), Moves: make([]rules.Move, len(res.Moves))}
+		g.Reset()
+		for i, m := range res.Moves {
+			game.Positions[i] = g.Position()
+			game.Moves[i] = m.Move
+			g.Make(m.Move)
+		}
+		if res.Outcome.Over() {
+			game.Winner = res.Outcome.Winner
+		}
+		games = append(games, game)
+	}
+	return games, nil
+}
+
+// captureList names a set of captured squares, or "nothing".
+func captureList(b rules.Bitboard) string {
+	if b.Empty() {
+		return "nothing"
+	}
+	var names []string
+	for b.Any() {
+		names = append(names, b.PopFirst().String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// HeldOut reports whether the record on line is held out of training when
+// one record in every is kept back for measurement: the records whose line
+// is a multiple of every. every 0 holds nothing out.
+func HeldOut(line, every int) bool { return every > 0 && line%every == 0 }
+
+// SplitRecords returns the games that training uses and those held out
+// (HeldOut with every).
+func SplitRecords(games []RecordGame, every int) (train, heldOut []RecordGame) {
+	for _, g := range games {
+		if HeldOut(g.Line, every) {
+			heldOut = append(heldOut, g)
+		} else {
+			train = append(train, g)
+		}
+	}
+	return train, heldOut
+}

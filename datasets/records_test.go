@@ -1,0 +1,142 @@
+package datasets_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"taflab/configs/variants"
+	"taflab/datasets"
+	"taflab/rules"
+)
+
+func writeRecords(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "games.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReadRecordGames(t *testing.T) {
+	v := variants.MustLoad("copenhagen-classic")
+	path := writeRecords(t, "moves,attacker_captures,defender_captures,result\n"+
+		"d1-d3 e5-e2 f2-i2,0,0,Black\n"+
+		"h1-h3 f8-i8,0,0,Ongoing\n"+
+		"a4-c4 d6-d3,0,0,Draw\n")
+	games, err := datasets.ReadRecordGames(path, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(games), 3; got != want {
+		t.Fatalf("got %d games, want %d", got, want)
+	}
+	g := games[0]
+	if got, want := g.Line, 2; got != want {
+		t.Errorf("line: got %d, want %d", got, want)
+	}
+	if got, want := len(g.Positions), 3; got != want {
+		t.Fatalf("positions: got %d, want %d", got, want)
+	}
+	if got, want := g.Positions[0], v.Start(); got != want {
+		t.Errorf("first position: got %v, want the start %v", got, want)
+	}
+	// The position before ply 2 is the start with d1-d3 played.
+	game := rules.NewGame(v)
+	game.Make(g.Moves[0])
+	if got, want := g.Positions[1], game.Position(); got != want {
+		t.Errorf("second position: got %v, want %v", got, want)
+	}
+	results := []struct {
+		game, ply int
+		want      int8
+		ok        bool
+	}{
+		{0, 0, 1, true},  // attackers to move, attackers won
+		{0, 1, -1, true}, // defenders to move
+		{1, 0, 0, false}, // Ongoing: no result
+		{2, 1, 0, true},  // a draw
+	}
+	for _, r := range results {
+		got, ok := games[r.game].Result(r.ply)
+		if got != r.want || ok != r.ok {
+			t.Errorf("game %d ply %d: got result %d, %v, want %d, %v", r.game, r.ply, got, ok, r.want, r.ok)
+		}
+	}
+}
+
+func TestReadRecordGamesRefusesBadRecords(t *testing.T) {
+	v := variants.MustLoad("copenhagen-classic")
+	cases := []struct {
+		name, text, want string
+	}{
+		{"illegal move", "d1-d3,0,0,Black\nd1-d3 e5-e2 d3-d1 d6-d4 d1-d11,0,0,White\n", "games.csv: line 2, ply 5: illegal move d1-d11"},
+		{"capture the rules do not make", "d1-d3 e5-e2xe3,1,0,White\n", "games.csv: line 1, ply 2: move e5-e2xe3: the rules capture nothing"},
+		{"unreadable line", "d1-d3,0,0,Black\nd1-d3,zero,0,White\n", "games.csv: line 2: attacker_captures"},
+		{"no records", "moves,attacker_captures,defender_captures,result\n", "no game records"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := datasets.ReadRecordGames(writeRecords(t, c.text), v)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "datasets: ") {
+				t.Fatalf("got error %v, want one starting datasets: and containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := datasets.ReadRecordGames(filepath.Join(t.TempDir(), "none.csv"), v); err == nil {
+		t.Error("a missing file: got no error")
+	}
+}
+
+func TestSplitRecords(t *testing.T) {
+	var games []datasets.RecordGame
+	for line := 1; line <= 25; line++ {
+		games = append(games, datasets.RecordGame{Line: line})
+	}
+	train, held := datasets.SplitRecords(games, 10)
+	var heldLines []int
+	for _, g := range held {
+		heldLines = append(heldLines, g.Line)
+	}
+	if got, want := len(train), 23; got != want {
+		t.Errorf("training games: got %d, want %d", got, want)
+	}
+	if got, want := heldLines, []int{10, 20}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("held-out lines: got %v, want %v", got, want)
+	}
+	if train, held := datasets.SplitRecords(games, 0); len(train) != 25 || len(held) != 0 {
+		t.Errorf("every 0: got %d training and %d held out, want 25 and 0", len(train), len(held))
+	}
+}
+
+// TestHumanRecordGames replays the human archive under its rule set: every
+// record is accepted, and the positions add up to the archive's plies.
+func TestHumanRecordGames(t *testing.T) {
+	const path = "../../shared/data/copenhagen-games.csv"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("skipping: no human archive at %s (it lives in ../shared/data beside the repository)", path)
+	}
+	games, err := datasets.ReadRecordGames(path, variants.MustLoad("copenhagen-classic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	positions, finished := 0, 0
+	for _, g := range games {
+		positions += len(g.Positions)
+		if g.Winner != rules.NoWinner {
+			finished++
+		}
+	}
+	t.Logf("%d games, %d positions, %d with a result", len(games), positions, finished)
+	if got, want := len(games), 876; got != want {
+		t.Errorf("games: got %d, want %d", got, want)
+	}
+	if positions < 40000 {
+		t.Errorf("positions: got %d, want the archive's 44,000 or so", positions)
+	}
+	if got, want := finished, 860; got != want {
+		t.Errorf("games with a result: got %d, want %d (876 less 16 Ongoing)", got, want)
+	}
+}
