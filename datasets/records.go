@@ -82,7 +82,8 @@ func replayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) 
 	games := make([]RecordGame, 0, len(recs))
 	g := rules.NewGame(v)
 	for _, rec := range recs {
-		res := rules.Replay(v, v.Start(), rec.Moves, rec.Line)
+		start := rec.StartOr(v.Start())
+		res := rules.Replay(v, start, rec.Moves, rec.Line)
 		if res.Err != nil {
 			return nil, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
 		}
@@ -92,7 +93,9 @@ func replayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) 
 		}
 		game := RecordGame{Line: rec.Line, Winner: rec.Result.Winner(),
 			Positions: make([]rules.Position, len(res.Moves)), Moves: make([]rules.Move, len(res.Moves))}
-		g.Reset()
+		if err := g.ResetTo(start); err != nil {
+			return nil, fmt.Errorf("line %d: start: %v", rec.Line, err) // Replay checked it
+		}
 		for i, m := range res.Moves {
 			game.Positions[i] = g.Position()
 			game.Moves[i] = m.Move

@@ -12,7 +12,9 @@ import (
 // one game a line, "moves,attacker_captures,defender_captures,result", the
 // moves space-separated, attackers first, each written "from-to" followed by
 // "x" and each captured square; a final token "timeout" may follow the moves.
-// Replay plays a record's moves and compares the captures written with the
+// A fifth field, this project's extension, may give the position the game
+// started from (an opening suite's), in position notation; a record without
+// it starts from the rule set's start. Replay plays a record's moves and compares the captures written with the
 // captures the rules make. Neither is a hot path: they allocate a slice per
 // game and never per move.
 
@@ -73,6 +75,17 @@ type Record struct {
 	Result RecordResult
 	// Timeout is set when the moves end with the token "timeout".
 	Timeout bool
+	// Start is the position the game started from (the fifth field), or
+	// nil for the rule set's start.
+	Start *Position
+}
+
+// StartOr returns the record's start position, or def when it has none.
+func (r *Record) StartOr(def Position) Position {
+	if r.Start != nil {
+		return *r.Start
+	}
+	return def
 }
 
 // RecordError says what is wrong with a game record or with one of its moves,
@@ -113,7 +126,7 @@ func (e *RecordError) Error() string {
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // recordFields names the fields of a record line, in order.
-const recordFields = "moves,attacker_captures,defender_captures,result"
+const recordFields = "moves,attacker_captures,defender_captures,result[,start]"
 
 // ParseRecord reads one line of a game-record file; line is its number in
 // the file (from 1), for errors. A trailing "\r" is ignored. Errors are
@@ -125,12 +138,13 @@ func ParseRecord(line int, text string) (Record, error) {
 	bad := func(format string, args ...any) (Record, error) {
 		return Record{}, &RecordError{Line: line, Err: fmt.Errorf(format, args...)}
 	}
-	if n := strings.Count(text, ",") + 1; n != 4 {
-		return bad("%d fields, want 4 (%s)", n, recordFields)
+	if n := strings.Count(text, ",") + 1; n != 4 && n != 5 {
+		return bad("%d fields, want 4 or 5 (%s)", n, recordFields)
 	}
 	moves, rest, _ := strings.Cut(text, ",")
 	attackerCaptures, rest, _ := strings.Cut(rest, ",")
-	defenderCaptures, result, _ := strings.Cut(rest, ",")
+	defenderCaptures, rest, _ := strings.Cut(rest, ",")
+	result, start, hasStart := strings.Cut(rest, ",")
 
 	rec := Record{Line: line}
 	var err error
@@ -163,6 +177,13 @@ func ParseRecord(line int, text string) (Record, error) {
 	}
 	if rec.Result == NoResult {
 		return bad("result %q: want Black, White, Draw or Ongoing", result)
+	}
+	if start = strings.TrimSpace(start); hasStart && start != "" {
+		p, err := ParsePosition(start)
+		if err != nil {
+			return bad("start: %v", unwrapPrefix(err))
+		}
+		rec.Start = &p
 	}
 	return rec, nil
 }

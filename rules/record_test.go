@@ -48,17 +48,20 @@ func TestParseRecord(t *testing.T) {
 		ac, dc     int
 		result     rules.RecordResult
 		timeout    bool
+		start      string // the start position's notation, "" for none
 	}{
-		{"plain", "d1-d3 e5-e2,0,0,Ongoing", "d1-d3 e5-e2", 0, 0, rules.ResultOngoing, false},
+		{"plain", "d1-d3 e5-e2,0,0,Ongoing", "d1-d3 e5-e2", 0, 0, rules.ResultOngoing, false, ""},
+		{"start", "d1-d3,0,0,Black,3a3/3a3/3d3/aadkdaa/3d3/3a3/3a3 a", "d1-d3", 0, 0, rules.ResultBlack, false, "3a3/3a3/3d3/aadkdaa/3d3/3a3/3a3 a"},
+		{"empty start", "d1-d3,0,0,Black,", "d1-d3", 0, 0, rules.ResultBlack, false, ""},
 		{"capture", "d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7,1,0,Black",
-			"d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7", 1, 0, rules.ResultBlack, false},
-		{"captures sorted, written twice", "a8-b8xc7xb7xb7,3,0,White", "a8-b8xb7xc7", 3, 0, rules.ResultWhite, false},
-		{"timeout", "h1-h3 f8-i8 timeout,0,0,White", "h1-h3 f8-i8", 0, 0, rules.ResultWhite, true},
-		{"timeout alone", "timeout,0,0,Black", "", 0, 0, rules.ResultBlack, true},
-		{"no moves", ",0,0,Draw", "", 0, 0, rules.ResultDraw, false},
-		{"CRLF", "d1-d3,0,0,Draw\r\n", "d1-d3", 0, 0, rules.ResultDraw, false},
-		{"extra spaces", "  d1-d3   e5-e2  ,2, 7 ,Ongoing", "d1-d3 e5-e2", 2, 7, rules.ResultOngoing, false},
-		{"k11", "k8-k10xk11xj10,1,0,Black", "k8-k10xj10xk11", 1, 0, rules.ResultBlack, false},
+			"d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7", 1, 0, rules.ResultBlack, false, ""},
+		{"captures sorted, written twice", "a8-b8xc7xb7xb7,3,0,White", "a8-b8xb7xc7", 3, 0, rules.ResultWhite, false, ""},
+		{"timeout", "h1-h3 f8-i8 timeout,0,0,White", "h1-h3 f8-i8", 0, 0, rules.ResultWhite, true, ""},
+		{"timeout alone", "timeout,0,0,Black", "", 0, 0, rules.ResultBlack, true, ""},
+		{"no moves", ",0,0,Draw", "", 0, 0, rules.ResultDraw, false, ""},
+		{"CRLF", "d1-d3,0,0,Draw\r\n", "d1-d3", 0, 0, rules.ResultDraw, false, ""},
+		{"extra spaces", "  d1-d3   e5-e2  ,2, 7 ,Ongoing", "d1-d3 e5-e2", 2, 7, rules.ResultOngoing, false, ""},
+		{"k11", "k8-k10xk11xj10,1,0,Black", "k8-k10xj10xk11", 1, 0, rules.ResultBlack, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -78,6 +81,13 @@ func TestParseRecord(t *testing.T) {
 			if rec.Timeout != c.timeout {
 				t.Errorf("timeout: got %v, want %v", rec.Timeout, c.timeout)
 			}
+			start := ""
+			if rec.Start != nil {
+				start = rec.Start.String()
+			}
+			if start != c.start {
+				t.Errorf("start: got %q, want %q", start, c.start)
+			}
 		})
 	}
 }
@@ -89,9 +99,10 @@ func TestParseRecordErrors(t *testing.T) {
 		token      string
 		want       string // the whole message
 	}{
-		{"empty", "", 0, "", "rules: line 7: 1 fields, want 4 (moves,attacker_captures,defender_captures,result)"},
-		{"three fields", "d1-d3,0,0", 0, "", "rules: line 7: 3 fields, want 4 (moves,attacker_captures,defender_captures,result)"},
-		{"five fields", "d1-d3,0,0,Black,x", 0, "", "rules: line 7: 5 fields, want 4 (moves,attacker_captures,defender_captures,result)"},
+		{"empty", "", 0, "", "rules: line 7: 1 fields, want 4 or 5 (moves,attacker_captures,defender_captures,result[,start])"},
+		{"three fields", "d1-d3,0,0", 0, "", "rules: line 7: 3 fields, want 4 or 5 (moves,attacker_captures,defender_captures,result[,start])"},
+		{"six fields", "d1-d3,0,0,Black,x,y", 0, "", "rules: line 7: 6 fields, want 4 or 5 (moves,attacker_captures,defender_captures,result[,start])"},
+		{"bad start", "d1-d3,0,0,Black,x", 0, "", `rules: line 7: start: position "x": missing the side to move (a space, then a or d)`},
 		{"bad to-square", "d1-d3 e5-e,0,0,Ongoing", 2, "e5-e",
 			`rules: line 7, ply 2: bad move "e5-e": to-square: bad square "e": want a file letter and a rank number, such as f6`},
 		{"no dash", "d1d3,0,0,Black", 1, "d1d3", `rules: line 7, ply 1: bad move "d1d3": want from-to, such as d1-d3`},

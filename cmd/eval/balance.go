@@ -590,7 +590,7 @@ const (
 func recordsReport(rf recordFile, v *rules.Variant, confidence float64) *recordsJSON {
 	r := &recordsJSON{File: rf.name, Variant: v.Name(), Games: len(rf.records)}
 	for _, rec := range rf.records {
-		res := rules.Replay(v, v.Start(), rec.Moves, rec.Line)
+		res := rules.Replay(v, rec.StartOr(v.Start()), rec.Moves, rec.Line)
 		w := rec.Result.Winner()
 		var ending string
 		switch {
@@ -645,12 +645,12 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 	}()
 	runSeed := mixSeed(o.seed, nameHash(v.Name()+"\x00"+p.Name))
 	var next atomic.Int64
-	source := func() (int, uint64, bool) {
+	source := func() (mcts.GameSpec, bool) {
 		i := next.Add(1) - 1
 		if i >= int64(o.maxGames) {
-			return 0, 0, false
+			return mcts.GameSpec{}, false
 		}
-		return int(i), mixSeed(runSeed, uint64(i)), true
+		return mcts.GameSpec{Index: int(i), Seed: mixSeed(runSeed, uint64(i))}, true
 	}
 	cfg := balanceSearch(p.Playouts)
 	runCtx, cancel := context.WithCancel(ctx)

@@ -27,12 +27,13 @@ files (- for standard input). Moves are written from-to, captures after them
 as x and the square: "d1-d3 e5-e2 a8-b8xb7". A game-record file has one game
 a line, as in the Copenhagen archive:
 
-    moves,attacker_captures,defender_captures,result
+    moves,attacker_captures,defender_captures,result[,start]
 
 moves space-separated, attackers first, optionally ending with the token
 timeout; result Black (attackers won), White (defenders won), Draw or
 Ongoing. Blank lines and a header line are skipped. Every game starts from
--start.
+its record's start position when it has one (a fifth field, which match
+play writes for games from an opening suite), else from -start.
 
 Output: one JSON object per game, one per line:
 
@@ -120,7 +121,7 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			r.report(rules.ReplayResult{Position: f.start}, rules.NoResult, err.Error())
 		} else {
-			r.replay(moves, 0, rules.NoResult, "")
+			r.replay(f.start, moves, 0, rules.NoResult, "")
 		}
 	}
 	for _, name := range f.files {
@@ -238,13 +239,13 @@ func (r *replayer) replayLine(name string, line int, text string) {
 		r.report(rules.ReplayResult{Position: r.f.start}, rules.NoResult, name+": "+err.Error())
 		return
 	}
-	r.replay(rec.Moves, line, rec.Result, name)
+	r.replay(rec.StartOr(r.f.start), rec.Moves, line, rec.Result, name)
 }
 
 // replay replays one game and reports it; name labels the file in errors
 // ("" for -moves).
-func (r *replayer) replay(moves []rules.RecordedMove, line int, result rules.RecordResult, name string) {
-	res := rules.Replay(r.f.variant, r.f.start, moves, line)
+func (r *replayer) replay(start rules.Position, moves []rules.RecordedMove, line int, result rules.RecordResult, name string) {
+	res := rules.Replay(r.f.variant, start, moves, line)
 	errText := ""
 	if res.Err != nil {
 		errText = res.Err.Error()
