@@ -42,8 +42,8 @@ type Config struct {
 	// most visited move (no noise, no temperature).
 	Search mcts.Config
 	// Openings are the starts of the game pairs, played in order and
-	// cycled; an empty opening starts from the rule set's start.
-	Openings [][]rules.Move
+	// cycled; none means every pair starts from the rule set's start.
+	Openings []Opening
 	// MaxPairs bounds the number of game pairs.
 	MaxPairs int
 	// Workers is the number of worker goroutines; 0 means one per core.
@@ -74,6 +74,14 @@ func (c *Config) Validate() error {
 	if c.MaxPairs < 1 {
 		errs = append(errs, fmt.Errorf("match: max pairs = %d: want at least 1", c.MaxPairs))
 	}
+	if c.Variant != nil {
+		for i, o := range c.Openings {
+			if err := checkOpening(c.Variant, o); err != nil {
+				errs = append(errs, fmt.Errorf("match: opening %d: %w", i, err))
+				break
+			}
+		}
+	}
 	seen := map[int]bool{}
 	for _, p := range c.Played {
 		if p.Index < 0 || p.Index >= c.MaxPairs || seen[p.Index] {
@@ -91,10 +99,25 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Opening is where a game pair starts: a position (an opening suite's, or
+// the zero Position for the rule set's start), then moves played for the
+// players (a random book's) before they search.
+type Opening struct {
+	Start rules.Position
+	Moves []rules.Move
+}
+
+// StartsAtStart reports whether the opening starts from the rule set's
+// start.
+func (o Opening) StartsAtStart() bool { return o.Start.Size == 0 }
+
 // Game is one finished game of a match.
 type Game struct {
-	Pair      int  // the pair's number, from 0
-	AAttacks  bool // player A had the attackers
+	Pair     int  // the pair's number, from 0
+	AAttacks bool // player A had the attackers
+	// Start is the position the game started from, the zero Position for
+	// the rule set's start; Moves are played from it, the opening's first.
+	Start     rules.Position
 	Moves     []rules.Move
 	Captures  []rules.Bitboard
 	Outcome   rules.Outcome
@@ -218,7 +241,6 @@ type worker struct {
 type liveGame struct {
 	pair     int
 	half     int // 0: A attacks, 1: B attacks
-	opening  []rules.Move
 	searches [2]*mcts.Search // A's and B's
 	game     Game
 }
@@ -314,24 +336,28 @@ func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<
 // the first position the players choose in.
 func (w *worker) newGame(pair, half int) *liveGame {
 	cfg := w.cfg
-	var opening []rules.Move
+	var opening Opening
 	index := 0
 	if len(cfg.Openings) > 0 {
 		index = pair % len(cfg.Openings)
 		opening = cfg.Openings[index]
 	}
-	g := &liveGame{pair: pair, half: half, opening: opening}
-	g.game = Game{Pair: pair, AAttacks: half == 0, OpeningOf: index}
+	g := &liveGame{pair: pair, half: half}
+	g.game = Game{Pair: pair, AAttacks: half == 0, OpeningOf: index, Start: opening.Start}
 	seed := uint64(pair)*2 + uint64(half)
 	for p := range 2 {
-		g.searches[p] = mcts.NewSearch(&cfg.Search, rules.NewGame(cfg.Variant), seed)
+		game, err := startGame(cfg.Variant, opening)
+		if err != nil {
+			panic(err) // Validate checked the openings
+		}
+		g.searches[p] = mcts.NewSearch(&cfg.Search, game, seed)
 	}
-	for _, m := range opening {
+	for _, m := range opening.Moves {
 		if g.over() {
 			break
 		}
 		if err := g.play(m); err != nil {
-			panic(err) // books hold legal openings (Book checks them)
+			panic(err) // Validate checked the openings
 		}
 	}
 	if !g.over() {
@@ -372,12 +398,40 @@ func (g *liveGame) startSearch(cfg *Config) {
 	g.searches[p].Start(playouts, false)
 }
 
+// startGame sets up a game at an opening's start position.
+func startGame(v *rules.Variant, o Opening) (*rules.Game, error) {
+	if o.StartsAtStart() {
+		return rules.NewGame(v), nil
+	}
+	return rules.NewGameFrom(v, o.Start)
+}
+
+// checkOpening reports why an opening cannot be played under v, or nil.
+func checkOpening(v *rules.Variant, o Opening) error {
+	g, err := startGame(v, o)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", o.Start, err)
+	}
+	if err := Playable(g); err != nil {
+		return fmt.Errorf("start %s: %w", o.Start, err)
+	}
+	for i, m := range o.Moves {
+		if err := g.Play(m); err != nil {
+			return fmt.Errorf("move %d: %w", i+1, err)
+		}
+		if g.Outcome().Over() {
+			return fmt.Errorf("move %d %s ends the game", i+1, m)
+		}
+	}
+	return nil
+}
+
 // Book returns n openings of the given number of random legal moves from
 // the start (none of which ends the game), the same for the same seed: the
 // starts of a match's game pairs, so that games differ.
-func Book(v *rules.Variant, n, plies int, seed uint64) [][]rules.Move {
+func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
 	rng := rand.New(rand.NewPCG(seed, 0xb00c))
-	book := make([][]rules.Move, 0, n)
+	book := make([]Opening, 0, n)
 	g := rules.NewGame(v)
 	var moves []rules.Move
 	for len(book) < n {
@@ -394,7 +448,7 @@ func Book(v *rules.Variant, n, plies int, seed uint64) [][]rules.Move {
 			opening = append(opening, m)
 		}
 		if len(opening) == plies {
-			book = append(book, opening)
+			book = append(book, Opening{Moves: opening})
 		}
 	}
 	return book

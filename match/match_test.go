@@ -63,8 +63,11 @@ func TestBook(t *testing.T) {
 	for i := range a {
 		g := rules.NewGame(v)
 		key := ""
-		for j, m := range a[i] {
-			if m != b[i][j] {
+		if !a[i].StartsAtStart() {
+			t.Errorf("opening %d starts at %v, want the rule set's start", i, a[i].Start)
+		}
+		for j, m := range a[i].Moves {
+			if m != b[i].Moves[j] {
 				t.Fatalf("opening %d differs between two books of one seed", i)
 			}
 			if err := g.Play(m); err != nil {

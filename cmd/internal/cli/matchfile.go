@@ -47,7 +47,8 @@ type MatchGame struct {
 	Winner   string `json:"winner"` // "attackers", "defenders" or "draw"
 	Reason   string `json:"reason"`
 	Plies    int    `json:"plies"`
-	Moves    string `json:"moves"` // notation, with captures
+	Moves    string `json:"moves"`           // notation, with captures
+	Start    string `json:"start,omitempty"` // the start position, if not the rule set's
 }
 
 // AttackerScore returns the attacker's score: 1, 0.5 or 0.
@@ -91,9 +92,13 @@ func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res matc
 				buf = rules.AppendMove(buf[:0], m, g.Captures[i])
 				moves = append(moves, string(buf))
 			}
+			start := ""
+			if g.Start.Size != 0 {
+				start = g.Start.String()
+			}
 			f.Games = append(f.Games, MatchGame{Pair: p.Index, Attacker: attacker, Defender: defender,
 				Winner: g.Outcome.Winner.String(), Reason: g.Outcome.Reason.String(), Plies: len(g.Moves),
-				Moves: strings.Join(moves, " ")})
+				Moves: strings.Join(moves, " "), Start: start})
 		}
 	}
 	return f
@@ -194,7 +199,8 @@ func DecisionText(d string) string {
 }
 
 // WriteMatchFiles writes a match's folder: match.json, games.csv (the
-// games as game records, which eval replay checks) and match.md.
+// games as game records, which eval replay checks; a game from an opening
+// suite has its start position as a fifth field) and match.md.
 func WriteMatchFiles(dir string, f MatchFile) error {
 	if err := WriteJSON(filepath.Join(dir, MatchFileName), f); err != nil {
 		return err
@@ -202,7 +208,11 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 	var csv strings.Builder
 	for _, g := range f.Games {
 		result := map[string]string{"attackers": "Black", "defenders": "White", "draw": "Draw"}[g.Winner]
-		fmt.Fprintf(&csv, "%s,%d,%d,%s\n", g.Moves, strings.Count(g.Moves, "x"), 0, result)
+		fmt.Fprintf(&csv, "%s,%d,%d,%s", g.Moves, strings.Count(g.Moves, "x"), 0, result)
+		if g.Start != "" {
+			csv.WriteString("," + g.Start)
+		}
+		csv.WriteByte('\n')
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
 		return err

@@ -1,0 +1,363 @@
+package match
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"taflab/mcts"
+	"taflab/rules"
+)
+
+// Building an opening suite: the reference player plays itself a few games
+// from each candidate start position, and the suite keeps the positions
+// where the defenders won neither too few nor too many of them.
+//
+// Selection rule: the candidates (duplicates and unplayable positions
+// dropped) are put in an order shuffled by the seed, and the suite is the
+// first Size of them, in that order, whose measured defender rate lies
+// within the bounds. The candidates are measured in that order and the
+// build stops as soon as those Size are known, so a suite of 100 from
+// thousands of candidates costs little more than the candidates it needs.
+// The suite lists its positions in that order: any first part of it is
+// itself a random sample of the candidates that passed, which is what a
+// match that uses only its first openings needs. Which positions pass does
+// not depend on their rate beyond the bounds: with 8 games a rate is known
+// to about +-0.17, and preferring rates nearest 0.5 would mostly select
+// for luck while narrowing the mix of sources.
+
+// SuiteConfig is how a suite is built.
+type SuiteConfig struct {
+	Variant *rules.Variant
+	// Reference plays both sides of every game: equal players.
+	Reference Player
+	// Search holds the self-play settings of the games (root noise and
+	// the move-choice temperature give each game its own course); the zero
+	// Config means mcts.DefaultConfig(). Every move gets a full search of
+	// Reference.Playouts: Playouts and CheapPlayouts are set to it and
+	// FullSearchProb to 1.
+	Search mcts.Config
+	// Games is the number of games per candidate; 0 means 8.
+	Games int
+	// MinDefenderRate and MaxDefenderRate bound the defender win rate
+	// (defender wins over games; a draw is a game the defenders did not
+	// win) of the positions kept, both inclusive; both 0 means 0.2 and 0.8.
+	MinDefenderRate, MaxDefenderRate float64
+	// Size is the most positions kept; 0 keeps every one within the bounds.
+	Size int
+	// Seed shuffles the candidates and seeds every game. A game's seed
+	// depends on Seed, its position and its number, not on the other
+	// candidates, so a position measures the same in any build of one seed.
+	Seed uint64
+	// Workers is the number of self-play workers; 0 means one per core.
+	Workers int
+	// GamesPerWorker is the number of games a worker plays at once,
+	// batching their evaluations; 0 means 8.
+	GamesPerWorker int
+	// Progress, if set, is called from one goroutine as games finish.
+	Progress func(SuiteProgress)
+}
+
+// SuiteProgress is a build's state as games finish.
+type SuiteProgress struct {
+	Games, TotalGames int // finished games; the games of every candidate
+	Tried, Kept       int // candidates measured (in order) and kept so far
+}
+
+// SuiteCandidate is a start position offered to BuildSuite.
+type SuiteCandidate struct {
+	Position rules.Position
+	// Source says where the position comes from, such as "human line 123,
+	// ply 20" or "random opening 4 of seed 1, 6 plies"; the suite's
+	// comment starts with it.
+	Source string
+}
+
+// SuiteResult is the measurement of one candidate.
+type SuiteResult struct {
+	Candidate                         int // its index in BuildSuite's candidates
+	DefenderWins, AttackerWins, Draws int
+	Kept                              bool
+}
+
+// Games returns the candidate's number of games.
+func (r SuiteResult) Games() int { return r.DefenderWins + r.AttackerWins + r.Draws }
+
+// SuiteStats describes a build.
+type SuiteStats struct {
+	Candidates int // offered
+	Duplicates int // dropped: the position of an earlier candidate
+	Unplayable int // dropped: not a position of the rule set, or over (Playable)
+	Tried      int // measured: the first candidates of the shuffled order
+	Games      int // the games of the tried candidates
+	Kept       int // positions in the suite
+	// Before[k] is the number of tried candidates where the defenders won
+	// k of the games, After[k] the same for the kept ones; MeanBefore and
+	// MeanAfter are their mean defender rates (NaN with none).
+	Before, After         []int
+	MeanBefore, MeanAfter float64
+	// Results are the tried candidates' measurements, in the order tried.
+	Results []SuiteResult
+}
+
+// withDefaults returns the config with its zero values filled in.
+func (c SuiteConfig) withDefaults() SuiteConfig {
+	if c.Games == 0 {
+		c.Games = 8
+	}
+	if c.MinDefenderRate == 0 && c.MaxDefenderRate == 0 {
+		c.MinDefenderRate, c.MaxDefenderRate = 0.2, 0.8
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.GamesPerWorker == 0 {
+		c.GamesPerWorker = 8
+	}
+	if c.Search == (mcts.Config{}) {
+		c.Search = mcts.DefaultConfig()
+	}
+	c.Search.Playouts, c.Search.CheapPlayouts, c.Search.FullSearchProb = c.Reference.Playouts, c.Reference.Playouts, 1
+	return c
+}
+
+// Validate reports a setting a suite cannot be built with; zero values
+// that have defaults are fine.
+func (c SuiteConfig) Validate() error {
+	var errs []error
+	if c.Variant == nil {
+		errs = append(errs, errors.New("match: suite: no rule set"))
+	}
+	if c.Reference.Playouts < 1 {
+		errs = append(errs, fmt.Errorf("match: suite: player %s: playouts = %d: want at least 1", c.Reference.Name, c.Reference.Playouts))
+	}
+	if c.Reference.NewEvaluator == nil {
+		errs = append(errs, fmt.Errorf("match: suite: player %s: no evaluator", c.Reference.Name))
+	}
+	if c.Games < 0 {
+		errs = append(errs, fmt.Errorf("match: suite: games = %d: want at least 1 (0: 8)", c.Games))
+	}
+	if lo, hi := c.MinDefenderRate, c.MaxDefenderRate; !(lo >= 0 && lo <= hi && hi <= 1) {
+		errs = append(errs, fmt.Errorf("match: suite: defender rate bounds [%v, %v]: want 0 <= min <= max <= 1", lo, hi))
+	}
+	if c.Size < 0 {
+		errs = append(errs, fmt.Errorf("match: suite: size = %d: want 0 (no limit) or more", c.Size))
+	}
+	if c.Workers < 0 || c.GamesPerWorker < 0 {
+		errs = append(errs, fmt.Errorf("match: suite: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
+	}
+	if c.Reference.Playouts >= 1 {
+		d := c.withDefaults()
+		if err := d.Search.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SuiteComment is the comment of a kept position: its source and the
+// result measured there, such as "human line 123, ply 20; defenders 3/8".
+func SuiteComment(source string, r SuiteResult) string {
+	s := fmt.Sprintf("defenders %d/%d", r.DefenderWins, r.Games())
+	if r.Draws > 0 {
+		s += fmt.Sprintf(", draws %d", r.Draws)
+	}
+	if source == "" {
+		return s
+	}
+	return source + "; " + s
+}
+
+// BuildSuite measures the candidates with cfg.Games games each of the
+// reference player against itself and returns the suite: at most cfg.Size
+// positions whose defender rate lies within the bounds, chosen and ordered
+// as the comment at the top of this file says, each with SuiteComment as
+// its comment. Candidates whose position an earlier candidate has are
+// dropped, and so are those that cannot be played (not a position of the
+// rule set, or Playable fails).
+//
+// The games of all candidates run through cfg.Workers self-players at
+// once, evaluations batched. With a deterministic evaluator (the built-in
+// one) a game depends only on its seed, and the suite and the stats are
+// the same for a seed whatever the number of workers. When ctx is done the
+// build stops and returns ctx's error, with no entries.
+func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidate) ([]SuiteEntry, SuiteStats, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, SuiteStats{}, err
+	}
+	cfg = cfg.withDefaults()
+	st := SuiteStats{Candidates: len(candidates), Before: make([]int, cfg.Games+1), After: make([]int, cfg.Games+1)}
+
+	// The playable, distinct candidates, in a seeded random order.
+	var order []int
+	seen := make(map[rules.Position]bool, len(candidates))
+	g := rules.NewGame(cfg.Variant)
+	for i, c := range candidates {
+		if seen[c.Position] {
+			st.Duplicates++
+			continue
+		}
+		seen[c.Position] = true
+		if err := g.ResetTo(c.Position); err != nil || Playable(g) != nil {
+			st.Unplayable++
+			continue
+		}
+		order = append(order, i)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5017e))
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+
+	// Game k is game k%Games of the candidate order[k/Games].
+	total := len(order) * cfg.Games
+	var next atomic.Int64
+	source := func() (mcts.GameSpec, bool) {
+		k := next.Add(1) - 1
+		if k >= int64(total) {
+			return mcts.GameSpec{}, false
+		}
+		p := candidates[order[int(k)/cfg.Games]].Position
+		seed := suiteSeed(suiteSeed(cfg.Seed, rules.HashPosition(p)), uint64(k)%uint64(cfg.Games))
+		return mcts.GameSpec{Index: int(k), Seed: seed, Start: p}, true
+	}
+	type result struct {
+		game   int
+		winner rules.Winner
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan result, cfg.Workers*cfg.GamesPerWorker)
+	errs := make([]error, cfg.Workers)
+	var wg sync.WaitGroup
+	for w := range cfg.Workers {
+		eval, err := cfg.Reference.NewEvaluator()
+		var sp *mcts.SelfPlayer
+		if err == nil {
+			sp, err = mcts.NewSelfPlayer(cfg.Search, cfg.Variant, eval, cfg.GamesPerWorker)
+		}
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return nil, st, fmt.Errorf("match: suite: player %s: %w", cfg.Reference.Name, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := sp.Play(runCtx, source, func(r *mcts.GameRecord) error {
+				select {
+				case results <- result{r.Index, r.Outcome.Winner}:
+					return nil
+				case <-runCtx.Done():
+					return runCtx.Err()
+				}
+			})
+			if err != nil && !errors.Is(err, context.Canceled) {
+				errs[w] = err
+				cancel()
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// Candidates are judged in order, each once all its games are in, so
+	// that the suite does not depend on which games finish first.
+	measured := make([]SuiteResult, len(order))
+	finished := make([]int, len(order))
+	var entries []SuiteEntry
+	games, complete := 0, len(order) == 0
+	for r := range results {
+		if complete {
+			continue // games in flight when the suite was complete
+		}
+		games++
+		i := r.game / cfg.Games
+		m := &measured[i]
+		switch r.winner {
+		case rules.DefendersWin:
+			m.DefenderWins++
+		case rules.AttackersWin:
+			m.AttackerWins++
+		default:
+			m.Draws++
+		}
+		finished[i]++
+		for st.Tried < len(order) && finished[st.Tried] == cfg.Games && !complete {
+			m := &measured[st.Tried]
+			m.Candidate = order[st.Tried]
+			rate := float64(m.DefenderWins) / float64(cfg.Games)
+			m.Kept = rate >= cfg.MinDefenderRate && rate <= cfg.MaxDefenderRate
+			st.Tried++
+			st.Before[m.DefenderWins]++
+			if m.Kept {
+				st.After[m.DefenderWins]++
+				c := candidates[m.Candidate]
+				entries = append(entries, SuiteEntry{Position: c.Position, Comment: SuiteComment(c.Source, *m)})
+			}
+			if st.Tried == len(order) || (cfg.Size > 0 && len(entries) == cfg.Size) {
+				complete = true
+				cancel()
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(SuiteProgress{Games: games, TotalGames: total, Tried: st.Tried, Kept: len(entries)})
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, st, fmt.Errorf("match: suite: %w", err)
+	}
+	if err := ctx.Err(); err != nil && !complete {
+		return nil, st, err
+	}
+	st.Results = measured[:st.Tried]
+	st.Games = st.Tried * cfg.Games
+	st.Kept = len(entries)
+	st.MeanBefore, st.MeanAfter = meanRate(st.Before, cfg.Games), meanRate(st.After, cfg.Games)
+	return entries, st, nil
+}
+
+// meanRate is the mean defender rate of a histogram of defender wins out
+// of games; NaN when it is empty.
+func meanRate(hist []int, games int) float64 {
+	n, wins := 0, 0
+	for k, c := range hist {
+		n += c
+		wins += k * c
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(wins) / float64(n*games)
+}
+
+// suiteSeed derives a seed from a seed and a number (splitmix64 of their
+// combination).
+func suiteSeed(seed, n uint64) uint64 {
+	z := seed*0x9e3779b97f4a7c15 + n + 1
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// RandomStarts returns n start positions, each the rule set's start after
+// plies random legal moves none of which ends the game (Book's openings,
+// the same for the same seed), as suite candidates.
+func RandomStarts(v *rules.Variant, n, plies int, seed uint64) []SuiteCandidate {
+	out := make([]SuiteCandidate, 0, n)
+	g := rules.NewGame(v)
+	for i, o := range Book(v, n, plies, seed) {
+		g.Reset()
+		for _, m := range o.Moves {
+			g.Make(m)
+		}
+		out = append(out, SuiteCandidate{Position: g.Position(),
+			Source: fmt.Sprintf("random opening %d of seed %d, %d plies", i, seed, plies)})
+	}
+	return out
+}
