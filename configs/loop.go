@@ -38,6 +38,7 @@ type LoopSelfPlay struct {
 	Games          int         `toml:"games"`            // games per generation
 	Workers        int         `toml:"workers"`          // worker goroutines; 0 = one per core
 	GamesPerWorker int         `toml:"games_per_worker"` // games a worker plays at once
+	Mix            GameMix     `toml:"mix"`              // where games start, and odds
 	Search         mcts.Config `toml:"search"`
 }
 
@@ -50,6 +51,7 @@ type LoopTrain struct {
 	Symmetries        bool            `toml:"symmetries"`          // random board symmetry per sample
 	SearchValueWeight float64         `toml:"search_value_weight"` // share of the value target from the search's value
 	FromBest          bool            `toml:"from_best"`           // start each candidate from the best network
+	Records           Records         `toml:"records"`             // game records mixed into each batch (configs.Records)
 	Network           net.Config      `toml:"network"`
 	Optimizer         net.TrainConfig `toml:"optimizer"`
 }
@@ -80,6 +82,7 @@ type LoopBaseline struct {
 func zeroLoop() Loop {
 	var c Loop
 	c.SelfPlay.Search = mcts.DefaultConfig()
+	c.SelfPlay.Mix = DefaultGameMix()
 	c.Train.Network = net.DefaultConfig()
 	c.Train.Optimizer = net.DefaultTrainConfig()
 	return c
@@ -136,11 +139,15 @@ func (c *Loop) Validate() error {
 	if c.SelfPlay.Workers < 0 || c.SelfPlay.GamesPerWorker < 1 {
 		bad("selfplay.workers, selfplay.games_per_worker", fmt.Sprint(c.SelfPlay.Workers, ", ", c.SelfPlay.GamesPerWorker), "want 0 or more workers and at least 1 game each")
 	}
+	if err := c.SelfPlay.Mix.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[selfplay]: %w", err))
+	}
 	if err := c.SelfPlay.Search.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("[selfplay.search]: %w", err))
 	}
 	t := Train{Data: "-", Out: "-", Steps: c.Train.Steps, BatchSize: c.Train.BatchSize, Window: c.Train.Window,
-		CheckpointEvery: c.Train.CheckpointEvery, SearchValueWeight: c.Train.SearchValueWeight, Network: c.Train.Network, Optimizer: c.Train.Optimizer}
+		CheckpointEvery: c.Train.CheckpointEvery, SearchValueWeight: c.Train.SearchValueWeight, Records: c.Train.Records,
+		Network: c.Train.Network, Optimizer: c.Train.Optimizer}
 	if c.Train.Steps < 1 {
 		bad("train.steps", c.Train.Steps, "want at least 1")
 	}

@@ -35,17 +35,70 @@ type SelfPlay struct {
 	// Net is the network file to evaluate with; "" means the built-in
 	// heuristic evaluator. Default "".
 	Net string `toml:"net"`
+	// Mix says where games start and which give one side odds.
+	Mix GameMix `toml:"mix"`
 	// Search holds the search settings.
 	Search mcts.Config `toml:"search"`
 }
 
+// GameMix says where self-play games start and which give one side more
+// playouts than the other. Games from the rule set's start with equal
+// playouts are what balance figures are made of; the others are for
+// learning: starts from an opening suite show the network positions its
+// own play rarely reaches (Go-Exploit), and odds give the side that loses
+// most self-play games some wins to learn from (KataGo's asymmetric
+// playouts). Every game's choice comes from its seed.
+type GameMix struct {
+	// SuiteShare is the share of games, 0 to 1, that start from a position
+	// of the opening suite (one drawn at random). Default 0.
+	SuiteShare float64 `toml:"suite_share"`
+	// Suite is an opening-suite file; "" means the rule set's own
+	// (configs/openings/NAME.txt). Default "".
+	Suite string `toml:"suite"`
+	// OddsShare is the share of games, 0 to 1, in which the Favoured side
+	// has Odds times the playouts of the other. Default 0.
+	OddsShare float64 `toml:"odds_share"`
+	// Odds is the playout ratio of those games, at least 2. Default 4.
+	Odds int `toml:"odds"`
+	// Favoured is the side with more playouts: "attackers", "defenders",
+	// or "either" (drawn for each game). Default "attackers".
+	Favoured string `toml:"favoured"`
+}
+
+// Validate reports every key out of range.
+func (m GameMix) Validate() error {
+	var errs []error
+	bad := func(key string, value any, want string) {
+		errs = append(errs, fmt.Errorf("configs: mix.%s = %v: %s", key, value, want))
+	}
+	if !(m.SuiteShare >= 0 && m.SuiteShare <= 1) {
+		bad("suite_share", m.SuiteShare, "want 0 to 1")
+	}
+	if !(m.OddsShare >= 0 && m.OddsShare <= 1) {
+		bad("odds_share", m.OddsShare, "want 0 to 1")
+	}
+	if m.Odds < 2 || m.Odds > 1024 {
+		bad("odds", m.Odds, "want from 2 to 1024")
+	}
+	if m.Favoured != "attackers" && m.Favoured != "defenders" && m.Favoured != "either" {
+		bad("favoured", fmt.Sprintf("%q", m.Favoured), `want "attackers", "defenders" or "either"`)
+	}
+	return errors.Join(errs...)
+}
+
 // DefaultSelfPlay returns the embedded self-play configuration.
 func DefaultSelfPlay() SelfPlay {
-	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{Search: mcts.DefaultConfig()})
+	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{Search: mcts.DefaultConfig(), Mix: DefaultGameMix()})
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
 	return c
+}
+
+// DefaultGameMix returns the mix that plays every game from the rule set's
+// start with equal playouts.
+func DefaultGameMix() GameMix {
+	return GameMix{Odds: 4, Favoured: "attackers"}
 }
 
 // SelfPlayFile returns the embedded configuration file, for users to copy.
@@ -95,6 +148,9 @@ func (c *SelfPlay) Validate() error {
 	}
 	if c.ShardSeconds <= 0 {
 		bad("shard_seconds", c.ShardSeconds, "want more than 0")
+	}
+	if err := c.Mix.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Search.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("[search]: %w", err))

@@ -35,6 +35,8 @@ type Train struct {
 	// from the search's value of the position rather than the game's
 	// result (net.Sample.SearchWeight). Default 0.
 	SearchValueWeight float64 `toml:"search_value_weight"`
+	// Records are game records to learn from beside self-play, or alone.
+	Records Records `toml:"records"`
 	// Network is the architecture of a new network.
 	Network net.Config `toml:"network"`
 	// Optimizer holds the optimizer and schedule settings.
@@ -77,8 +79,8 @@ func (c *Train) Validate() error {
 	bad := func(key string, value any, want string) {
 		errs = append(errs, fmt.Errorf("configs: %s = %v: %s", key, value, want))
 	}
-	if c.Data == "" {
-		bad("data", `""`, "name the dataset folder")
+	if c.Data == "" && !c.Records.Only() {
+		bad("data", `""`, "name the dataset folder (or train on records alone: records.share = 1)")
 	}
 	if c.Out == "" {
 		bad("out", `""`, "name the run folder")
@@ -98,11 +100,68 @@ func (c *Train) Validate() error {
 	if !(c.SearchValueWeight >= 0 && c.SearchValueWeight <= 1) {
 		bad("search_value_weight", c.SearchValueWeight, "want 0 to 1")
 	}
+	if err := c.Records.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[records]: %w", err))
+	}
 	if err := c.Network.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("[network]: %w", err))
 	}
 	if err := c.Optimizer.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("[optimizer]: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Records are game records (the archive CSV that eval replay reads) to
+// train on: each position's policy target is the move played and its value
+// target the recorded result, at a weight. They are replayed through the
+// rules of their own rule set, and the network's rule-set planes say which.
+type Records struct {
+	// File is the record file; "" for none. Default "".
+	File string `toml:"file"`
+	// Optional skips a File that does not exist, with a message, instead of
+	// failing: for files kept beside the project, such as
+	// ../shared/data/copenhagen-games.csv. Default false.
+	Optional bool `toml:"optional"`
+	// Variant is the rule set the records were played under: an embedded
+	// name or a rule-set file. Default "copenhagen-classic".
+	Variant string `toml:"variant"`
+	// Share is the share of each batch drawn from the records, 0 to 1; 1
+	// trains on the records alone. Default 0.5.
+	Share float64 `toml:"share"`
+	// ValueWeight weighs the records' value loss (net.Sample.ValueWeight)
+	// against self-play's 1: a recorded result is one noisy outcome with no
+	// search behind it. Default 0.25.
+	ValueWeight float64 `toml:"value_weight"`
+	// HoldoutEvery keeps the records on every HoldoutEvery-th line out of
+	// training, for measuring the network on games it never saw
+	// (eval fit -split heldout); 0 keeps none back. Default 10.
+	HoldoutEvery int `toml:"holdout_every"`
+}
+
+// Enabled reports whether batches draw on the records.
+func (r Records) Enabled() bool { return r.File != "" && r.Share > 0 }
+
+// Only reports whether training uses the records alone.
+func (r Records) Only() bool { return r.Enabled() && r.Share >= 1 }
+
+// Validate reports every key out of range.
+func (r Records) Validate() error {
+	var errs []error
+	bad := func(key string, value any, want string) {
+		errs = append(errs, fmt.Errorf("configs: records.%s = %v: %s", key, value, want))
+	}
+	if r.File != "" && r.Variant == "" {
+		bad("variant", `""`, "name the records' rule set")
+	}
+	if !(r.Share >= 0 && r.Share <= 1) {
+		bad("share", r.Share, "want 0 to 1")
+	}
+	if !(r.ValueWeight >= 0 && r.ValueWeight <= 1) {
+		bad("value_weight", r.ValueWeight, "want 0 to 1")
+	}
+	if r.HoldoutEvery < 0 || r.HoldoutEvery == 1 {
+		bad("holdout_every", r.HoldoutEvery, "want 0 (none held out) or 2 or more")
 	}
 	return errors.Join(errs...)
 }

@@ -208,6 +208,11 @@ func TestWriteRefuses(t *testing.T) {
 		{name: "game move", games: func(g []GameRow) { g[1].Moves, g[1].Length = []string{"d1-z9"}, 1 }, want: "move 1"},
 		{name: "game move off the board", games: func(g []GameRow) { g[1].Moves, g[1].Length = []string{"d1-d9"}, 1 }, want: "off the 7x7"},
 		{name: "game rule set", games: func(g []GameRow) { g[1].RuleSet = "fetlar" }, want: "game row 1"},
+		{name: "game start", games: func(g []GameRow) { g[0].Start = "3a3/zz" }, want: "start"},
+		{name: "game start of another size", games: func(g []GameRow) {
+			g[0].Start = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a"
+		}, want: "11x11 board in a file of 7x7"},
+		{name: "game playouts", games: func(g []GameRow) { g[1].DefenderPlayouts = -1 }, want: "playouts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -488,7 +493,8 @@ func TestRefusedFiles(t *testing.T) {
 		{name: "Arrow stream format", data: stream.Bytes(), want: "not an Arrow IPC file"},
 		{name: "magic only", data: []byte("ARROW1\x00\x00ARROW1"), want: "too short"},
 		{name: "no checksum", data: meta(func(m map[string]string) { delete(m, KeyChecksum) }), want: "no taflab.checksum"},
-		{name: "newer version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "2" }), want: `schema version "2", this build reads only version 1`},
+		{name: "newer version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "3" }), want: `schema version "3", this build reads only version 2`},
+		{name: "older version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "1" }), want: `schema version "1", this build reads only version 2`},
 		{name: "version not a number", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "one" }), want: "schema version"},
 		{name: "no version", data: meta(func(m map[string]string) { delete(m, KeySchemaVersion) }), want: "not a taflab dataset file"},
 		{name: "games file read as positions", data: gamesData, want: `table "games", want "positions"`},

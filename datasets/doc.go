@@ -33,7 +33,10 @@
 // Games columns, none nullable: game_id utf8, rule_set utf8, moves
 // list<utf8> (notation with captures, such as "g3-e3xe2"), winner utf8
 // (rules.Winner's name), reason utf8, length int32 (plies), seed uint64,
-// evaluator utf8.
+// evaluator utf8, start utf8 (the position the game started from, in
+// notation, "" for the rule set's start: an opening suite's start, from
+// which the moves are played), attacker_playouts and defender_playouts int32
+// (each side's full-search budget: equal, or one side given odds).
 //
 // Square index = rank*11 + file (a1 = 0, b1 = 1, a2 = 11); a move is a
 // uint16 with the from-square in bits 0-7 and the to-square in bits 8-15;

@@ -68,7 +68,25 @@ func genShard(tb testing.TB, def rules.Definition, games, maxPlies int, seed uin
 		g.Reset()
 		id := fmt.Sprintf("%s-%d-%04d", def.Name, seed, gi)
 		first := len(positions)
-		game := GameRow{GameID: id, RuleSet: def.Name, Seed: rng.Uint64(), Evaluator: "random"}
+		game := GameRow{GameID: id, RuleSet: def.Name, Seed: rng.Uint64(), Evaluator: "random",
+			AttackerPlayouts: 64, DefenderPlayouts: 64}
+		if gi%3 == 1 {
+			// A game from another start (an opening suite's) with odds.
+			for range 2 {
+				moves = g.GenerateMoves(moves[:0])
+				g.Make(moves[rng.IntN(len(moves))])
+			}
+			if !g.Outcome().Over() {
+				start := g.Position()
+				if err := g.ResetTo(start); err != nil {
+					panic(err)
+				}
+				game.Start = start.String()
+				game.DefenderPlayouts = 16
+			} else {
+				g.Reset()
+			}
+		}
 		for g.Ply() < maxPlies && !g.Outcome().Over() {
 			moves = g.GenerateMoves(moves[:0])
 			r := PositionRow{

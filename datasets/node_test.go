@@ -57,6 +57,9 @@ type jsGame struct {
 	Length    int32    `json:"length"`
 	Seed      uint64   `json:"seed,string"`
 	Evaluator string   `json:"evaluator"`
+	Start     string   `json:"start"`
+	Attacker  int32    `json:"attacker_playouts"`
+	Defender  int32    `json:"defender_playouts"`
 }
 
 // TestNodeReadsFiles reads written files with apache-arrow under Node.js
@@ -165,7 +168,8 @@ func TestNodeReadsFiles(t *testing.T) {
 			t.Fatalf("game %d: reason %q", i, g.Reason)
 		}
 		gotGames[i] = GameRow{GameID: g.GameID, RuleSet: g.RuleSet, Moves: g.Moves, Winner: rules.Winner(winner),
-			Reason: rules.Reason(reason), Length: g.Length, Seed: g.Seed, Evaluator: g.Evaluator}
+			Reason: rules.Reason(reason), Length: g.Length, Seed: g.Seed, Evaluator: g.Evaluator,
+			Start: g.Start, AttackerPlayouts: g.Attacker, DefenderPlayouts: g.Defender}
 	}
 	if want := normalizeGames(games); !reflect.DeepEqual(gotGames, want) {
 		t.Errorf("games: got %v, want %v", gotGames, want)

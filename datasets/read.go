@@ -275,6 +275,9 @@ func decodeGames(data []byte, mem memory.Allocator) (rows []GameRow, meta Meta, 
 			length    = rec.Column(gLength).(*array.Int32).Int32Values()
 			seed      = rec.Column(gSeed).(*array.Uint64).Uint64Values()
 			evaluator = newStringColumn(rec.Column(gEvaluator).(*array.String))
+			startPos  = newStringColumn(rec.Column(gStart).(*array.String))
+			attackerP = rec.Column(gAttackerPlayouts).(*array.Int32).Int32Values()
+			defenderP = rec.Column(gDefenderPlayouts).(*array.Int32).Int32Values()
 		)
 		offs := listOffsets(moves)
 		moveText := newStringColumn(move)
@@ -288,11 +291,14 @@ func decodeGames(data []byte, mem memory.Allocator) (rows []GameRow, meta Meta, 
 		start := len(rows)
 		for i := range n {
 			g := GameRow{
-				GameID:    gameID.value(i),
-				RuleSet:   meta.Definition.Name,
-				Length:    length[i],
-				Seed:      seed[i],
-				Evaluator: evaluator.value(i),
+				GameID:           gameID.value(i),
+				RuleSet:          meta.Definition.Name,
+				Length:           length[i],
+				Seed:             seed[i],
+				Evaluator:        evaluator.value(i),
+				Start:            startPos.value(i),
+				AttackerPlayouts: attackerP[i],
+				DefenderPlayouts: defenderP[i],
 			}
 			if rs := ruleSet.Value(i); rs != meta.Definition.Name {
 				return fmt.Errorf("row %d: rule set %q in a file of rule set %q", start+i, rs, meta.Definition.Name)

@@ -43,6 +43,13 @@ type GameRow struct {
 	Length    int32  // plies played: len(Moves)
 	Seed      uint64 // the game's random seed
 	Evaluator string // what evaluated the search's leaves: a network's id, "random", ...
+	// Start is the position the game started from in notation (an opening
+	// suite's), "" for the rule set's start; Moves are played from it.
+	Start string
+	// AttackerPlayouts and DefenderPlayouts are the two sides' full-search
+	// budgets: equal, or one side given odds (asymmetric playouts); 0 when
+	// not known.
+	AttackerPlayouts, DefenderPlayouts int32
 }
 
 // names maps the values of a rules enum to their names and back.
@@ -166,6 +173,18 @@ func checkGame(def *rules.Definition, g *GameRow) error {
 		if !onBoard(m.From(), def.Size) || !onBoard(m.To(), def.Size) || !captures.SubsetOf(boards[def.Size]) {
 			return fmt.Errorf("move %d %q: off the %dx%d board", i+1, text, def.Size, def.Size)
 		}
+	}
+	if g.Start != "" {
+		p, err := rules.ParsePosition(g.Start)
+		if err != nil {
+			return fmt.Errorf("start: %v", err)
+		}
+		if int(p.Size) != def.Size {
+			return fmt.Errorf("start %q: a %dx%d board in a file of %dx%d games", g.Start, p.Size, p.Size, def.Size, def.Size)
+		}
+	}
+	if g.AttackerPlayouts < 0 || g.DefenderPlayouts < 0 {
+		return fmt.Errorf("playouts %d and %d: want 0 or more", g.AttackerPlayouts, g.DefenderPlayouts)
 	}
 	if int(g.Winner) >= len(winnerNames) {
 		return fmt.Errorf("winner %d", g.Winner)

@@ -15,7 +15,7 @@ import (
 // SchemaVersion is the version of the file layout this build writes and
 // the only one it reads. Raise it on any change to the columns, their
 // meaning or the metadata.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // File name endings of a shard's two files.
 const (
@@ -83,6 +83,9 @@ const (
 	gLength
 	gSeed
 	gEvaluator
+	gStart
+	gAttackerPlayouts
+	gDefenderPlayouts
 	gColumns
 )
 
@@ -110,14 +113,17 @@ var (
 		pReason:      {Name: "reason", Type: arrow.BinaryTypes.String},
 	}
 	gameFields = []arrow.Field{
-		gGameID:    {Name: "game_id", Type: arrow.BinaryTypes.String},
-		gRuleSet:   {Name: "rule_set", Type: arrow.BinaryTypes.String},
-		gMoves:     {Name: "moves", Type: arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.BinaryTypes.String})},
-		gWinner:    {Name: "winner", Type: arrow.BinaryTypes.String},
-		gReason:    {Name: "reason", Type: arrow.BinaryTypes.String},
-		gLength:    {Name: "length", Type: arrow.PrimitiveTypes.Int32},
-		gSeed:      {Name: "seed", Type: arrow.PrimitiveTypes.Uint64},
-		gEvaluator: {Name: "evaluator", Type: arrow.BinaryTypes.String},
+		gGameID:           {Name: "game_id", Type: arrow.BinaryTypes.String},
+		gRuleSet:          {Name: "rule_set", Type: arrow.BinaryTypes.String},
+		gMoves:            {Name: "moves", Type: arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.BinaryTypes.String})},
+		gWinner:           {Name: "winner", Type: arrow.BinaryTypes.String},
+		gReason:           {Name: "reason", Type: arrow.BinaryTypes.String},
+		gLength:           {Name: "length", Type: arrow.PrimitiveTypes.Int32},
+		gSeed:             {Name: "seed", Type: arrow.PrimitiveTypes.Uint64},
+		gEvaluator:        {Name: "evaluator", Type: arrow.BinaryTypes.String},
+		gStart:            {Name: "start", Type: arrow.BinaryTypes.String},
+		gAttackerPlayouts: {Name: "attacker_playouts", Type: arrow.PrimitiveTypes.Int32},
+		gDefenderPlayouts: {Name: "defender_playouts", Type: arrow.PrimitiveTypes.Int32},
 	}
 )
 

@@ -229,6 +229,9 @@ func encodeGames(mem memory.Allocator, def rules.Definition, rows []GameRow) ([]
 		length    = b.Field(gLength).(*array.Int32Builder)
 		seed      = b.Field(gSeed).(*array.Uint64Builder)
 		evaluator = b.Field(gEvaluator).(*array.StringBuilder)
+		start     = b.Field(gStart).(*array.StringBuilder)
+		attackerP = b.Field(gAttackerPlayouts).(*array.Int32Builder)
+		defenderP = b.Field(gDefenderPlayouts).(*array.Int32Builder)
 	)
 	return writeBatches(mem, schema, b, len(rows), func(i int) {
 		g := &rows[i]
@@ -243,6 +246,9 @@ func encodeGames(mem memory.Allocator, def rules.Definition, rows []GameRow) ([]
 		length.Append(g.Length)
 		seed.Append(g.Seed)
 		evaluator.Append(g.Evaluator)
+		start.Append(g.Start)
+		attackerP.Append(g.AttackerPlayouts)
+		defenderP.Append(g.DefenderPlayouts)
 	})
 }
 

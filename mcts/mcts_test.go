@@ -310,12 +310,12 @@ func TestTemperatureSchedule(t *testing.T) {
 // sequentialSource hands out games 0..n-1 with seeds from seed.
 func sequentialSource(n int, seed uint64) GameSource {
 	next := 0
-	return func() (int, uint64, bool) {
+	return func() (GameSpec, bool) {
 		if next >= n {
-			return 0, 0, false
+			return GameSpec{}, false
 		}
 		next++
-		return next - 1, seed*1_000_003 + uint64(next-1), true
+		return GameSpec{Index: next - 1, Seed: seed*1_000_003 + uint64(next-1)}, true
 	}
 }
 

@@ -10,10 +10,12 @@ import (
 // GameRecord is one finished self-play game: its moves, every searched
 // position with the search's result, and the outcome.
 type GameRecord struct {
-	Index     int    // the game's number in its run, from 0
-	Seed      uint64 // the seed of every random choice of the game
-	Variant   *rules.Variant
+	GameSpec         // how the game was set up
+	Variant          *rules.Variant
 	Evaluator string // the evaluator's ID
+	// Playouts are the full-search budgets the two sides had, indexed by
+	// rules.Side: equal unless the game gave one side odds.
+	Playouts  [2]int
 	Moves     []rules.Move
 	Captures  []rules.Bitboard // the soldiers each move captured
 	Samples   []Sample         // one per move, before the move
@@ -29,10 +31,29 @@ type Sample struct {
 	RootValue float32    // the search's value for the side to move
 }
 
-// GameSource hands out the games of a run: the next game's index and seed,
-// or ok = false when there are no more. It must be safe for concurrent use
-// when several workers share it.
-type GameSource func() (index int, seed uint64, ok bool)
+// GameSpec is one game a GameSource hands out.
+type GameSpec struct {
+	Index int    // the game's number in its run, from 0
+	Seed  uint64 // the seed of every random choice of the game
+	// Start is the position the game starts from (an opening suite's);
+	// the zero Position (Size 0) means the rule set's start.
+	Start rules.Position
+	// Odds > 1 gives the Favoured side Odds times the playouts of the
+	// other, whose full and cheap budgets are divided by Odds (KataGo's
+	// asymmetric playouts): games the weaker side of self-play can win,
+	// and a way to see what more search is worth. The weaker side's
+	// searches are never full ones, so its moves are no policy targets.
+	// 0 or 1: both sides search alike.
+	Odds     int
+	Favoured rules.Side
+}
+
+// StartsAtStart reports whether the game starts from the rule set's start.
+func (g GameSpec) StartsAtStart() bool { return g.Start.Size == 0 }
+
+// GameSource hands out the games of a run, or ok = false when there are no
+// more. It must be safe for concurrent use when several workers share it.
+type GameSource func() (game GameSpec, ok bool)
 
 // SelfPlayer plays games against itself, several at once, batching their
 // evaluations. A SelfPlayer is one worker: used by one goroutine, with its
@@ -42,6 +63,7 @@ type SelfPlayer struct {
 	variant  *rules.Variant
 	runner   *Runner
 	parallel int
+	moves    []rules.Move // scratch
 }
 
 // NewSelfPlayer returns a worker that plays parallel games at once under
@@ -75,7 +97,11 @@ func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameR
 	slots := make([]*slot, 0, p.parallel)
 	searches := make([]*Search, 0, p.parallel)
 	for range p.parallel {
-		if sl := p.newGame(next, nil); sl != nil {
+		sl, err := p.newGame(next, nil)
+		if err != nil {
+			return err
+		}
+		if sl != nil {
 			slots = append(slots, sl)
 		}
 	}
@@ -104,7 +130,11 @@ func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameR
 			if err := done(sl.record); err != nil {
 				return err
 			}
-			if fresh := p.newGame(next, sl); fresh != nil {
+			fresh, err := p.newGame(next, sl)
+			if err != nil {
+				return err
+			}
+			if fresh != nil {
 				slots[i] = fresh
 			} else {
 				slots = append(slots[:i], slots[i+1:]...)
@@ -116,35 +146,58 @@ func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameR
 }
 
 // newGame starts the next game of the source, in the memory of a finished
-// slot if there is one, or returns nil.
-func (p *SelfPlayer) newGame(next GameSource, reuse *slot) *slot {
-	index, seed, ok := next()
+// slot if there is one, or returns nil. A game whose start position cannot
+// be played (not a position of the rule set, or already over) is an error.
+func (p *SelfPlayer) newGame(next GameSource, reuse *slot) (*slot, error) {
+	spec, ok := next()
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	sl := reuse
 	if sl == nil {
-		g := rules.NewGame(p.variant)
-		sl = &slot{search: NewSearch(&p.cfg, g, seed)}
-	} else {
-		sl.search.game.Reset()
-		sl.search.Reset(sl.search.game, seed)
+		sl = &slot{search: NewSearch(&p.cfg, rules.NewGame(p.variant), spec.Seed)}
 	}
-	sl.record = &GameRecord{Index: index, Seed: seed, Variant: p.variant, Evaluator: p.runner.eval.ID()}
+	g := sl.search.game
+	if spec.StartsAtStart() {
+		g.Reset()
+	} else if err := g.ResetTo(spec.Start); err != nil {
+		return nil, fmt.Errorf("mcts: game %d: start position %s: %w", spec.Index, spec.Start, err)
+	}
+	if p.moves = g.GenerateMoves(p.moves[:0]); len(p.moves) == 0 {
+		return nil, fmt.Errorf("mcts: game %d: start position %s: %v have no move", spec.Index, spec.Start, g.ToMove())
+	}
+	sl.search.Reset(g, spec.Seed)
+	rec := &GameRecord{GameSpec: spec, Variant: p.variant, Evaluator: p.runner.eval.ID()}
+	for side := range rec.Playouts {
+		rec.Playouts[side] = p.budget(rec, rules.Side(side), true)
+	}
+	sl.record = rec
 	p.startSearch(sl)
-	return sl
+	return sl, nil
+}
+
+// budget returns a side's playouts for a full or cheap search in a game:
+// the config's, divided by the odds for the side they do not favour.
+func (p *SelfPlayer) budget(rec *GameRecord, side rules.Side, full bool) int {
+	n := p.cfg.CheapPlayouts
+	if full {
+		n = p.cfg.Playouts
+	}
+	if rec.Odds > 1 && side != rec.Favoured {
+		n = max(n/rec.Odds, 1)
+	}
+	return n
 }
 
 // startSearch draws full or cheap (playout-cap randomization) and starts
-// the slot's search.
+// the slot's search. The weaker side of a game with odds never searches
+// fully: its searches are no training targets.
 func (p *SelfPlayer) startSearch(sl *slot) {
-	s := sl.search
-	sl.full = p.cfg.FullSearchProb >= 1 || s.rng.Float64() < p.cfg.FullSearchProb
-	playouts := p.cfg.CheapPlayouts
-	if sl.full {
-		playouts = p.cfg.Playouts
-	}
-	s.Start(playouts, sl.full)
+	s, rec := sl.search, sl.record
+	side := s.game.ToMove()
+	weak := rec.Odds > 1 && side != rec.Favoured
+	sl.full = !weak && (p.cfg.FullSearchProb >= 1 || s.rng.Float64() < p.cfg.FullSearchProb)
+	s.Start(p.budget(rec, side, sl.full), sl.full)
 }
 
 // move records the slot's search and plays the chosen move.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,13 +18,15 @@ import (
 	"taflab/cmd/internal/training"
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/datasets"
 	"taflab/net"
 )
 
-// tinyData writes a small self-play dataset once per test binary.
+// tinyData writes a small self-play dataset once and keeps it for later
+// runs, in a folder named by the dataset schema it was written in.
 func tinyData(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), "taflab-train-test-data")
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("taflab-train-test-data-v%d", datasets.SchemaVersion))
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
 		return dir
 	}

@@ -13,12 +13,19 @@ import (
 )
 
 const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
+       train -records FILE [-records-share S] [-data DIR] -out DIR ...
        train export -net FILE -format onnx|safetensors -out FILE
        train loop [-run DIR] [-config FILE] [-generations N]   (train loop -h)
 
 Trains a policy/value network on a self-play dataset (-data, written by
 selfplay) into a run folder (-out): checkpoint.safetensors, network.safetensors,
-metrics.csv and loss.png. The settings are configs/train.toml's (print them
+metrics.csv and loss.png. -records adds game records (the CSV that eval
+replay reads, such as ../shared/data/copenhagen-games.csv): each position's
+policy target is the move played and its value target the recorded result;
+-records-share is the share of each batch they make up (1: the records
+alone, no -data needed). Every 10th record is held out of training
+([records] in the config), for eval fit -split heldout. The settings are
+configs/train.toml's (print them
 with -print-config); flags override its keys. -resume carries on from the
 run folder's checkpoint exactly: weights, optimizer state, step and data
 position. Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by
@@ -35,6 +42,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	out := fs.String("out", "", "the run `folder`")
 	steps := fs.Int("steps", 0, "train until this many optimizer `steps` in all")
 	resume := fs.Bool("resume", false, "carry on from the run folder's checkpoint")
+	records := fs.String("records", "", "a game-record `file` to train on (records.file)")
+	recordsShare := fs.Float64("records-share", 0, "the `share` of each batch from the records, 0 to 1 (records.share)")
 	if code, done := cli.ParseFlags(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
 		return code
 	}
@@ -53,18 +62,30 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if set["steps"] {
 		cfg.Steps = *steps
 	}
+	if set["records"] {
+		cfg.Records.File = *records
+	}
+	if set["records-share"] {
+		cfg.Records.Share = *recordsShare
+	}
+	if cfg.Records.Only() && !set["data"] && cfg.Data == configs.DefaultTrain().Data {
+		cfg.Data = "" // the embedded default folder is not wanted
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "train: flags: %v\n", err)
 		return 2
 	}
-	if _, err := os.Stat(cfg.Data); err != nil {
-		fmt.Fprintf(stderr, "train: -data: %v\n", err)
-		return 2
+	if cfg.Data != "" && !cfg.Records.Only() {
+		if _, err := os.Stat(cfg.Data); err != nil {
+			fmt.Fprintf(stderr, "train: -data: %v\n", err)
+			return 2
+		}
 	}
 
 	progress := cli.NewProgress(stdout, cfg.Steps, "steps", 5*time.Second)
 	sum, err := training.Run(ctx, cfg, training.Options{
 		Resume: *resume,
+		Log:    stderr,
 		OnStep: func(s training.Step) {
 			progress.Update(s.Step, fmt.Sprintf("loss %.3f (policy %.3f, value %.3f), %.0f samples/s",
 				s.Losses.Total(), s.Losses.Policy, s.Losses.Value, s.SamplesPerSec))
@@ -75,8 +96,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "train:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "train: steps %d to %d on %d positions; loss %.4f (policy %.4f, value %.4f); network %s\n",
-		sum.FirstStep, sum.LastStep, sum.Positions, sum.Last.Total(), sum.Last.Policy, sum.Last.Value, sum.Network)
+	fmt.Fprintf(stdout, "train: steps %d to %d on %d self-play positions and %d record positions; loss %.4f (policy %.4f, value %.4f); network %s\n",
+		sum.FirstStep, sum.LastStep, sum.Positions, sum.RecordPositions, sum.Last.Total(), sum.Last.Policy, sum.Last.Value, sum.Network)
 	if sum.Interrupted {
 		fmt.Fprintf(stderr, "train: stopped at step %d; the checkpoint is written: resume with -resume\n", sum.LastStep)
 		return 130

@@ -219,6 +219,8 @@ type selfplayStats struct {
 	Positions    int     `json:"positions"`
 	Seconds      float64 `json:"seconds"`
 	Evaluator    string  `json:"evaluator"`
+	// ByKind splits the games by how they were set up (selfplay.Kind).
+	ByKind map[string]selfplay.Tally `json:"by_kind"`
 }
 
 func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, bestNet string, log io.Writer) error {
@@ -237,6 +239,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	sp := configs.DefaultSelfPlay()
 	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
 	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, bestNet
+	sp.Mix = cfg.SelfPlay.Mix
 	opts := selfplay.Options{WorkerName: worker, Played: played}
 	st.Evaluator = "builtin"
 	if bestNet != "" {
@@ -259,6 +262,14 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	st.Draws += sum.Draws
 	st.Positions += sum.Positions
 	st.Seconds += sum.Elapsed.Seconds()
+	if st.ByKind == nil {
+		st.ByKind = map[string]selfplay.Tally{}
+	}
+	for k, t := range sum.ByKind {
+		all := st.ByKind[k]
+		all.Merge(t)
+		st.ByKind[k] = all
+	}
 	if werr := cli.WriteJSON(statsPath, st); werr != nil {
 		return werr
 	}
@@ -299,8 +310,8 @@ func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, b
 	tc.Data, tc.Out = filepath.Join(run, DataDir), filepath.Join(dir, "train")
 	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
 	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = genSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
-	tc.SearchValueWeight = cfg.Train.SearchValueWeight
-	opts := training.Options{}
+	tc.SearchValueWeight, tc.Records = cfg.Train.SearchValueWeight, cfg.Train.Records
+	opts := training.Options{Log: log}
 	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
 		opts.Resume = true
 	} else if cfg.Train.FromBest && bestNet != "" {

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,8 +18,10 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"taflab/cmd/internal/cli"
+	"taflab/cmd/internal/selfplay"
 	"taflab/cmd/internal/training"
 	"taflab/configs"
+	"taflab/rules"
 )
 
 // GenSummary is one generation's line of the run summary.
@@ -30,6 +33,11 @@ type GenSummary struct {
 	DefenderShare float64 `json:"defender_wins"`
 	DrawShare     float64 `json:"draws"`
 	Evaluator     string  `json:"selfplay_evaluator"`
+	// Start counts the self-play games from the rule set's start with equal
+	// playouts: the balance of the generation's own play.
+	Start selfplay.Tally `json:"selfplay_from_start"`
+	// ByKind splits all the self-play games by how they were set up.
+	ByKind map[string]selfplay.Tally `json:"selfplay_by_kind,omitempty"`
 	Loss          float64 `json:"loss"`
 	PolicyLoss    float64 `json:"policy_loss"`
 	ValueLoss     float64 `json:"value_loss"`
@@ -56,7 +64,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
 			if err := json.Unmarshal(data, &st); err != nil {
 				return nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
 			}
-			s.Games, s.Evaluator = st.Games, st.Evaluator
+			s.Games, s.Evaluator, s.ByKind, s.Start = st.Games, st.Evaluator, st.ByKind, st.ByKind[selfplay.KindStart]
 			if st.Games > 0 {
 				n := float64(st.Games)
 				s.AttackerShare, s.DefenderShare, s.DrawShare = float64(st.AttackerWins)/n, float64(st.DefenderWins)/n, float64(st.Draws)/n
@@ -119,10 +127,11 @@ func writeSummary(run string, cfg configs.Loop) error {
 		return err
 	}
 	var md strings.Builder
-	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against the network-free searcher at %d playouts (95%% interval).\n\n",
+	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against the network-free searcher at %d playouts (95%% interval).\n"+
+		"Attackers, defenders and draws are shares of all self-play games; \"from the start\" counts the games from the rule set's start with equal playouts alone (the others start from the opening suite or give one side odds).\n\n",
 		filepath.Base(run), cfg.Variant, cfg.Seed, cfg.Baseline.Playouts)
-	md.WriteString("| gen | self-play games | games/hour | attackers | defenders | draws | loss (policy, value) | gate | rating vs baseline |\n")
-	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	md.WriteString("| gen | self-play games | games/hour | attackers | defenders | draws | attackers from the start | loss (policy, value) | gate | rating vs baseline |\n")
+	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range gens {
 		gate := s.Gate
 		if gate != "" {
@@ -132,9 +141,27 @@ func writeSummary(run string, cfg configs.Loop) error {
 		if s.BaselineGames > 0 {
 			rating = fmt.Sprintf("%.0f [%.0f, %.0f] (%d games)", s.BaselineElo, s.BaselineLo, s.BaselineHi, s.BaselineGames)
 		}
-		fmt.Fprintf(&md, "| %d | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %.3f (%.3f, %.3f) | %s | %s |\n",
+		fromStart := ""
+		if t := s.Start; t.Games > 0 {
+			fromStart = fmt.Sprintf("%d of %d (%.0f%%)", t.AttackerWins, t.Games, 100*float64(t.AttackerWins)/float64(t.Games))
+		}
+		fmt.Fprintf(&md, "| %d | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %s | %.3f (%.3f, %.3f) | %s | %s |\n",
 			s.Generation, s.Games, s.GamesPerHour, 100*s.AttackerShare, 100*s.DefenderShare, 100*s.DrawShare,
-			s.Loss, s.PolicyLoss, s.ValueLoss, gate, rating)
+			fromStart, s.Loss, s.PolicyLoss, s.ValueLoss, gate, rating)
+	}
+	md.WriteString("\nSelf-play by kind of game: wins of each side with their mean length in plies.\n\n")
+	md.WriteString("| gen | kind | games | attackers (plies) | defenders (plies) | draws (plies) |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, s := range gens {
+		kinds := make([]string, 0, len(s.ByKind))
+		for k := range s.ByKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			t := s.ByKind[k]
+			fmt.Fprintf(&md, "| %d | %s | %d | %d (%.0f) | %d (%.0f) | %d (%.0f) |\n", s.Generation, k, t.Games,
+				t.AttackerWins, t.Mean(rules.AttackersWin), t.DefenderWins, t.Mean(rules.DefendersWin), t.Draws, t.Mean(rules.Draw))
+		}
 	}
 	md.WriteString("\n![summary](summary.png)\n")
 	if err := cli.WriteFileAtomic(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {

@@ -9,14 +9,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/match"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -47,6 +50,82 @@ type Summary struct {
 	Reasons                        map[rules.Reason]int
 	Interrupted                    bool
 	Workers, GamesPerWorker, Total int
+	// ByKind splits the games by how they were set up (Kind): who won and
+	// in how many plies.
+	ByKind map[string]Tally
+}
+
+// Tally counts the games of one kind: who won them, and their plies.
+type Tally struct {
+	Games         int `json:"games"`
+	AttackerWins  int `json:"attacker_wins"`
+	DefenderWins  int `json:"defender_wins"`
+	Draws         int `json:"draws"`
+	AttackerPlies int `json:"attacker_win_plies"` // the plies of the attackers' wins, summed
+	DefenderPlies int `json:"defender_win_plies"`
+	DrawPlies     int `json:"draw_plies"`
+}
+
+// Add counts a game.
+func (t *Tally) Add(w rules.Winner, plies int) {
+	t.Games++
+	switch w {
+	case rules.AttackersWin:
+		t.AttackerWins++
+		t.AttackerPlies += plies
+	case rules.DefendersWin:
+		t.DefenderWins++
+		t.DefenderPlies += plies
+	default:
+		t.Draws++
+		t.DrawPlies += plies
+	}
+}
+
+// Merge adds another tally's games.
+func (t *Tally) Merge(o Tally) {
+	t.Games += o.Games
+	t.AttackerWins += o.AttackerWins
+	t.DefenderWins += o.DefenderWins
+	t.Draws += o.Draws
+	t.AttackerPlies += o.AttackerPlies
+	t.DefenderPlies += o.DefenderPlies
+	t.DrawPlies += o.DrawPlies
+}
+
+// Mean returns the mean plies of the games a winner won, 0 for none.
+func (t Tally) Mean(w rules.Winner) float64 {
+	n, plies := t.Draws, t.DrawPlies
+	switch w {
+	case rules.AttackersWin:
+		n, plies = t.AttackerWins, t.AttackerPlies
+	case rules.DefendersWin:
+		n, plies = t.DefenderWins, t.DefenderPlies
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(plies) / float64(n)
+}
+
+// Kinds of self-play games (Kind).
+const (
+	KindStart = "start" // the rule set's start, equal playouts: the games balance figures count
+	KindSuite = "suite" // an opening suite's start, equal playouts
+)
+
+// Kind names how a game was set up: KindStart or KindSuite, followed for a
+// game with odds by the favoured side and the ratio, such as
+// "start/attackers-x4".
+func Kind(g mcts.GameSpec) string {
+	k := KindStart
+	if !g.StartsAtStart() {
+		k = KindSuite
+	}
+	if g.Odds > 1 {
+		k += fmt.Sprintf("/%v-x%d", g.Favoured, g.Odds)
+	}
+	return k
 }
 
 // GamesPerMinute returns the rate of finished games.
@@ -83,20 +162,27 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 		host, _ := os.Hostname()
 		name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
+	var suite []match.SuiteEntry
+	if cfg.Mix.SuiteShare > 0 {
+		var err error
+		if suite, err = cli.LoadSuite(cfg.Mix.Suite, variant); err != nil {
+			return Summary{}, fmt.Errorf("selfplay: mix.suite: %w", err)
+		}
+	}
 	started := time.Now()
 	runID := datasets.ShardName(started, name, 0)
 
 	// Games are handed out by index; each game's seed mixes the run seed
 	// and the index, so a game does not depend on which worker plays it.
 	var nextIndex atomic.Int64
-	source := func() (int, uint64, bool) {
+	source := func() (mcts.GameSpec, bool) {
 		for {
 			i := nextIndex.Add(1) - 1
 			if i >= int64(cfg.Games) {
-				return 0, 0, false
+				return mcts.GameSpec{}, false
 			}
 			if seed := GameSeed(cfg.Seed, int(i)); !opt.Played[seed] {
-				return int(i), seed, true
+				return MixGame(int(i), seed, cfg.Mix, suite), true
 			}
 		}
 	}
@@ -142,7 +228,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	}()
 
 	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID}
-	wr.sum = Summary{Reasons: map[rules.Reason]int{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
+	wr.sum = Summary{Reasons: map[rules.Reason]int{}, ByKind: map[string]Tally{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
 	lastShard := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -186,6 +272,27 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	return wr.sum, nil
 }
 
+// MixGame sets up game index of a run from its seed under the mix: where it
+// starts (a random position of suite, or the rule set's start) and whether
+// a side has odds. The draws are the same whatever the shares, so a game's
+// set-up depends on its seed and the mix alone.
+func MixGame(index int, seed uint64, mix configs.GameMix, suite []match.SuiteEntry) mcts.GameSpec {
+	g := mcts.GameSpec{Index: index, Seed: seed}
+	rng := rand.New(rand.NewPCG(seed, 0x313c))
+	fromSuite, pick := rng.Float64() < mix.SuiteShare, rng.IntN(max(len(suite), 1))
+	odds, coin := rng.Float64() < mix.OddsShare, rng.IntN(2)
+	if fromSuite && len(suite) > 0 {
+		g.Start = suite[pick].Position
+	}
+	if odds {
+		g.Odds, g.Favoured = mix.Odds, rules.Attackers
+		if mix.Favoured == "defenders" || mix.Favoured == "either" && coin == 1 {
+			g.Favoured = rules.Defenders
+		}
+	}
+	return g
+}
+
 // GameSeed derives a game's seed from the run's seed and the game's index
 // (splitmix64 of their combination).
 func GameSeed(seed uint64, index int) uint64 {
@@ -218,9 +325,14 @@ func (w *writer) add(r *mcts.GameRecord) {
 		w.notation = rules.AppendMove(w.notation[:0], m, r.Captures[i])
 		moves[i] = string(w.notation)
 	}
+	start := ""
+	if !r.StartsAtStart() {
+		start = r.Start.String()
+	}
 	w.games = append(w.games, datasets.GameRow{
 		GameID: id, RuleSet: w.variant.Name(), Moves: moves, Winner: o.Winner, Reason: o.Reason,
-		Length: int32(len(r.Moves)), Seed: r.Seed, Evaluator: r.Evaluator,
+		Length: int32(len(r.Moves)), Seed: r.Seed, Evaluator: r.Evaluator, Start: start,
+		AttackerPlayouts: int32(r.Playouts[rules.Attackers]), DefenderPlayouts: int32(r.Playouts[rules.Defenders]),
 	})
 	for _, s := range r.Samples {
 		policy := make([]datasets.MoveProb, len(s.Policy))
@@ -236,6 +348,10 @@ func (w *writer) add(r *mcts.GameRecord) {
 	w.sum.Games++
 	w.sum.Positions += len(r.Samples)
 	w.sum.Reasons[o.Reason]++
+	kind := Kind(r.GameSpec)
+	t := w.sum.ByKind[kind]
+	t.Add(o.Winner, len(r.Moves))
+	w.sum.ByKind[kind] = t
 	switch o.Winner {
 	case rules.AttackersWin:
 		w.sum.AttackerWins++

@@ -2,14 +2,20 @@ package selfplay
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/datasets"
+	"taflab/match"
 	"taflab/mcts"
+	"taflab/rules"
 )
 
 func cpuTime() time.Duration {
@@ -44,4 +50,184 @@ func BenchmarkSelfPlay(b *testing.B) {
 	cpu := (cpuTime() - cpu0).Seconds()
 	b.ReportMetric(float64(games)/b.Elapsed().Minutes(), "games/min")
 	b.ReportMetric(100*cpu/b.Elapsed().Seconds()/float64(runtime.GOMAXPROCS(0)), "%cpu")
+}
+
+// testSuite writes a suite of three positions a few random moves from the
+// start and returns its file and entries.
+func testSuite(t *testing.T, v *rules.Variant) (string, []match.SuiteEntry) {
+	t.Helper()
+	var entries []match.SuiteEntry
+	for _, o := range match.Book(v, 3, 3, 7) {
+		g := rules.NewGame(v)
+		for _, m := range o.Moves {
+			g.Make(m)
+		}
+		entries = append(entries, match.SuiteEntry{Position: g.Position(), Comment: "random"})
+	}
+	path := filepath.Join(t.TempDir(), "suite.txt")
+	if err := os.WriteFile(path, match.FormatSuite([]string{"test suite"}, entries), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, entries
+}
+
+func TestMixGame(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	_, suite := testSuite(t, v)
+	cases := []struct {
+		name                       string
+		mix                        configs.GameMix
+		wantSuite, wantOdds        int // of 200 games
+		wantAttackers, wantDefends bool
+	}{
+		{"plain", configs.DefaultGameMix(), 0, 0, false, false},
+		{"all from the suite", configs.GameMix{SuiteShare: 1, Odds: 4, Favoured: "attackers"}, 200, 0, false, false},
+		{"odds to the attackers", configs.GameMix{OddsShare: 1, Odds: 3, Favoured: "attackers"}, 0, 200, true, false},
+		{"odds to the defenders", configs.GameMix{OddsShare: 1, Odds: 3, Favoured: "defenders"}, 0, 200, false, true},
+		{"odds to either", configs.GameMix{OddsShare: 1, Odds: 3, Favoured: "either"}, 0, 200, true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			suiteGames, oddsGames := 0, 0
+			favoured := map[rules.Side]bool{}
+			for i := range 200 {
+				g := MixGame(i, GameSeed(5, i), c.mix, suite)
+				if again := MixGame(i, GameSeed(5, i), c.mix, suite); again != g {
+					t.Fatalf("game %d: got %+v, then %+v: want the same set-up for the same seed", i, g, again)
+				}
+				if g.Index != i || g.Seed != GameSeed(5, i) {
+					t.Fatalf("game %d: got index %d seed %d", i, g.Index, g.Seed)
+				}
+				if !g.StartsAtStart() {
+					suiteGames++
+				}
+				if g.Odds > 1 {
+					oddsGames++
+					if g.Odds != c.mix.Odds {
+						t.Errorf("game %d: got odds %d, want %d", i, g.Odds, c.mix.Odds)
+					}
+					favoured[g.Favoured] = true
+				}
+			}
+			if suiteGames != c.wantSuite || oddsGames != c.wantOdds {
+				t.Errorf("got %d games from the suite and %d with odds, want %d and %d", suiteGames, oddsGames, c.wantSuite, c.wantOdds)
+			}
+			if favoured[rules.Attackers] != c.wantAttackers || favoured[rules.Defenders] != c.wantDefends {
+				t.Errorf("got favoured sides %v, want attackers %v, defenders %v", favoured, c.wantAttackers, c.wantDefends)
+			}
+		})
+	}
+	t.Run("half and half", func(t *testing.T) {
+		mix := configs.GameMix{SuiteShare: 0.5, OddsShare: 0.25, Odds: 4, Favoured: "either"}
+		suiteGames, oddsGames := 0, 0
+		for i := range 1000 {
+			g := MixGame(i, GameSeed(9, i), mix, suite)
+			if !g.StartsAtStart() {
+				suiteGames++
+			}
+			if g.Odds > 1 {
+				oddsGames++
+			}
+		}
+		if suiteGames < 450 || suiteGames > 550 || oddsGames < 200 || oddsGames > 300 {
+			t.Errorf("got %d of 1000 from the suite and %d with odds, want about 500 and 250", suiteGames, oddsGames)
+		}
+	})
+}
+
+// TestRunMixWritesLabels plays games from an opening suite and with odds,
+// and reads them back: each game's start and the two sides' playouts are in
+// the games file, the positions start at the start, and the weaker side's
+// searches are never training targets.
+func TestRunMixWritesLabels(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	suiteFile, suite := testSuite(t, v)
+	cfg := configs.DefaultSelfPlay()
+	cfg.Games, cfg.Workers, cfg.GamesPerWorker, cfg.Seed = 16, 2, 4, 3
+	cfg.Out = t.TempDir()
+	cfg.Search.Playouts, cfg.Search.CheapPlayouts, cfg.Search.FullSearchProb = 16, 8, 0.5
+	cfg.Mix = configs.GameMix{SuiteShare: 0.5, Suite: suiteFile, OddsShare: 0.5, Odds: 4, Favoured: "either"}
+	sum, err := Run(context.Background(), cfg, v, Options{WorkerName: "mix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := 0
+	for _, tally := range sum.ByKind {
+		kinds += tally.Games
+	}
+	if kinds != sum.Games || sum.Games != cfg.Games {
+		t.Errorf("got %d games, %d of them by kind, want %d", sum.Games, kinds, cfg.Games)
+	}
+	inSuite := map[string]bool{}
+	for _, e := range suite {
+		inSuite[e.Position.String()] = true
+	}
+	games, positions := readAll(t, cfg.Out)
+	byID := map[string]datasets.GameRow{}
+	seen := map[string]bool{}
+	for _, g := range games {
+		byID[g.GameID] = g
+		spec := MixGame(0, g.Seed, cfg.Mix, suite)
+		seen[Kind(spec)] = true
+		wantStart := ""
+		if !spec.StartsAtStart() {
+			wantStart = spec.Start.String()
+			if !inSuite[g.Start] {
+				t.Errorf("game %s: start %q is not a suite position", g.GameID, g.Start)
+			}
+		}
+		if g.Start != wantStart {
+			t.Errorf("game %s: got start %q, want %q", g.GameID, g.Start, wantStart)
+		}
+		want := [2]int32{16, 16}
+		if spec.Odds > 1 {
+			want[spec.Favoured.Opponent()] = 4
+		}
+		if got := [2]int32{g.AttackerPlayouts, g.DefenderPlayouts}; got != want {
+			t.Errorf("game %s (%s): got playouts %v for attackers and defenders, want %v", g.GameID, Kind(spec), got, want)
+		}
+	}
+	for _, k := range []string{"start", "suite", "start/attackers-x4", "start/defenders-x4"} {
+		if !seen[k] {
+			t.Logf("no game of kind %s among %v", k, seen)
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("got kinds %v, want at least three of the four", seen)
+	}
+	for _, p := range positions {
+		g := byID[p.GameID]
+		if p.Ply == 0 && g.Start != "" && p.Position.String() != g.Start {
+			t.Errorf("game %s: first position %v, want its start %s", p.GameID, p.Position, g.Start)
+		}
+		weak := g.AttackerPlayouts != g.DefenderPlayouts &&
+			(p.Position.ToMove == rules.Attackers) == (g.AttackerPlayouts < g.DefenderPlayouts)
+		if weak && p.FullSearch {
+			t.Errorf("game %s ply %d: the weaker side's search is a full one", p.GameID, p.Ply)
+		}
+	}
+}
+
+// readAll reads every shard of a dataset folder.
+func readAll(t *testing.T, dir string) ([]datasets.GameRow, []datasets.PositionRow) {
+	t.Helper()
+	var games []datasets.GameRow
+	var positions []datasets.PositionRow
+	files, err := filepath.Glob(filepath.Join(dir, "*"+datasets.GamesSuffix))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no games files in %s: %v", dir, err)
+	}
+	for _, f := range files {
+		g, _, err := datasets.ReadGamesFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g...)
+		p, _, err := datasets.ReadPositionsFile(strings.TrimSuffix(f, datasets.GamesSuffix) + datasets.PositionsSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		positions = append(positions, p...)
+	}
+	return games, positions
 }

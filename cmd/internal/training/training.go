@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -49,6 +51,8 @@ type Options struct {
 	Init *net.Network
 	// OnStep, if set, is called after every step.
 	OnStep func(Step)
+	// Log receives notes on the data (records skipped, say); nil discards.
+	Log io.Writer
 }
 
 // Step is one step's figures.
@@ -66,6 +70,7 @@ type Summary struct {
 	FirstStep, LastStep int
 	Last                net.Losses
 	Positions           int // the window's size
+	RecordPositions     int // the training records' positions (none held out)
 	Interrupted         bool
 	Network             string // the path of the network file written
 }
@@ -109,11 +114,24 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 		if tr, err = net.NewTrainer(n, cfg.Optimizer, threads); err != nil {
 			return Summary{}, err
 		}
-		if window, err = datasets.OpenWindow(cfg.Data, cfg.Window, cfg.Seed); err != nil {
-			return Summary{}, err
+		if !cfg.Records.Only() {
+			if window, err = datasets.OpenWindow(cfg.Data, cfg.Window, cfg.Seed); err != nil {
+				return Summary{}, err
+			}
 		}
 	}
-	variants, err := compileAll(window.Definitions())
+	records, err := openRecords(cfg, opt.Log)
+	if err != nil {
+		return Summary{}, err
+	}
+	if window == nil && records == nil {
+		return Summary{}, fmt.Errorf("training: nothing to train on: the records (%s) are skipped and there is no self-play data", cfg.Records.File)
+	}
+	var defs []rules.Definition
+	if window != nil {
+		defs = window.Definitions()
+	}
+	variants, err := compileAll(defs)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -123,8 +141,19 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	}
 	defer metrics.Close()
 
-	sum := Summary{FirstStep: tr.Step(), Positions: window.Len(), Network: filepath.Join(cfg.Out, NetworkFile)}
-	rows := make([]datasets.PositionRow, cfg.BatchSize)
+	sum := Summary{FirstStep: tr.Step(), Network: filepath.Join(cfg.Out, NetworkFile)}
+	fromRecords := 0 // samples of each batch drawn from the records
+	if window != nil {
+		sum.Positions = window.Len()
+	}
+	if records != nil {
+		sum.RecordPositions = len(records.index)
+		fromRecords = cfg.BatchSize
+		if window != nil {
+			fromRecords = int(math.Round(cfg.Records.Share * float64(cfg.BatchSize)))
+		}
+	}
+	rows := make([]datasets.PositionRow, cfg.BatchSize-fromRecords)
 	samples := make([]net.Sample, cfg.BatchSize)
 	// The symmetry of each sample comes from the seed and the data offset,
 	// so a resumed run draws the same ones.
@@ -144,11 +173,21 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 			sum.Interrupted = true
 			break
 		}
-		offset := window.Offset()
-		window.Next(rows)
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(offset)))
-		for i := range rows {
-			samples[i] = toSample(&rows[i], variants, cfg.Symmetries, cfg.SearchValueWeight, rng, samples[i].Policy[:0])
+		if len(rows) > 0 {
+			offset := window.Offset()
+			window.Next(rows)
+			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(offset)))
+			for i := range rows {
+				samples[i] = toSample(&rows[i], variants, cfg.Symmetries, cfg.SearchValueWeight, rng, samples[i].Policy[:0])
+			}
+		}
+		if fromRecords > 0 {
+			// The draws come from the seed and the step alone, so a resumed
+			// run draws the same ones.
+			rng := rand.New(rand.NewPCG(cfg.Seed^recordsStream, uint64(tr.Step())))
+			for i := len(rows); i < len(samples); i++ {
+				samples[i] = records.sample(rng, cfg.Symmetries, samples[i].Policy[:0])
+			}
 		}
 		t0 := time.Now()
 		lr := cfg.Optimizer.LearningRateAt(tr.Step())
@@ -192,6 +231,82 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// recordsStream separates the random stream of the record draws from the
+// window's, which uses the same seed.
+const recordsStream = 0x7ec0_4d5
+
+// recordPos is one training position of the records: a game and a ply.
+type recordPos struct {
+	game int32
+	ply  int32
+}
+
+// recordSource draws training samples from game records: each position's
+// policy target is the move played, its value target the game's result at
+// the records' value weight (0 when the game has none).
+type recordSource struct {
+	variant     *rules.Variant
+	games       []datasets.RecordGame
+	index       []recordPos
+	valueWeight float32
+}
+
+// openRecords reads the config's game records, the held-out ones left out,
+// or returns nil when there are none to use (an optional file that is
+// absent is noted in log).
+func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
+	rc := cfg.Records
+	if !rc.Enabled() {
+		return nil, nil
+	}
+	if _, err := os.Stat(rc.File); err != nil && rc.Optional && errors.Is(err, fs.ErrNotExist) {
+		if log != nil {
+			fmt.Fprintf(log, "training: no game records at %s: training on self-play alone\n", rc.File)
+		}
+		return nil, nil
+	}
+	v, err := cli.LoadVariant(rc.Variant)
+	if err != nil {
+		return nil, fmt.Errorf("training: records.variant: %w", err)
+	}
+	if v.Size() != net.BoardSize {
+		return nil, fmt.Errorf("training: records.variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
+	}
+	all, err := datasets.ReadRecordGames(rc.File, v)
+	if err != nil {
+		return nil, fmt.Errorf("training: %w", err)
+	}
+	games, _ := datasets.SplitRecords(all, rc.HoldoutEvery)
+	src := &recordSource{variant: v, games: games, valueWeight: float32(rc.ValueWeight)}
+	for gi := range games {
+		for ply := range games[gi].Moves {
+			src.index = append(src.index, recordPos{int32(gi), int32(ply)})
+		}
+	}
+	if len(src.index) == 0 {
+		return nil, fmt.Errorf("training: %s: no positions left to train on once every %dth record is held out", rc.File, rc.HoldoutEvery)
+	}
+	return src, nil
+}
+
+// sample draws one position of the records, in a random symmetry if
+// symmetries is set; policy is reused memory for the sample's policy.
+func (r *recordSource) sample(rng *rand.Rand, symmetries bool, policy []net.MoveProb) net.Sample {
+	at := r.index[rng.IntN(len(r.index))]
+	g := &r.games[at.game]
+	y := rules.Identity
+	if symmetries {
+		y = rules.Symmetry(rng.IntN(rules.NumSymmetries))
+	}
+	result, ok := g.Result(int(at.ply))
+	w := r.valueWeight
+	if !ok {
+		w = 0
+	}
+	return net.Sample{Variant: r.variant, Position: y.Position(g.Positions[at.ply]), Result: result, ValueWeight: w,
+		Policy: append(policy, net.MoveProb{Move: y.Move(g.Moves[at.ply], net.BoardSize), Prob: 1})}
+}
+
 // compileAll compiles the window's rule sets, by name.
 func compileAll(defs []rules.Definition) (map[string]*rules.Variant, error) {
 	out := map[string]*rules.Variant{}
@@ -231,7 +346,11 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 	for i, s := range tr.OptimizerState() {
 		tensors = append(tensors, net.Tensor{Name: fmt.Sprintf("optimizer.%d", i), Shape: []int{len(s)}, Data: s, Trained: false})
 	}
-	files, err := json.Marshal(w.Files())
+	dataFiles, offset := []string{}, int64(0)
+	if w != nil {
+		dataFiles, offset = w.Files(), w.Offset()
+	}
+	files, err := json.Marshal(dataFiles)
 	if err != nil {
 		return err
 	}
@@ -249,7 +368,7 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 		"taflab.config":         string(netCfg),
 		"taflab.optimizer":      string(optCfg),
 		"taflab.step":           strconv.Itoa(tr.Step()),
-		"taflab.data_offset":    strconv.FormatInt(w.Offset(), 10),
+		"taflab.data_offset":    strconv.FormatInt(offset, 10),
 		"taflab.data_files":     string(files),
 		"taflab.window":         strconv.Itoa(cfg.Window),
 		"taflab.seed":           strconv.FormatUint(cfg.Seed, 10),
@@ -332,6 +451,12 @@ func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Tra
 		}
 	}
 	tr.SetStep(step)
+	if len(files) == 0 {
+		if !cfg.Records.Only() {
+			return nil, nil, nil, bad("the run trained on game records alone, and the config now asks for self-play data too: start a new run")
+		}
+		return n, tr, nil, nil
+	}
 	w, err := datasets.OpenWindowFiles(files, window, seed)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("training: resume: the checkpoint's data: %w", err)
