@@ -21,6 +21,26 @@ type Config struct {
 	// every search full.
 	FullSearchProb float64 `toml:"full_search_prob"`
 
+	// RootSearch is how the root's children are searched and the move and
+	// the training target are read: "puct" (PUCT selection, visit counts,
+	// the temperature schedule and Dirichlet noise) or "gumbel" (Gumbel
+	// root search, gumbel.go: Gumbel-top-k sampling of GumbelActions
+	// moves, sequential halving among them, and the improved policy of
+	// completed Q values as the target). Default "puct". Interior nodes use
+	// PUCT either way.
+	RootSearch string `toml:"root_search"`
+	// GumbelActions is m, the number of root moves Gumbel root search
+	// samples (without replacement, by Gumbel-top-k) and halves down to
+	// one. Default 16.
+	GumbelActions int `toml:"gumbel_actions"`
+	// GumbelCVisit and GumbelCScale set how much the search's values
+	// outweigh the priors in Gumbel root search: sigma(q) = (GumbelCVisit +
+	// the most visits of a root move) * GumbelCScale * q, with q rescaled
+	// to [0, 1] over the root's moves. Defaults 50 and 1 (the paper's;
+	// mctx's default scale is 0.1).
+	GumbelCVisit float64 `toml:"gumbel_c_visit"`
+	GumbelCScale float64 `toml:"gumbel_c_scale"`
+
 	// CPuct scales the exploration term of PUCT. Default 1.25.
 	CPuct float64 `toml:"cpuct"`
 	// FPUReduction lowers the value assumed for unvisited children below
@@ -36,12 +56,14 @@ type Config struct {
 	// / number of legal moves (KataGo's 0.03 * 361). Default 10.83.
 	DirichletAlphaTotal float64 `toml:"dirichlet_alpha_total"`
 	// NoiseFraction is the weight of the noise in the root priors of a full
-	// search. Default 0.25; 0 turns noise off.
+	// search. Default 0.25; 0 turns noise off. Gumbel root search adds no
+	// Dirichlet noise (its Gumbel draws are its noise) and ignores both.
 	NoiseFraction float64 `toml:"noise_fraction"`
 
 	// TemperatureStart is the move-choice temperature at the first ply:
 	// moves are chosen with probability proportional to visits^(1/T).
-	// Default 0.8.
+	// Default 0.8. Gumbel root search has no temperature: its Gumbel draws
+	// already sample the move.
 	TemperatureStart float64 `toml:"temperature_start"`
 	// TemperatureEnd is the temperature the schedule decays to. 0 plays
 	// the most visited move. Default 0.2.
@@ -61,12 +83,22 @@ type Config struct {
 	TreeReuse bool `toml:"tree_reuse"`
 }
 
+// The values of Config.RootSearch.
+const (
+	RootPUCT   = "puct"
+	RootGumbel = "gumbel"
+)
+
 // DefaultConfig returns the default settings.
 func DefaultConfig() Config {
 	return Config{
 		Playouts:            800,
 		CheapPlayouts:       100,
 		FullSearchProb:      0.25,
+		RootSearch:          RootPUCT,
+		GumbelActions:       16,
+		GumbelCVisit:        50,
+		GumbelCScale:        1,
 		CPuct:               1.25,
 		FPUReduction:        0.25,
 		RootFPUReduction:    0,
@@ -92,6 +124,10 @@ func (c *Config) Validate() error {
 	check(c.Playouts >= 1, "playouts", "want at least 1", c.Playouts)
 	check(c.CheapPlayouts >= 1 && c.CheapPlayouts <= c.Playouts, "cheap_playouts", "want from 1 to playouts (%d)", c.CheapPlayouts, c.Playouts)
 	check(c.FullSearchProb >= 0 && c.FullSearchProb <= 1, "full_search_prob", "want a probability from 0 to 1", c.FullSearchProb)
+	check(c.RootSearch == RootPUCT || c.RootSearch == RootGumbel, "root_search", "want %q or %q", c.RootSearch, RootPUCT, RootGumbel)
+	check(c.GumbelActions >= 1, "gumbel_actions", "want at least 1", c.GumbelActions)
+	check(c.GumbelCVisit >= 0, "gumbel_c_visit", "want 0 or more", c.GumbelCVisit)
+	check(c.GumbelCScale > 0, "gumbel_c_scale", "want more than 0", c.GumbelCScale)
 	check(c.CPuct > 0, "cpuct", "want more than 0", c.CPuct)
 	check(c.FPUReduction >= 0 && c.FPUReduction <= 2, "fpu_reduction", "want from 0 to 2", c.FPUReduction)
 	check(c.RootFPUReduction >= 0 && c.RootFPUReduction <= 2, "root_fpu_reduction", "want from 0 to 2", c.RootFPUReduction)

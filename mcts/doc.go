@@ -7,6 +7,11 @@
 // playout-cap randomization and exact (proven) terminal values follow
 // KataGo and Leela Chess Zero.
 //
+// Config.RootSearch = "gumbel" replaces PUCT at the root by Gumbel root
+// search (Danihelka et al., ICLR 2022; gumbel.go): Gumbel-top-k sampling of
+// a few moves, sequential halving of the playouts among them, and the
+// improved policy of completed Q values as the training target.
+//
 // The package declares the Evaluator it needs and never imports a network:
 // Heuristic is the built-in, network-free evaluator, and networks implement
 // the same interface elsewhere.

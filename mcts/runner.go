@@ -95,10 +95,7 @@ func (r *Runner) Step(searches []*Search) error {
 		s := leaf.search
 		path := r.paths[leaf.pathStart : leaf.pathStart+leaf.pathN]
 		s.expand(leaf.node, r.batch.Moves[i], r.batch.Priors[i])
-		if leaf.node == 0 && s.noisePended {
-			s.addNoise()
-			s.noisePended = false
-		}
+		value := r.batch.Values[i] // for the side to move at the leaf
 		if leaf.winning >= 0 {
 			// The side to move at the leaf wins at once: the leaf is a
 			// proven loss for the side that moved into it.
@@ -106,19 +103,23 @@ func (r *Runner) Step(searches []*Search) error {
 			win := &s.nodes[n.firstChild+leaf.winning]
 			win.terminal, win.proof = true, provenWin
 			s.prove(path, provenLoss)
-			s.backup(path, -1)
-		} else {
-			s.backup(path, -r.batch.Values[i])
+			value = 1
 		}
+		if leaf.node == 0 {
+			s.rootExpanded(value)
+		}
+		s.backup(path, -value)
 		s.playouts++
 	}
 	return nil
 }
 
 // selectLeaf walks from s's root to a leaf by PUCT, with a virtual loss on
-// every node of the way. A terminal or proven leaf is backed up at once; a
-// new leaf joins the batch. It returns false when the walk ends on a leaf
-// already waiting for evaluation (a collision): the search has given all it
+// every node of the way (at the root by the sequential-halving schedule
+// instead under Gumbel root search). A terminal or proven leaf is backed up
+// at once; a new leaf joins the batch. It returns false when the walk ends on
+// a leaf already waiting for evaluation (a collision), or when the schedule
+// waits for this round's values before halving: the search has given all it
 // can this round.
 func (r *Runner) selectLeaf(s *Search) bool {
 	g := s.game
@@ -138,7 +139,15 @@ func (r *Runner) selectLeaf(s *Search) bool {
 		if !n.expanded() {
 			break
 		}
-		cur = s.selectChild(cur, cur == 0)
+		if cur == 0 && s.gumbel.active {
+			if cur = s.gumbelSelect(); cur < 0 {
+				s.cancel(path) // path is the root alone
+				s.path = path
+				return false
+			}
+		} else {
+			cur = s.selectChild(cur, cur == 0)
+		}
 		c := &s.nodes[cur]
 		mover := g.ToMove()
 		g.Make(c.move)
@@ -174,6 +183,20 @@ func (r *Runner) selectLeaf(s *Search) bool {
 	r.batch.Values = append(r.batch.Values, 0)
 	r.unwind(g, len(path)-1)
 	return true
+}
+
+// rootExpanded records the root's evaluation, value for its side to move,
+// and does what waited for the root's children: Dirichlet noise, Gumbel
+// root search's draws.
+func (s *Search) rootExpanded(value float32) {
+	s.rootValue = value
+	if s.noisePended {
+		s.addNoise()
+		s.noisePended = false
+	}
+	if s.gumbel.pended {
+		s.gumbelStart()
+	}
 }
 
 // unwind takes back the last n moves of g.

@@ -28,6 +28,11 @@ type Search struct {
 	playouts    int   // playouts run since the last Advance
 	noise       bool  // mix Dirichlet noise into the root priors
 	noisePended bool  // the root is not expanded yet: noise after expansion
+	// rootValue is the evaluator's value of the root for its side to move
+	// (v̂ of Gumbel search's completed Q): recorded when the root is
+	// expanded, worked out from the tree on Advance (see rootValueOf).
+	rootValue float32
+	gumbel    gumbelRoot // Gumbel root search's state; see gumbel.go
 
 	path     []int32 // scratch: the path of the current selection
 	moveBuf  []rules.Move
@@ -53,6 +58,8 @@ func (s *Search) Reset(game *rules.Game, seed uint64) {
 	s.pcg.Seed(seed, 0x5ea4c4)
 	s.nodes = append(s.nodes[:0], node{firstChild: noChildren})
 	s.target, s.playouts, s.noise, s.noisePended = 0, 0, false, false
+	s.rootValue = 0
+	s.gumbel.reset()
 }
 
 // Game returns the game at the root. Callers read it; only Advance may
@@ -60,12 +67,24 @@ func (s *Search) Reset(game *rules.Game, seed uint64) {
 func (s *Search) Game() *rules.Game { return s.game }
 
 // Start prepares a search of playouts root visits (counting visits kept from
-// the previous search), with root noise if noise is set.
+// the previous search), with root noise if noise is set: Dirichlet noise in
+// the priors under PUCT, Gumbel draws under Gumbel root search (which then
+// samples its moves; without noise it takes the top moves by prior).
 func (s *Search) Start(playouts int, noise bool) {
 	s.target = int32(playouts)
 	s.playouts = 0
-	s.noise = noise && s.cfg.NoiseFraction > 0
+	gumbel := s.cfg.RootSearch == RootGumbel
+	s.noise = noise && s.cfg.NoiseFraction > 0 && !gumbel
 	s.noisePended = false
+	s.gumbel.reset()
+	if gumbel {
+		s.gumbel.noise = noise
+		if s.nodes[0].expanded() {
+			s.gumbelStart()
+		} else {
+			s.gumbel.pended = true
+		}
+	}
 	if s.noise {
 		if s.nodes[0].expanded() {
 			s.addNoise()
@@ -137,12 +156,17 @@ func (s *Search) Stats(dst []MoveStat) []MoveStat {
 }
 
 // BestMove returns the move the search thinks best: a proven win, else the
-// most visited move that is not a proven loss (ties: the higher prior).
+// most visited move that is not a proven loss (ties: the higher prior), or
+// under Gumbel root search the move sequential halving leaves.
 func (s *Search) BestMove() rules.Move { return s.ChooseMove(0) }
 
 // ChooseMove picks the move to play at temperature t: with probability
 // proportional to visits^(1/t), or the best move for t near 0. A proven win
 // is always taken and a proven loss never while another move is not one.
+//
+// Under Gumbel root search t is not used: the move is the best of the moves
+// sequential halving leaves, by g + logits + sigma(q) (gumbelChoose), and
+// the Gumbel draws g of a search with noise already sample it.
 func (s *Search) ChooseMove(t float64) rules.Move {
 	root := &s.nodes[0]
 	if !root.expanded() {
@@ -158,6 +182,9 @@ func (s *Search) ChooseMove(t float64) rules.Move {
 		default:
 			allLost = false
 		}
+	}
+	if s.cfg.RootSearch == RootGumbel {
+		return s.gumbelChoose(children, allLost)
 	}
 	usable := func(c *node) bool { return allLost || c.proof != provenLoss }
 	if t < 0.01 {
@@ -234,7 +261,29 @@ func (s *Search) Advance(m rules.Move) error {
 	}
 	s.nodes, s.spare = s.spare, s.nodes
 	s.nodes[0].move, s.nodes[0].prior = 0, 0
+	s.rootValue = s.rootValueOf()
+	s.gumbel.reset()
 	return nil
+}
+
+// rootValueOf works out the evaluator's value of a kept root for its side
+// to move, which the tree does not store: a node's first visit is its own
+// evaluation and every later one passes through a child, which backs up the
+// negation of what the node gets, so the node's value sum is -v̂ minus its
+// children's sums. Exact but for float32 rounding in the sums (whose weight
+// in the mixed value is 1/(1 + visits), small when there are many), and
+// not meaningful for a proven root (whose visits skip its children), which
+// the search does not search. 0 for a root not expanded.
+func (s *Search) rootValueOf() float32 {
+	root := &s.nodes[0]
+	if !root.expanded() {
+		return 0
+	}
+	sum := float64(root.valueSum)
+	for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+		sum += float64(c.valueSum)
+	}
+	return float32(max(-1, min(1, -sum)))
 }
 
 // compact copies the subtree of src rooted at root into dst, breadth first,
@@ -279,7 +328,9 @@ func (s *Search) addNoise() {
 // Policy appends the search's policy at the root (the training target), one
 // entry per legal move in move-generation order: all of it on a proven win
 // when there is one (the move ChooseMove plays), else each move's share of
-// the root children's visits, or uniform if none has any.
+// the root children's visits, or uniform if none has any. Under Gumbel root
+// search it is the improved policy softmax(logits + sigma(completed Q))
+// instead of the visit shares (gumbelPolicy).
 func (s *Search) Policy(dst []MoveProb) []MoveProb {
 	root := &s.nodes[0]
 	if !root.expanded() {
@@ -293,6 +344,9 @@ func (s *Search) Policy(dst []MoveProb) []MoveProb {
 		if won < 0 && children[i].proof == provenWin {
 			won = i
 		}
+	}
+	if won < 0 && s.cfg.RootSearch == RootGumbel {
+		return s.gumbelPolicy(dst, children)
 	}
 	for i := range children {
 		var p float32

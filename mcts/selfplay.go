@@ -10,23 +10,23 @@ import (
 // GameRecord is one finished self-play game: its moves, every searched
 // position with the search's result, and the outcome.
 type GameRecord struct {
-	GameSpec         // how the game was set up
-	Variant          *rules.Variant
+	GameSpec  // how the game was set up
+	Variant   *rules.Variant
 	Evaluator string // the evaluator's ID
 	// Playouts are the full-search budgets the two sides had, indexed by
 	// rules.Side: equal unless the game gave one side odds.
-	Playouts  [2]int
-	Moves     []rules.Move
-	Captures  []rules.Bitboard // the soldiers each move captured
-	Samples   []Sample         // one per move, before the move
-	Outcome   rules.Outcome
+	Playouts [2]int
+	Moves    []rules.Move
+	Captures []rules.Bitboard // the soldiers each move captured
+	Samples  []Sample         // one per move, before the move
+	Outcome  rules.Outcome
 }
 
 // Sample is one searched position of a game.
 type Sample struct {
 	Ply       int // moves made before the position
 	Position  rules.Position
-	Policy    []MoveProb // the root's visit distribution over the legal moves
+	Policy    []MoveProb // the search's policy over the legal moves (Search.Policy)
 	Full      bool       // a full search: noise, and a policy fit for training
 	RootValue float32    // the search's value for the side to move
 }
@@ -197,7 +197,11 @@ func (p *SelfPlayer) startSearch(sl *slot) {
 	side := s.game.ToMove()
 	weak := rec.Odds > 1 && side != rec.Favoured
 	sl.full = !weak && (p.cfg.FullSearchProb >= 1 || s.rng.Float64() < p.cfg.FullSearchProb)
-	s.Start(p.budget(rec, side, sl.full), sl.full)
+	// Gumbel root search samples the move it plays by its noise, so every
+	// self-play search has it; PUCT's cheap searches play their most
+	// visited move by temperature and keep their noise-free visits.
+	noise := sl.full || p.cfg.RootSearch == RootGumbel
+	s.Start(p.budget(rec, side, sl.full), noise)
 }
 
 // move records the slot's search and plays the chosen move.
