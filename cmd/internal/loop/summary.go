@@ -37,17 +37,17 @@ type GenSummary struct {
 	// playouts: the balance of the generation's own play.
 	Start selfplay.Tally `json:"selfplay_from_start"`
 	// ByKind splits all the self-play games by how they were set up.
-	ByKind map[string]selfplay.Tally `json:"selfplay_by_kind,omitempty"`
-	Loss          float64 `json:"loss"`
-	PolicyLoss    float64 `json:"policy_loss"`
-	ValueLoss     float64 `json:"value_loss"`
-	Gate          string  `json:"gate"` // "promoted", "rejected", "undecided" or "" (not yet)
-	GateElo       float64 `json:"gate_elo"`
-	GateLLR       float64 `json:"gate_llr"`
-	BaselineElo   float64 `json:"baseline_elo"`
-	BaselineLo    float64 `json:"baseline_elo_lo"`
-	BaselineHi    float64 `json:"baseline_elo_hi"`
-	BaselineGames int     `json:"baseline_games"`
+	ByKind        map[string]selfplay.Tally `json:"selfplay_by_kind,omitempty"`
+	Loss          float64                   `json:"loss"`
+	PolicyLoss    float64                   `json:"policy_loss"`
+	ValueLoss     float64                   `json:"value_loss"`
+	Gate          string                    `json:"gate"` // "promoted", "rejected", "undecided" or "" (not yet)
+	GateElo       float64                   `json:"gate_elo"`
+	GateLLR       float64                   `json:"gate_llr"`
+	BaselineElo   float64                   `json:"baseline_elo"`
+	BaselineLo    float64                   `json:"baseline_elo_lo"`
+	BaselineHi    float64                   `json:"baseline_elo_hi"`
+	BaselineGames int                       `json:"baseline_games"`
 }
 
 // Summarize reads the run folder's generations.

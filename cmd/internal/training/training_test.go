@@ -1,0 +1,169 @@
+package training
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"taflab/configs"
+	"taflab/configs/variants"
+	"taflab/rules"
+)
+
+// recordFile writes n games of copenhagen-classic as game records, each the
+// same 12 random plies (so that a tiny network can learn them) ending Black
+// or White by turns, and returns the file's path; bad, if not nil, edits a
+// line before it is written.
+func recordFile(t *testing.T, n int, bad func(line int, text string) string) string {
+	t.Helper()
+	v := variants.MustLoad("copenhagen-classic")
+	g := rules.NewGame(v)
+	var b strings.Builder
+	b.WriteString("moves,attacker_captures,defender_captures,result\n")
+	var moves []rules.Move
+	for i := range n {
+		g.Reset()
+		rng := rand.New(rand.NewPCG(4, 4))
+		var parts []string
+		for g.Ply() < 12 && !g.Outcome().Over() {
+			moves = g.GenerateMoves(moves[:0])
+			g.Make(moves[rng.IntN(len(moves))])
+			m, captured := g.LastMove()
+			parts = append(parts, string(rules.AppendMove(nil, m, captured)))
+		}
+		result := []string{"Black", "White"}[i%2]
+		text := fmt.Sprintf("%s,0,0,%s", strings.Join(parts, " "), result)
+		if bad != nil {
+			text = bad(i+2, text)
+		}
+		b.WriteString(text + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "games.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func recordsConfig(t *testing.T, file string) configs.Train {
+	cfg := configs.DefaultTrain()
+	cfg.Data, cfg.Out = "", t.TempDir()
+	cfg.Steps, cfg.BatchSize, cfg.CheckpointEvery = 60, 32, 30
+	cfg.Records = configs.Records{File: file, Variant: "copenhagen-classic", Share: 1, ValueWeight: 0.5, HoldoutEvery: 10}
+	cfg.Network.Blocks, cfg.Network.Channels, cfg.Network.ValueHidden = 1, 8, 8
+	cfg.Optimizer.Optimizer, cfg.Optimizer.LearningRate, cfg.Optimizer.WarmupSteps = "adam", 0.01, 0
+	cfg.Optimizer.TotalSteps, cfg.Optimizer.Threads = 60, 1
+	return cfg
+}
+
+// TestTrainOnRecords trains a tiny network on game records alone: the
+// policy loss falls (the moves played are learnt), and a resumed run is
+// the same as one in a go.
+func TestTrainOnRecords(t *testing.T) {
+	cfg := recordsConfig(t, recordFile(t, 12, nil))
+	sum, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines 2 to 13 hold the games; line 10 is held out.
+	if sum.Positions != 0 || sum.RecordPositions != 11*12 {
+		t.Errorf("got %d self-play and %d record positions, want none and 132 (11 games of 12 plies)", sum.Positions, sum.RecordPositions)
+	}
+	losses := policyLosses(t, filepath.Join(cfg.Out, MetricsFile))
+	first, last := mean(losses[:5]), mean(losses[len(losses)-5:])
+	t.Logf("policy loss: first steps %.3f, last steps %.3f", first, last)
+	if !(last < first-1) {
+		t.Errorf("policy loss: got %.3f at the end against %.3f at the start, want it to fall by 1 or more", last, first)
+	}
+
+	resumed := cfg
+	resumed.Out = t.TempDir()
+	resumed.Steps = 30
+	if _, err := Run(context.Background(), resumed, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	resumed.Steps = 60
+	if _, err := Run(context.Background(), resumed, Options{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(cfg.Out, NetworkFile))
+	b, _ := os.ReadFile(filepath.Join(resumed.Out, NetworkFile))
+	if string(a) != string(b) {
+		t.Error("30 steps and 30 resumed: got another network than 60 in a go")
+	}
+}
+
+func TestTrainOnRecordsRefusesBadRecords(t *testing.T) {
+	cases := []struct {
+		name string
+		bad  func(line int, text string) string
+		want string
+	}{
+		{"illegal move", func(line int, text string) string {
+			if line == 4 {
+				return "d1-d3 d3-d1 f4-a4," + strings.SplitN(text, ",", 2)[1]
+			}
+			return text
+		}, "line 4, ply 2: illegal move d3-d1"},
+		{"bad line", func(line int, text string) string {
+			if line == 6 {
+				return "d1-d3,0,0"
+			}
+			return text
+		}, "line 6: 3 fields"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := recordsConfig(t, recordFile(t, 8, c.bad))
+			_, err := Run(context.Background(), cfg, Options{})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "games.csv") {
+				t.Fatalf("got error %v, want one naming games.csv and %q", err, c.want)
+			}
+		})
+	}
+	t.Run("optional and missing", func(t *testing.T) {
+		cfg := recordsConfig(t, filepath.Join(t.TempDir(), "none.csv"))
+		cfg.Records.Optional = true
+		var log strings.Builder
+		_, err := Run(context.Background(), cfg, Options{Log: &log})
+		if err == nil || !strings.Contains(err.Error(), "nothing to train on") {
+			t.Errorf("got error %v, want nothing to train on", err)
+		}
+		if !strings.Contains(log.String(), "no game records at") {
+			t.Errorf("got log %q, want a note that the records are skipped", log.String())
+		}
+	})
+}
+
+func policyLosses(t *testing.T, path string) []float64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []float64
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if i == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.Split(line, ",")[3], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
