@@ -252,55 +252,13 @@ func profileLLR(n float64, p [5]float64, s float64) (llr, slope float64) {
 	for j := range v {
 		v[j] = pairPoints[j] - s
 	}
-	lambda := profileLambda(v, p)
+	lambda, _ := secular(v, p) // v straddles 0: s is inside (0, 1)
 	sum := 0.0
 	for j := range p {
 		sum += p[j] * math.Log1p(lambda*v[j])
 	}
 	// Rounding can leave a −1e-17 where the ratio is 0.
 	return math.Max(0, n*sum), -n * lambda
-}
-
-// profileLambda solves the secular equation Σ_j p_j v_j/(1 + λ v_j) = 0
-// for v_0 < 0 < v_4 and every p_j > 0, as secular does for SPRT.LLR, by
-// Newton's method safeguarded with bisection on the bracket
-// (−1/v_4, −1/v_0) between the poles. It differs in when it stops: a
-// Newton step is tiny not only at the root but also just beside a pole,
-// where each step only doubles the distance to it (secular can stop there,
-// at λ = 2 − 4e-16 for counts {0, 0, 5, 2, 3} plus ⅕ each at s = ½, where
-// the root is near 1.82), so a step must also be tiny against that
-// distance.
-func profileLambda(v, p [5]float64) float64 {
-	poleLo, poleHi := -1/v[4], -1/v[0]
-	lo, hi := poleLo, poleHi
-	lambda := 0.0
-	for iter := 0; iter < 300; iter++ {
-		fv, df := 0.0, 0.0
-		for j := range v {
-			q := v[j] / (1 + lambda*v[j])
-			fv += p[j] * q
-			df -= p[j] * q * q
-		}
-		if fv == 0 {
-			break
-		}
-		if fv > 0 {
-			lo = lambda
-		} else {
-			hi = lambda
-		}
-		next := lambda - fv/df
-		if !(next > lo && next < hi) {
-			next = lo + (hi-lo)/2
-		}
-		step := math.Abs(next - lambda)
-		if next == lo || next == hi ||
-			step <= 1e-15*math.Max(1, math.Abs(lambda)) && step <= 1e-6*math.Min(next-poleLo, poleHi-next) {
-			return next
-		}
-		lambda = next
-	}
-	return lambda
 }
 
 // llrRoot finds the end of the likelihood-ratio interval, where

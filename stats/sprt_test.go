@@ -301,8 +301,8 @@ func TestEloEstimate(t *testing.T) {
 		{"twenty pairs", [5]int{0, 0, 3, 5, 12}, 294.925998564895, 172.979868463127, 425.459876043666, 0.99999343996203},
 		{"a hundred pairs", [5]int{2, 8, 20, 30, 40}, 184.035166168353, 137.52033960305, 231.798045785318, 0.999999999999906},
 		// At a score of ½ the secular equation's Newton iteration from 0
-		// lands beside a pole (profileLambda), which secular mistakes for
-		// the root: LOS came out NaN.
+		// lands beside a pole, which a solver stopping on a tiny step
+		// mistakes for the root: LOS came out NaN.
 		{"ten pairs, LOS solver near a pole", [5]int{0, 0, 5, 2, 3}, 132.39728761657, 13.251067375806, 263.874602196889, 0.983878650459915},
 	}
 	for _, tt := range tests {
