@@ -52,6 +52,11 @@ type LoopTrain struct {
 	SearchValueWeight float64         `toml:"search_value_weight"` // share of the value target from the search's value
 	FromBest          bool            `toml:"from_best"`           // start each candidate from the best network
 	Records           Records         `toml:"records"`             // game records mixed into each batch (configs.Records)
+	// PretrainSteps trains a generation-0 network on the records alone
+	// before the first generation, from which the first candidate starts
+	// and which plays the first self-play (shown the planes of the records'
+	// rule set where the run plays another); 0: none.
+	PretrainSteps int `toml:"pretrain_steps"`
 	Network           net.Config      `toml:"network"`
 	Optimizer         net.TrainConfig `toml:"optimizer"`
 }
@@ -64,7 +69,8 @@ type LoopGate struct {
 	Alpha        float64 `toml:"alpha"`
 	Beta         float64 `toml:"beta"`
 	Playouts     int     `toml:"playouts"`
-	OpeningPlies int     `toml:"opening_plies"`
+	Openings     string  `toml:"openings"`      // "suite", "random" or a suite file (cli.Openings)
+	OpeningPlies int     `toml:"opening_plies"` // moves of a random opening
 }
 
 // SPRT returns the gate's test.
@@ -77,12 +83,18 @@ func (g LoopGate) SPRT() stats.SPRT {
 type LoopBaseline struct {
 	Games    int `toml:"games"` // 0: no rating matches
 	Playouts int `toml:"playouts"`
+	// Odds are the multipliers of the baseline's playout ladder, climbed
+	// once per run, on which each generation's rating reads as playout
+	// odds; empty: none.
+	Odds      []int `toml:"odds"`
+	OddsPairs int   `toml:"odds_pairs"` // game pairs per rung
 }
 
 func zeroLoop() Loop {
 	var c Loop
 	c.SelfPlay.Search = mcts.DefaultConfig()
 	c.SelfPlay.Mix = DefaultGameMix()
+	c.Gate.Openings = "suite"
 	c.Train.Network = net.DefaultConfig()
 	c.Train.Optimizer = net.DefaultTrainConfig()
 	return c
@@ -162,6 +174,21 @@ func (c *Loop) Validate() error {
 	}
 	if c.Gate.Playouts < 1 || c.Gate.OpeningPlies < 0 {
 		bad("gate.playouts, gate.opening_plies", fmt.Sprint(c.Gate.Playouts, ", ", c.Gate.OpeningPlies), "want at least 1 playout and 0 or more plies")
+	}
+	if c.Train.PretrainSteps < 0 || c.Train.PretrainSteps > 0 && !c.Train.Records.Enabled() {
+		bad("train.pretrain_steps", c.Train.PretrainSteps, "want 0, or more with [train.records] file and share set")
+	}
+	if c.Gate.Openings == "" {
+		bad("gate.openings", `""`, `want "suite", "random" or a suite file`)
+	}
+	for _, k := range c.Baseline.Odds {
+		if k < 2 {
+			bad("baseline.odds", c.Baseline.Odds, "want multipliers of at least 2")
+			break
+		}
+	}
+	if len(c.Baseline.Odds) > 0 && c.Baseline.OddsPairs < 1 {
+		bad("baseline.odds_pairs", c.Baseline.OddsPairs, "want at least 1")
 	}
 	if c.Baseline.Games < 0 || c.Baseline.Games == 1 || c.Baseline.Playouts < 1 {
 		bad("baseline.games, baseline.playouts", fmt.Sprint(c.Baseline.Games, ", ", c.Baseline.Playouts), "want 0 or at least 2 games, and at least 1 playout")

@@ -35,6 +35,11 @@ type SelfPlay struct {
 	// Net is the network file to evaluate with; "" means the built-in
 	// heuristic evaluator. Default "".
 	Net string `toml:"net"`
+	// NetPlanes names a rule set whose rule-set planes the network sees
+	// instead of the played one's (net.Inference.PlanesOf): a network that
+	// learnt another rule set, from game records say, making the first
+	// self-play of this one. "" for the played rule set's. Default "".
+	NetPlanes string `toml:"net_planes"`
 	// Mix says where games start and which give one side odds.
 	Mix GameMix `toml:"mix"`
 	// Search holds the search settings.

@@ -32,6 +32,17 @@ type Player struct {
 	NewEvaluator func() (mcts.Evaluator, error)
 	// Network is the player's network file, "" for the built-in evaluator.
 	Network string
+	// Search, if set, replaces the match's search settings for this player
+	// (another root search, say).
+	Search *mcts.Config
+}
+
+// search returns the player's search settings in a match of cfg.
+func (p *Player) search(cfg *Config) *mcts.Config {
+	if p.Search != nil {
+		return p.Search
+	}
+	return &cfg.Search
 }
 
 // Config is a match's settings.
@@ -95,6 +106,13 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Search.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	for _, p := range []*Player{&c.A, &c.B} {
+		if p.Search != nil {
+			if err := p.Search.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("match: player %s: %w", p.Name, err))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -350,7 +368,11 @@ func (w *worker) newGame(pair, half int) *liveGame {
 		if err != nil {
 			panic(err) // Validate checked the openings
 		}
-		g.searches[p] = mcts.NewSearch(&cfg.Search, game, seed)
+		player := &cfg.A
+		if p == 1 {
+			player = &cfg.B
+		}
+		g.searches[p] = mcts.NewSearch(player.search(cfg), game, seed)
 	}
 	for _, m := range opening.Moves {
 		if g.over() {

@@ -52,6 +52,14 @@ type Inference struct {
 	RandomSymmetry bool
 	rng            *rand.Rand
 
+	// PlanesOf, if set, gives every position the rule-set planes of this
+	// rule set instead of its own (the board's geometry must match): a
+	// network that learnt one rule set, from game records say, can then
+	// play self-play of another whose planes it has never seen, and so
+	// make its first training data (the positions and search targets are
+	// the played rule set's; only the network's inputs are borrowed).
+	PlanesOf *rules.Variant
+
 	syms            []rules.Symmetry // the symmetry of each position of a batch
 	rows            int              // capacity of the buffers, in squares
 	x, h, t, u, col []float32
@@ -177,7 +185,11 @@ func (in *Inference) Evaluate(batch *mcts.Batch) error {
 			syms[i] = rules.Symmetry(in.rng.IntN(rules.NumSymmetries))
 			p = syms[i].Position(p)
 		}
-		if err := Encode(x[i*Squares*InputPlanes:(i+1)*Squares*InputPlanes], batch.Variants[i], &p); err != nil {
+		v := batch.Variants[i]
+		if in.PlanesOf != nil {
+			v = in.PlanesOf
+		}
+		if err := Encode(x[i*Squares*InputPlanes:(i+1)*Squares*InputPlanes], v, &p); err != nil {
 			return err
 		}
 	}

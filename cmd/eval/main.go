@@ -21,6 +21,8 @@
 //	         go run ./cmd/eval ratings [-variant NAME] [-anchor PLAYER] [-prior-sd ELO] [-out DIR] PATH ...
 //	balance  attacker, defender and draw rates of rule sets in self-play and in game records:
 //	         go run ./cmd/eval balance [-variants a,b] [-player PLAYER] [-strengths 50,200] [-records FILE] -out DIR
+//	suite    an opening suite: start positions where equal players win as either side:
+//	         go run ./cmd/eval suite -variant NAME [-records FILE] [-random N] [-player PLAYER] [-size N] -out FILE
 //	fit      how well a network, the built-in searcher and uniform choice predict human moves and results:
 //	         go run ./cmd/eval fit [-net FILE] -records FILE [-split all|train|heldout] [-search-playouts N]
 //
@@ -48,6 +50,7 @@ var subcommands = []subcommand{
 	{"match", "two players in game pairs under the SPRT; -gate promotes a better network", runMatch},
 	{"ratings", "Elo ratings with a side advantage over match.json files; table, JSON and chart", runRatings},
 	{"balance", "rule-set balance: self-play and game-record win rates with intervals; report and chart", runBalance},
+	{"suite", "an opening suite: start positions where equal players win as either side", runSuite},
 	{"fit", "a network's fit to human play: move-prediction accuracy and value log loss on game records", runFit},
 }
 

@@ -18,15 +18,24 @@ import (
 )
 
 const matchHelp = `usage: eval match -a PLAYER -b PLAYER [-variant NAME|FILE.toml] [-max-games N]
+                  [-openings suite|random|FILE] [-odds 2,4,8 [-odds-pairs N]]
                   [-elo0 E0 -elo1 E1 -alpha A -beta B] [-gate [-best FILE]] -out DIR
 
 Plays player A (the candidate) against player B in game pairs: each opening
-of a book of short random starts is played twice with the sides swapped,
-because the two sides of hnefatafl are not alike. The pentanomial SPRT over
-the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0 against H1
-= elo1) stops the match as soon as it decides. A PLAYER is
+is played twice with the sides swapped, because the two sides of hnefatafl
+are not alike. The openings are the rule set's opening suite (-openings
+suite, the default where the rule set has one: start positions where equal
+players split their results, since from the start the defenders win nearly
+every game between engines and every pair would split 1-1), a book of
+short random starts (-openings random), or a suite file. The pentanomial
+SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
+against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or
-"net=FILE,playouts=200".
+"net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search.
+
+-odds climbs B's playout ladder after the match (B at 2, 4, 8 times its
+playouts against B, -odds-pairs pairs each) and reports the playout odds:
+how many times its playouts B needs to score level with A.
 
 It prints the test's state as it goes and at the end: the log-likelihood
 ratio and its bounds, the decision, the Elo difference with a 95% interval
@@ -61,8 +70,11 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	gate := fs.Bool("gate", false, "promote A (write the best-network pointer) if the test accepts H1")
 	best := fs.String("best", "", "the best-network pointer `file` (default OUT/best.json)")
 	out := fs.String("out", "", "the match `folder`")
-	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening (`plies`)")
-	seed := fs.Uint64("seed", 1, "`seed` of the opening book")
+	openingsSpec := fs.String("openings", "suite", "where pairs start: `suite` (the rule set's opening suite), random, or a suite file")
+	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening of -openings random (`plies`)")
+	seed := fs.Uint64("seed", 1, "`seed` of the opening book, or of the suite's order")
+	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
+	oddsPairs := fs.Int("odds-pairs", 20, "game `pairs` per rung of the ladder")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
 	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
 		return code
@@ -80,6 +92,12 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return bad("-max-games %d: want at least 2 (one pair)", *maxGames)
 	case *openingPlies < 0 || *workers < 0:
 		return bad("-opening-plies %d, -workers %d: want 0 or more", *openingPlies, *workers)
+	case *oddsPairs < 1:
+		return bad("-odds-pairs %d: want at least 1", *oddsPairs)
+	}
+	multipliers, err := cli.ParseInts(*oddsSpec, 2)
+	if err != nil {
+		return bad("-odds: %v", err)
 	}
 	test := stats.SPRT{Elo0: *elo0, Elo1: *elo1, Alpha: *alpha, Beta: *beta}
 	if err := test.Validate(); err != nil {
@@ -103,6 +121,11 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *gate && a.Network == "" {
 		return bad("-gate promotes a network: -a must be net=FILE,...")
 	}
+	pairs := *maxGames / 2
+	openings, openingsDesc, err := cli.Openings(*openingsSpec, v, pairs, *openingPlies, *seed)
+	if err != nil {
+		return bad("-openings: %v", err)
+	}
 	if *best == "" {
 		*best = filepath.Join(*out, "best.json")
 	}
@@ -111,11 +134,10 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 
-	pairs := *maxGames / 2
 	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
-		Openings: match.Book(v, pairs, *openingPlies, *seed), MaxPairs: pairs}
-	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
-		a.Name, b.Name, v.Name(), pairs, test.Elo0, test.Elo1, test.Alpha, test.Beta)
+		Openings: openings, MaxPairs: pairs}
+	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
+		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
 	progress := cli.NewProgress(stdout, pairs, "pairs", 10*time.Second)
 	res, err := match.RunSPRT(ctx, cfg, test, func(_ match.Pair, r stats.Report) {
 		progress.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
@@ -127,6 +149,29 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	file := cli.NewMatchFile(v, a, b, test, res)
+	file.Openings = openingsDesc
+	if len(multipliers) > 0 && !interrupted {
+		fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
+		fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", b.Name, multipliers, *oddsPairs)
+		rungs, lerr := match.Ladder(ctx, match.LadderConfig{Match: cfg, Base: b, Multipliers: multipliers, Pairs: *oddsPairs}, func(r match.Rung) {
+			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
+		})
+		switch {
+		case errors.Is(lerr, context.Canceled):
+			interrupted = true
+		case lerr != nil:
+			fmt.Fprintf(stderr, "eval match: odds: %v\n", lerr)
+			return 1
+		default:
+			odds, oerr := match.Odds(rungs, res.Report)
+			if oerr != nil {
+				fmt.Fprintf(stderr, "eval match: odds: %v\n", oerr)
+				return 1
+			}
+			file.Odds = cli.NewOddsInfo(rungs, odds)
+			fmt.Fprintf(stdout, "eval match: playout odds: %s needs %s its playouts to score level with %s\n", b.Name, odds, a.Name)
+		}
+	}
 	if werr := cli.WriteMatchFiles(*out, file); werr != nil {
 		fmt.Fprintf(stderr, "eval match: %v\n", werr)
 		return 1

@@ -30,6 +30,7 @@ import (
 	"taflab/cmd/internal/cli"
 	"taflab/cmd/internal/selfplay"
 	"taflab/configs"
+	"taflab/rules"
 )
 
 func main() {
@@ -105,12 +106,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := selfplay.Options{}
 	evaluator := "the built-in evaluator"
 	if cfg.Net != "" {
-		factory, _, err := cli.NetworkEvaluators(cfg.Net, 1)
+		var planes *rules.Variant
+		if cfg.NetPlanes != "" {
+			if planes, err = cli.LoadVariant(cfg.NetPlanes); err != nil {
+				fmt.Fprintf(stderr, "selfplay: net_planes: %v\n", err)
+				return 2
+			}
+			if planes.Size() != v.Size() {
+				fmt.Fprintf(stderr, "selfplay: net_planes: %s is played on %dx%d, %s on %dx%d\n", planes.Name(), planes.Size(), planes.Size(), v.Name(), v.Size(), v.Size())
+				return 2
+			}
+		}
+		factory, _, err := cli.NetworkEvaluators(cfg.Net, 1, planes)
 		if err != nil {
 			fmt.Fprintf(stderr, "selfplay: -net: %v\n", err)
 			return 2
 		}
 		opts.NewEvaluator, evaluator = factory, cfg.Net
+		if planes != nil {
+			evaluator += " (with the planes of " + planes.Name() + ")"
+		}
 	}
 	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), %s, into %s\n",
 		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, evaluator, cfg.Out)

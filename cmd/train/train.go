@@ -10,6 +10,7 @@ import (
 	"taflab/cmd/internal/cli"
 	"taflab/cmd/internal/training"
 	"taflab/configs"
+	"taflab/net"
 )
 
 const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
@@ -42,6 +43,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	out := fs.String("out", "", "the run `folder`")
 	steps := fs.Int("steps", 0, "train until this many optimizer `steps` in all")
 	resume := fs.Bool("resume", false, "carry on from the run folder's checkpoint")
+	initNet := fs.String("init", "", "start from this network `file`'s weights (its architecture replaces [network])")
 	records := fs.String("records", "", "a game-record `file` to train on (records.file)")
 	recordsShare := fs.Float64("records-share", 0, "the `share` of each batch from the records, 0 to 1 (records.share)")
 	if code, done := cli.ParseFlags(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
@@ -82,9 +84,21 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 
+	var init *net.Network
+	if *initNet != "" {
+		if *resume {
+			fmt.Fprintln(stderr, "train: -init and -resume: a resumed run keeps its own weights")
+			return 2
+		}
+		if init, _, err = net.Load(*initNet); err != nil {
+			fmt.Fprintf(stderr, "train: -init: %v\n", err)
+			return 2
+		}
+	}
 	progress := cli.NewProgress(stdout, cfg.Steps, "steps", 5*time.Second)
 	sum, err := training.Run(ctx, cfg, training.Options{
 		Resume: *resume,
+		Init:   init,
 		Log:    stderr,
 		OnStep: func(s training.Step) {
 			progress.Update(s.Step, fmt.Sprintf("loss %.3f (policy %.3f, value %.3f), %.0f samples/s",

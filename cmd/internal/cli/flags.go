@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // NewFlagSet returns a command's flag set: errors and help go to stderr,
@@ -64,4 +67,24 @@ func ReadConfig[C any](cmd, file string, def C, parse func(file string, data []b
 		return def, fmt.Errorf("%s: %w", cmd, err)
 	}
 	return c, nil
+}
+
+// ParseInts reads a comma-separated list of whole numbers of at least min,
+// each once, such as a -odds flag's "2,4,8"; "" is an empty list.
+func ParseInts(text string, min int) ([]int, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(text, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < min {
+			return nil, fmt.Errorf("%q: %q is not a whole number of at least %d", text, part, min)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("%q: %d is given twice", text, n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -29,7 +29,42 @@ type MatchFile struct {
 	Decision string       `json:"decision"` // "H1", "H0" or "none"
 	Stopped  string       `json:"stopped"`  // "decided", "max-pairs" or "interrupted"
 	Finished time.Time    `json:"finished"`
-	Games    []MatchGame  `json:"games"`
+	Openings string       `json:"openings,omitempty"` // where the pairs started
+	// Odds places A on B's playout ladder, when one was climbed.
+	Odds  *OddsInfo   `json:"odds,omitempty"`
+	Games []MatchGame `json:"games"`
+}
+
+// OddsInfo is a match's playout odds: B's ladder, and the multiple of its
+// playouts B needs to score level with A.
+type OddsInfo struct {
+	Rungs []RungInfo `json:"rungs"`
+	// Text is stats.Odds.String(), e.g. "2.6x [1.7x, 4.1x]".
+	Text       string  `json:"text"`
+	Multiplier float64 `json:"multiplier"`
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+}
+
+// RungInfo is one rung of a ladder.
+type RungInfo struct {
+	Multiplier int     `json:"multiplier"`
+	Player     string  `json:"player"`
+	Pairs      int     `json:"pairs"`
+	Counts     [5]int  `json:"counts"`
+	Elo        float64 `json:"elo"`
+	EloLo      float64 `json:"elo_lo"`
+	EloHi      float64 `json:"elo_hi"`
+}
+
+// NewOddsInfo describes the odds of a match against a climbed ladder.
+func NewOddsInfo(rungs []match.Rung, odds stats.Odds) *OddsInfo {
+	info := &OddsInfo{Text: odds.String(), Multiplier: odds.Multiplier, Lo: odds.Lo, Hi: odds.Hi}
+	for _, r := range rungs {
+		info.Rungs = append(info.Rungs, RungInfo{Multiplier: r.Multiplier, Player: r.Player, Pairs: r.Report.Pairs,
+			Counts: r.Report.Counts, Elo: r.Report.Elo, EloLo: r.Report.EloLo, EloHi: r.Report.EloHi})
+	}
+	return info
 }
 
 // PlayerInfo names a player of a match.
@@ -233,5 +268,15 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 `, f.A.Name, f.B.Name, f.Variant, DecisionText(f.Decision), f.Stopped, r.Pairs, r.LLR, r.Lower, r.Upper,
 		f.SPRT.Elo0, f.SPRT.Elo1, f.SPRT.Alpha, f.SPRT.Beta, r.Elo, r.EloLo, r.EloHi, 100*r.LOS, r.Counts,
 		r.AsAttacker.Wins, r.AsAttacker.Draws, r.AsAttacker.Losses, r.AsDefender.Wins, r.AsDefender.Draws, r.AsDefender.Losses)
+	if f.Openings != "" {
+		md += fmt.Sprintf("| openings | %s |\n", f.Openings)
+	}
+	if o := f.Odds; o != nil {
+		md += fmt.Sprintf("| playout odds | B needs %s its playouts to score level with A |\n", o.Text)
+		md += "\nB's playout ladder (B at k times its playouts against B):\n\n| k | pairs | pentanomial 0-2 | Elo |\n| --- | --- | --- | --- |\n"
+		for _, r := range o.Rungs {
+			md += fmt.Sprintf("| %d | %d | %v | %.1f [%.1f, %.1f] |\n", r.Multiplier, r.Pairs, r.Counts, r.Elo, r.EloLo, r.EloHi)
+		}
+	}
 	return WriteFileAtomic(filepath.Join(dir, "match.md"), []byte(md))
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 
 	"taflab/configs"
@@ -25,4 +26,32 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 		return nil, fmt.Errorf("cli: opening suite: %w", err)
 	}
 	return match.ParseSuite(file, data, v)
+}
+
+// Openings returns the openings of a match under v: "suite" for v's own
+// opening suite, "random" for a book of pairs random openings of plies
+// moves from the start (match.Book), or an opening-suite file. A suite's
+// positions come in an order shuffled by seed, so that matches of fewer
+// pairs than the suite has positions play different parts of it. desc
+// says which, for reports.
+func Openings(spec string, v *rules.Variant, pairs, plies int, seed uint64) (openings []match.Opening, desc string, err error) {
+	var entries []match.SuiteEntry
+	switch spec {
+	case "random":
+		return match.Book(v, pairs, plies, seed), fmt.Sprintf("random openings of %d plies (seed %d)", plies, seed), nil
+	case "":
+		return nil, "", fmt.Errorf("cli: no openings: want suite, random or a suite file")
+	case "suite":
+		entries, err = LoadSuite("", v)
+		desc = fmt.Sprintf("the opening suite of %s", v.Name())
+	default:
+		entries, err = LoadSuite(spec, v)
+		desc = fmt.Sprintf("the opening suite %s", spec)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5017e))
+	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	return match.SuiteOpenings(entries), fmt.Sprintf("%s (%d positions, shuffled by seed %d)", desc, len(entries), seed), nil
 }

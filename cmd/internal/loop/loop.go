@@ -49,6 +49,7 @@ const (
 	ManifestFile = "manifest.json"
 	BestFile     = "best.json"
 	DataDir      = "data"
+	LadderFile   = "ladder.json" // the baseline's playout ladder
 )
 
 // Options are what a caller adds to a run.
@@ -73,6 +74,9 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 		return fmt.Errorf("loop: variant: %w", err)
 	}
 	if err := setUp(run, cfg, configText, v); err != nil {
+		return err
+	}
+	if err := pretrainStage(ctx, run, cfg, log); err != nil {
 		return err
 	}
 	for g := 1; g <= cfg.Generations; g++ {
@@ -170,19 +174,28 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	if err != nil {
 		return err
 	}
+	player, err := selfPlayer(run, cfg, v, bestNet)
+	if err != nil {
+		return err
+	}
 	if !done(dir, "selfplay") {
-		if err := selfPlayStage(ctx, run, dir, cfg, v, g, bestNet, log); err != nil {
+		if err := selfPlayStage(ctx, run, dir, cfg, v, g, player, log); err != nil {
 			return err
 		}
 	}
 	candidate := filepath.Join(dir, "train", training.NetworkFile)
 	if !done(dir, "train") {
-		if err := trainStage(ctx, run, dir, cfg, g, bestNet, log); err != nil {
+		if err := trainStage(ctx, run, dir, cfg, g, player.net, log); err != nil {
 			return err
 		}
 	}
 	if !done(dir, "gate") {
 		if err := gateStage(ctx, run, dir, cfg, v, g, candidate, bestNet, log); err != nil {
+			return err
+		}
+	}
+	if cfg.Baseline.Games > 0 && len(cfg.Baseline.Odds) > 0 {
+		if err := climbLadder(ctx, run, cfg, v, log); err != nil {
 			return err
 		}
 	}
@@ -210,6 +223,55 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	return nil
 }
 
+// climbLadder climbs the baseline's playout ladder once per run, into
+// LadderFile: the network-free searcher at each multiple of its playouts
+// against itself, on the gate's openings. Each generation's rating then
+// reads as playout odds in the summary.
+func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
+	path := filepath.Join(run, LadderFile)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	b, err := cli.ParsePlayer(fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts))
+	if err != nil {
+		return err
+	}
+	pairs := cfg.Baseline.OddsPairs
+	openings, _, err := cli.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, genSeed(cfg.Seed, 0))
+	if err != nil {
+		return fmt.Errorf("loop: gate.openings: %w", err)
+	}
+	mc := match.Config{Variant: v, Search: mcts.DefaultConfig(), Openings: openings, Workers: cfg.SelfPlay.Workers}
+	fmt.Fprintf(log, "loop: the baseline's playout ladder: %s at %v times its playouts, %d pairs each\n", b.Name, cfg.Baseline.Odds, pairs)
+	rungs, err := match.Ladder(ctx, match.LadderConfig{Match: mc, Base: b, Multipliers: cfg.Baseline.Odds, Pairs: pairs}, func(r match.Rung) {
+		fmt.Fprintf(log, "loop: ladder: %s: Elo %.0f [%.0f, %.0f]\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi)
+	})
+	if err != nil {
+		return err
+	}
+	return cli.WriteJSON(path, cli.NewOddsInfo(rungs, stats.Odds{}).Rungs)
+}
+
+// readLadder reads the run's ladder, or nil if it has none.
+func readLadder(run string) ([]stats.LadderPoint, error) {
+	data, err := os.ReadFile(filepath.Join(run, LadderFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	var rungs []cli.RungInfo
+	if err := json.Unmarshal(data, &rungs); err != nil {
+		return nil, fmt.Errorf("loop: %s: %w", filepath.Join(run, LadderFile), err)
+	}
+	points := make([]stats.LadderPoint, len(rungs))
+	for i, r := range rungs {
+		points[i] = stats.LadderPoint{Multiplier: float64(r.Multiplier), Elo: r.Elo, Lo: r.EloLo, Hi: r.EloHi}
+	}
+	return points, nil
+}
+
 // selfplayStats is a generation's self-play, kept across resumed attempts.
 type selfplayStats struct {
 	Games        int     `json:"games"`
@@ -223,7 +285,68 @@ type selfplayStats struct {
 	ByKind map[string]selfplay.Tally `json:"by_kind"`
 }
 
-func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, bestNet string, log io.Writer) error {
+// pretrainStage trains the generation-0 network on the game records alone
+// (train.pretrain_steps), once: the first candidate starts from it and it
+// plays the first self-play, so that a run learns from people's games
+// before its own.
+func pretrainStage(ctx context.Context, run string, cfg configs.Loop, log io.Writer) error {
+	dir := GenDir(run, 0)
+	if cfg.Train.PretrainSteps == 0 || done(dir, "train") {
+		return nil
+	}
+	if _, err := os.Stat(cfg.Train.Records.File); err != nil && cfg.Train.Records.Optional {
+		fmt.Fprintf(log, "loop: no game records at %s: no generation 0\n", cfg.Train.Records.File)
+		return nil
+	}
+	tc := trainConfig(run, dir, cfg, 0)
+	tc.Data, tc.Records.Share, tc.Steps = "", 1, cfg.Train.PretrainSteps
+	tc.Optimizer.TotalSteps = max(tc.Optimizer.TotalSteps, tc.Steps)
+	_, statErr := os.Stat(filepath.Join(tc.Out, training.CheckpointFile))
+	resume := statErr == nil
+	fmt.Fprintf(log, "loop: generation 0: training on the game records %s alone, %d steps (resume %v)\n", tc.Records.File, tc.Steps, resume)
+	if err := runTraining(ctx, tc, training.Options{Resume: resume, Log: log}, log); err != nil {
+		return err
+	}
+	return mark(dir, "train")
+}
+
+// pretrained returns the generation-0 network, or "" if the run has none.
+func pretrained(run string) string {
+	dir := GenDir(run, 0)
+	if !done(dir, "train") {
+		return ""
+	}
+	return filepath.Join(dir, "train", training.NetworkFile)
+}
+
+// playerSpec is the network that plays a generation's self-play and the
+// weights its candidate starts from: the best network, else the
+// generation-0 one (shown the planes of the records' rule set if the run
+// plays another), else none (the built-in evaluator, random weights).
+type playerSpec struct {
+	net    string
+	planes *rules.Variant // nil: the run's own
+}
+
+func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) (playerSpec, error) {
+	if bestNet != "" {
+		return playerSpec{net: bestNet}, nil
+	}
+	pre := pretrained(run)
+	if pre == "" {
+		return playerSpec{}, nil
+	}
+	rv, err := cli.LoadVariant(cfg.Train.Records.Variant)
+	if err != nil {
+		return playerSpec{}, fmt.Errorf("loop: train.records.variant: %w", err)
+	}
+	if rv.Definition() == v.Definition() {
+		return playerSpec{net: pre}, nil
+	}
+	return playerSpec{net: pre, planes: rv}, nil
+}
+
+func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, player playerSpec, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
 	var st selfplayStats
 	if data, err := os.ReadFile(statsPath); err == nil {
@@ -238,16 +361,19 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	}
 	sp := configs.DefaultSelfPlay()
 	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
-	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, bestNet
+	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, player.net
 	sp.Mix = cfg.SelfPlay.Mix
 	opts := selfplay.Options{WorkerName: worker, Played: played}
 	st.Evaluator = "builtin"
-	if bestNet != "" {
-		factory, n, err := cli.NetworkEvaluators(bestNet, 1)
+	if player.net != "" {
+		factory, n, err := cli.NetworkEvaluators(player.net, 1, player.planes)
 		if err != nil {
 			return err
 		}
 		opts.NewEvaluator, st.Evaluator = factory, "net-"+n.Hash()
+		if player.planes != nil {
+			st.Evaluator += " (with the planes of " + player.planes.Name() + ")"
+		}
 	}
 	fmt.Fprintf(log, "loop: generation %d: self-play, %d games (%d done) with %s\n", g, sp.Games, len(played), st.Evaluator)
 	progress := cli.NewProgress(log, sp.Games-len(played), "games", 10*time.Second)
@@ -305,23 +431,40 @@ func playedSeeds(dataDir, part string) (map[uint64]bool, error) {
 	return seeds, nil
 }
 
-func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, bestNet string, log io.Writer) error {
+// trainConfig is the training configuration of generation g's stage.
+func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 	tc := configs.DefaultTrain()
 	tc.Data, tc.Out = filepath.Join(run, DataDir), filepath.Join(dir, "train")
 	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
 	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = genSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
 	tc.SearchValueWeight, tc.Records = cfg.Train.SearchValueWeight, cfg.Train.Records
+	return tc
+}
+
+// trainStage trains generation g's candidate, from the weights of init
+// (the best network or generation 0's) when train.from_best is set.
+func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, init string, log io.Writer) error {
+	tc := trainConfig(run, dir, cfg, g)
 	opts := training.Options{Log: log}
 	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
 		opts.Resume = true
-	} else if cfg.Train.FromBest && bestNet != "" {
-		n, _, err := net.Load(bestNet)
+	} else if cfg.Train.FromBest && init != "" {
+		n, _, err := net.Load(init)
 		if err != nil {
 			return err
 		}
 		opts.Init = n
 	}
 	fmt.Fprintf(log, "loop: generation %d: training, %d steps (resume %v)\n", g, tc.Steps, opts.Resume)
+	if err := runTraining(ctx, tc, opts, log); err != nil {
+		return err
+	}
+	return mark(dir, "train")
+}
+
+// runTraining runs a training stage with a progress line; a stopped run
+// returns context.Canceled after writing its checkpoint.
+func runTraining(ctx context.Context, tc configs.Train, opts training.Options, log io.Writer) error {
 	progress := cli.NewProgress(log, tc.Steps, "steps", 10*time.Second)
 	opts.OnStep = func(s training.Step) {
 		progress.Update(s.Step, fmt.Sprintf("loss %.3f (policy %.3f, value %.3f)", s.Losses.Total(), s.Losses.Policy, s.Losses.Value))
@@ -334,7 +477,7 @@ func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, b
 	if sum.Interrupted {
 		return context.Canceled
 	}
-	return mark(dir, "train")
+	return nil
 }
 
 func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate, bestNet string, log io.Writer) error {
@@ -398,7 +541,11 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	if err != nil {
 		return err
 	}
-	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: match.Book(v, pairs, cfg.Gate.OpeningPlies, seed),
+	openings, openingsDesc, err := cli.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, seed)
+	if err != nil {
+		return fmt.Errorf("loop: gate.openings: %w", err)
+	}
+	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: openings,
 		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers, Played: played}
 	jf, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -420,7 +567,9 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
-	if err := cli.WriteMatchFiles(dir, cli.NewMatchFile(v, a, b, test, res)); err != nil {
+	f := cli.NewMatchFile(v, a, b, test, res)
+	f.Openings = openingsDesc
+	if err := cli.WriteMatchFiles(dir, f); err != nil {
 		return err
 	}
 	jf.Close()

@@ -22,6 +22,7 @@ import (
 	"taflab/cmd/internal/training"
 	"taflab/configs"
 	"taflab/rules"
+	"taflab/stats"
 )
 
 // GenSummary is one generation's line of the run summary.
@@ -48,11 +49,19 @@ type GenSummary struct {
 	BaselineLo    float64                   `json:"baseline_elo_lo"`
 	BaselineHi    float64                   `json:"baseline_elo_hi"`
 	BaselineGames int                       `json:"baseline_games"`
+	// BaselineOdds is the rating as playout odds: how many times its
+	// playouts the baseline needs to score level (stats.Odds.String), ""
+	// without a ladder.
+	BaselineOdds string `json:"baseline_odds,omitempty"`
 }
 
 // Summarize reads the run folder's generations.
 func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
 	var out []GenSummary
+	ladder, err := readLadder(run)
+	if err != nil {
+		return nil, err
+	}
 	for g := 1; g <= cfg.Generations; g++ {
 		dir := GenDir(run, g)
 		if _, err := os.Stat(dir); err != nil {
@@ -85,6 +94,11 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
 		}
 		if f, err := cli.ReadMatchFile(filepath.Join(dir, "baseline")); err == nil {
 			s.BaselineElo, s.BaselineLo, s.BaselineHi, s.BaselineGames = f.Report.Elo, f.Report.EloLo, f.Report.EloHi, f.Report.Games
+			if len(ladder) > 0 {
+				if odds, err := stats.PlayoutOdds(ladder, f.Report.Elo, f.Report.EloLo, f.Report.EloHi); err == nil {
+					s.BaselineOdds = odds.String()
+				}
+			}
 		}
 		out = append(out, s)
 	}
@@ -140,6 +154,9 @@ func writeSummary(run string, cfg configs.Loop) error {
 		rating := ""
 		if s.BaselineGames > 0 {
 			rating = fmt.Sprintf("%.0f [%.0f, %.0f] (%d games)", s.BaselineElo, s.BaselineLo, s.BaselineHi, s.BaselineGames)
+			if s.BaselineOdds != "" {
+				rating += "; playout odds " + s.BaselineOdds
+			}
 		}
 		fromStart := ""
 		if t := s.Start; t.Games > 0 {
