@@ -44,21 +44,21 @@ type LoopSelfPlay struct {
 
 // LoopTrain is the training stage of a generation.
 type LoopTrain struct {
-	Steps             int             `toml:"steps"`               // optimizer steps per generation
-	BatchSize         int             `toml:"batch_size"`          // positions per step
-	Window            int             `toml:"window"`              // newest positions trained on
-	CheckpointEvery   int             `toml:"checkpoint_every"`    // steps between checkpoints
-	Symmetries        bool            `toml:"symmetries"`          // random board symmetry per sample
-	SearchValueWeight float64         `toml:"search_value_weight"` // share of the value target from the search's value
-	FromBest          bool            `toml:"from_best"`           // start each candidate from the best network
-	Records           Records         `toml:"records"`             // game records mixed into each batch (configs.Records)
+	Steps             int     `toml:"steps"`               // optimizer steps per generation
+	BatchSize         int     `toml:"batch_size"`          // positions per step
+	Window            int     `toml:"window"`              // newest positions trained on
+	CheckpointEvery   int     `toml:"checkpoint_every"`    // steps between checkpoints
+	Symmetries        bool    `toml:"symmetries"`          // random board symmetry per sample
+	SearchValueWeight float64 `toml:"search_value_weight"` // share of the value target from the search's value
+	FromBest          bool    `toml:"from_best"`           // start each candidate from the best network
+	Records           Records `toml:"records"`             // game records mixed into each batch (configs.Records)
 	// PretrainSteps trains a generation-0 network on the records alone
 	// before the first generation, from which the first candidate starts
 	// and which plays the first self-play (shown the planes of the records'
 	// rule set where the run plays another); 0: none.
-	PretrainSteps int `toml:"pretrain_steps"`
-	Network           net.Config      `toml:"network"`
-	Optimizer         net.TrainConfig `toml:"optimizer"`
+	PretrainSteps int             `toml:"pretrain_steps"`
+	Network       net.Config      `toml:"network"`
+	Optimizer     net.TrainConfig `toml:"optimizer"`
 }
 
 // LoopGate is the gating match of a generation.

@@ -258,7 +258,7 @@ type worker struct {
 // copy of the game (a player's tree stays its own).
 type liveGame struct {
 	pair     int
-	half     int // 0: A attacks, 1: B attacks
+	half     int             // 0: A attacks, 1: B attacks
 	searches [2]*mcts.Search // A's and B's
 	game     Game
 }
