@@ -72,7 +72,8 @@ func TestTrainConfig(t *testing.T) {
 
 func TestLoopConfigs(t *testing.T) {
 	def := configs.DefaultLoop()
-	if def.Generations != 3 || def.SelfPlay.Games != 64 || def.Train.Network.Blocks != 2 {
+	if def.Generations != 3 || def.SelfPlay.Games != 48 || def.Train.Network.Blocks != 2 || def.Train.PretrainSteps != 1500 ||
+		def.Train.Records.Variant != "copenhagen-classic" || def.Gate.Openings != "suite" || len(def.Baseline.Odds) != 3 {
 		t.Errorf("got %+v, want the embedded loop.toml", def)
 	}
 	tiny, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
@@ -88,6 +89,15 @@ func TestLoopConfigs(t *testing.T) {
 		{"[selfplay]\ngamez = 1\n", `unknown key "selfplay.gamez"`},
 		{"generations = 0\n", "generations"},
 		{"[train]\nsearch_value_weight = 2\n", "search_value_weight = 2"},
+		{"[train]\npretrain_steps = -1\n", "train.pretrain_steps"},
+		{"[train]\npretrain_steps = 10\n[train.records]\nfile = \"\"\n", "train.pretrain_steps"},
+		{"[train.records]\nshare = 2\n", "records.share = 2"},
+		{"[train.records]\nholdout_every = 1\n", "records.holdout_every = 1"},
+		{"[selfplay.mix]\nfavoured = \"king\"\n", "mix.favoured"},
+		{"[selfplay.mix]\nodds = 1\n", "mix.odds = 1"},
+		{"[selfplay.search]\nroot_search = \"alphabeta\"\n", "root_search"},
+		{"[gate]\nopenings = \"\"\n", "gate.openings"},
+		{"[baseline]\nodds = [1]\n", "baseline.odds"},
 	} {
 		if _, err := configs.ParseLoop("mine.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error naming %q", c.text, err, c.want)
