@@ -2,6 +2,8 @@ package loop
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +12,11 @@ import (
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/net"
+	"taflab/rules"
 	"taflab/stats"
 )
 
@@ -150,5 +155,88 @@ func TestBestName(t *testing.T) {
 		if got := bestName(tt.run, tt.net); got != tt.want {
 			t.Errorf("bestName(%q, %q): got %q, want %q", tt.run, tt.net, got, tt.want)
 		}
+	}
+}
+
+// recordsFile writes n games of copenhagen-classic as game records: the
+// same random 10 plies each (seeded), Black and White by turns.
+func recordsFile(t *testing.T, n int) string {
+	t.Helper()
+	v := variants.MustLoad("copenhagen-classic")
+	g := rules.NewGame(v)
+	var moves []rules.Move
+	var b strings.Builder
+	for i := range n {
+		g.Reset()
+		rng := rand.New(rand.NewPCG(2, 2))
+		var parts []string
+		for g.Ply() < 10 && !g.Outcome().Over() {
+			moves = g.GenerateMoves(moves[:0])
+			g.Make(moves[rng.IntN(len(moves))])
+			m, captured := g.LastMove()
+			parts = append(parts, string(rules.AppendMove(nil, m, captured)))
+		}
+		fmt.Fprintf(&b, "%s,0,0,%s\n", strings.Join(parts, " "), []string{"Black", "White"}[i%2])
+	}
+	path := filepath.Join(t.TempDir(), "records.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLoopPretrainsOnRecords runs a tiny loop with game records of another
+// rule set: generation 0 trains on them alone, and generation 1's
+// self-play is played by that network shown the records' rule-set planes,
+// into the run's own rule set; the candidate starts from its weights.
+func TestLoopPretrainsOnRecords(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Generations = 1
+	cfg.Train.Records.File = recordsFile(t, 12)
+	cfg.Train.Records.Optional = false
+	cfg.Baseline.Odds = nil
+	run := filepath.Join(t.TempDir(), "run")
+	var log strings.Builder
+	if err := Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{Log: &log}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	pre := pretrained(run)
+	if pre == "" {
+		t.Fatalf("no generation-0 network; log:\n%s", log.String())
+	}
+	n, _, err := net.Load(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(GenDir(run, 1), "selfplay.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "net-" + n.Hash() + " (with the planes of copenhagen-classic)"
+	if !strings.Contains(string(data), want) {
+		t.Errorf("generation 1's self-play: got %s, want it played by %s", data, want)
+	}
+	games, err := filepath.Glob(filepath.Join(run, DataDir, "*"+datasets.GamesSuffix))
+	if err != nil || len(games) == 0 {
+		t.Fatalf("no self-play games: %v", err)
+	}
+	rows, meta, err := datasets.ReadGamesFile(games[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Definition.Name != "copenhagen" || !strings.HasPrefix(rows[0].Evaluator, "net-"+n.Hash()+"-as-copenhagen-classic") {
+		t.Errorf("got games of %s by %s, want copenhagen by the generation-0 network with classic planes", meta.Definition.Name, rows[0].Evaluator)
+	}
+	// A second run of the same folder trains generation 0 no more.
+	log.Reset()
+	cfg.Generations = 1
+	if err := Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "generation 0") {
+		t.Errorf("a resumed run trained generation 0 again:\n%s", log.String())
 	}
 }
