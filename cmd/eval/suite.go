@@ -392,8 +392,15 @@ func suiteHeader(o *suiteOptions, c *suiteCandidates, st match.SuiteStats) []str
 	}
 	var parts []string
 	if o.records != "" {
-		parts = append(parts, fmt.Sprintf("%d human prefixes (%s, %d games under %s; plies %d-%d every %d, replayed under %s, %d prefixes illegal and %d over there skipped)",
-			countKind(c, "human"), o.records, c.humanGames, o.recVariant.Name(), o.plyLo, o.plyHi, o.every, o.variant.Name(), c.illegal, c.finished))
+		won := ""
+		if o.winner != rules.NoWinner {
+			won = ", those the " + map[rules.Winner]string{rules.AttackersWin: "attackers", rules.DefendersWin: "defenders"}[o.winner] + " won"
+		}
+		parts = append(parts, fmt.Sprintf("%d human prefixes (%s, %d games%s under %s; plies %d-%d every %d, replayed under %s, %d prefixes illegal and %d over there skipped)",
+			countKind(c, "human"), o.records, c.humanGames, won, o.recVariant.Name(), o.plyLo, o.plyHi, o.every, o.variant.Name(), c.illegal, c.finished))
+	}
+	if o.candidates != "" {
+		parts = append(parts, fmt.Sprintf("%d positions of the suite %s", countKind(c, "from "), o.candidates))
 	}
 	if o.random > 0 {
 		parts = append(parts, fmt.Sprintf("%d random openings of %d plies", o.random, o.randPlies))

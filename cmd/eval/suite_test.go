@@ -12,6 +12,7 @@ import (
 	"taflab/cmd/internal/cli"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/match"
 	"taflab/rules"
 )
 
@@ -80,6 +81,49 @@ func TestSuiteRandom(t *testing.T) {
 				t.Errorf("1 worker: got\n%s\nwant 2 workers'\n%s", b, a)
 			}
 		})
+	}
+}
+
+// TestSuiteCandidates measures a suite's positions again (-candidates):
+// every position comes back with its first source and a new measure.
+func TestSuiteCandidates(t *testing.T) {
+	dir := t.TempDir()
+	code, msg, first := runSuiteTest(t, context.Background(), dir, append([]string{"-variant", "fetlar", "-random", "5", "-random-plies", "4"}, fastSuite...)...)
+	if code != 0 {
+		t.Fatalf("got exit %d, want 0:\n%s", code, msg)
+	}
+	again := filepath.Join(t.TempDir(), "first.txt")
+	if err := os.WriteFile(again, first, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, msg, data := runSuiteTest(t, context.Background(), t.TempDir(), "-variant", "fetlar", "-random", "0", "-candidates", again, "-player", "builtin:playouts=8", "-games", "3", "-min", "0", "-max", "1")
+	if code != 0 {
+		t.Fatalf("got exit %d, want 0:\n%s", code, msg)
+	}
+	v := variants.MustLoad("fetlar")
+	before, err := match.ParseSuite("first", first, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := match.ParseSuite("again", data, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("got %d positions, want the %d measured again (bounds [0, 1])", len(after), len(before))
+	}
+	sources := map[string]string{}
+	for _, e := range before {
+		sources[e.Position.String()], _, _ = strings.Cut(e.Comment, ";")
+	}
+	for _, e := range after {
+		src, rest, _ := strings.Cut(e.Comment, ";")
+		if src != sources[e.Position.String()] || !strings.Contains(rest, "of 3") && !strings.Contains(rest, "/3") {
+			t.Errorf("got comment %q, want the first source %q and a measure of 3 games", e.Comment, sources[e.Position.String()])
+		}
+	}
+	if !bytes.Contains(data, []byte("positions of the suite "+again)) {
+		t.Errorf("got header\n%s\nwant it to name the candidates' suite", data)
 	}
 }
 
@@ -208,6 +252,8 @@ func TestSuiteBadInput(t *testing.T) {
 		{"unknown flag", []string{"-bogus"}, "-bogus"},
 		{"argument", []string{"games.csv"}, "games.csv"},
 		{"no candidates", []string{"-random", "0"}, "no candidates"},
+		{"bad winner", []string{"-winner", "king"}, "-winner"},
+		{"missing candidates", []string{"-candidates", filepath.Join(tmp, "none.txt")}, "-candidates"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
