@@ -181,11 +181,13 @@ func (c *Loop) Validate() error {
 	if c.Gate.Openings == "" {
 		bad("gate.openings", `""`, `want "suite", "random" or a suite file`)
 	}
+	seen := map[int]bool{}
 	for _, k := range c.Baseline.Odds {
-		if k < 2 {
-			bad("baseline.odds", c.Baseline.Odds, "want multipliers of at least 2")
+		if k < 2 || seen[k] {
+			bad("baseline.odds", c.Baseline.Odds, "want distinct multipliers of at least 2")
 			break
 		}
+		seen[k] = true
 	}
 	if len(c.Baseline.Odds) > 0 && c.Baseline.OddsPairs < 1 {
 		bad("baseline.odds_pairs", c.Baseline.OddsPairs, "want at least 1")

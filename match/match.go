@@ -430,12 +430,14 @@ func startGame(v *rules.Variant, o Opening) (*rules.Game, error) {
 
 // checkOpening reports why an opening cannot be played under v, or nil.
 func checkOpening(v *rules.Variant, o Opening) error {
+	if !o.StartsAtStart() {
+		if err := v.CheckStart(o.Start); err != nil {
+			return err
+		}
+	}
 	g, err := startGame(v, o)
 	if err != nil {
-		return fmt.Errorf("start %s: %w", o.Start, err)
-	}
-	if err := Playable(g); err != nil {
-		return fmt.Errorf("start %s: %w", o.Start, err)
+		return err
 	}
 	for i, m := range o.Moves {
 		if err := g.Play(m); err != nil {

@@ -30,8 +30,9 @@ type SuiteEntry struct {
 
 // ParseSuite reads an opening suite for rule set v; file names it in
 // errors. Every position must be one of v's boards, a legal position of it
-// (one king, no piece on a restricted square it may not stand on) and
-// Playable. Errors name the file and line.
+// (one king, no piece on a restricted square it may not stand on) from
+// which a game can start (rules.Variant.CheckStart). Errors name the file
+// and line.
 func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error) {
 	var entries []SuiteEntry
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -48,12 +49,8 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 		if err != nil {
 			return nil, bad("%v", strings.TrimPrefix(err.Error(), "rules: "))
 		}
-		g, err := rules.NewGameFrom(v, p)
-		if err != nil {
-			return nil, bad("not a position of %s: %v", v.Name(), strings.TrimPrefix(err.Error(), "rules: "))
-		}
-		if err := Playable(g); err != nil {
-			return nil, bad("%v", err)
+		if err := v.CheckStart(p); err != nil {
+			return nil, bad("not a start of %s: %v", v.Name(), strings.TrimPrefix(err.Error(), "rules: "))
 		}
 		entries = append(entries, SuiteEntry{Position: p, Comment: strings.TrimSpace(comment)})
 	}
@@ -64,21 +61,6 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 		return nil, fmt.Errorf("match: %s: no positions in it", file)
 	}
 	return entries, nil
-}
-
-// Playable reports why a game set up at a position cannot be played from
-// there, or nil: the rules judge only positions that moves bring about, so a
-// start with the king on a corner or no move for the side to move is
-// refused here.
-func Playable(g *rules.Game) error {
-	p := g.Position()
-	if g.Variant().Corners().Has(p.King) {
-		return fmt.Errorf("the king is on a corner: the game is over")
-	}
-	if len(g.GenerateMoves(nil)) == 0 {
-		return fmt.Errorf("%v have no move: the game is over", p.ToMove)
-	}
-	return nil
 }
 
 // FormatSuite writes a suite: header lines (each written as a comment), then

@@ -196,14 +196,13 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 	// The playable, distinct candidates, in a seeded random order.
 	var order []int
 	seen := make(map[rules.Position]bool, len(candidates))
-	g := rules.NewGame(cfg.Variant)
 	for i, c := range candidates {
 		if seen[c.Position] {
 			st.Duplicates++
 			continue
 		}
 		seen[c.Position] = true
-		if err := g.ResetTo(c.Position); err != nil || Playable(g) != nil {
+		if cfg.Variant.CheckStart(c.Position) != nil {
 			st.Unplayable++
 			continue
 		}

@@ -112,11 +112,7 @@ func TestBuildSuiteKeptPositions(t *testing.T) {
 				t.Errorf("read back: got %v, want %v", back, entries)
 			}
 			for i, e := range entries {
-				g, err := rules.NewGameFrom(v, e.Position)
-				if err != nil {
-					t.Fatalf("entry %d: %v", i, err)
-				}
-				if err := Playable(g); err != nil {
+				if err := v.CheckStart(e.Position); err != nil {
 					t.Errorf("entry %d: got %v, want a playable position", i, err)
 				}
 				if !strings.HasPrefix(e.Comment, "random opening ") {
@@ -250,11 +246,7 @@ func TestRandomStarts(t *testing.T) {
 				t.Fatalf("got %d starts, want %d", len(a), c.n)
 			}
 			for i, s := range a {
-				g, err := rules.NewGameFrom(v, s.Position)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := Playable(g); err != nil || s.Position.ToMove != c.toMove || s.Position == v.Start() {
+				if err := v.CheckStart(s.Position); err != nil || s.Position.ToMove != c.toMove || s.Position == v.Start() {
 					t.Errorf("start %d (%s): got %v, %v to move, want a playable position after %d plies, %v to move",
 						i, s.Source, err, s.Position.ToMove, c.plies, c.toMove)
 				}

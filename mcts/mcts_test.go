@@ -529,3 +529,74 @@ func TestHeuristicBeatsPlayouts(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfPlayOdds plays games that give one side odds: the weaker side's
+// searches run its own, smaller budget from an empty tree (never the
+// stronger side's kept visits) and are never training targets, and the
+// record says both sides' budgets.
+func TestSelfPlayOdds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts, cfg.FullSearchProb = 64, 32, 0.5
+	v := variants.MustLoad("copenhagen")
+	for _, favoured := range []rules.Side{rules.Attackers, rules.Defenders} {
+		t.Run(favoured.String(), func(t *testing.T) {
+			p, err := NewSelfPlayer(cfg, v, NewHeuristic(), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := 0
+			source := func() (GameSpec, bool) {
+				if next == 2 {
+					return GameSpec{}, false
+				}
+				next++
+				return GameSpec{Index: next - 1, Seed: uint64(next), Odds: 4, Favoured: favoured}, true
+			}
+			var records []*GameRecord
+			if err := p.Play(context.Background(), source, func(r *GameRecord) error {
+				records = append(records, r)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range records {
+				want := [2]int{64, 64}
+				want[favoured.Opponent()] = 16
+				if r.Playouts != want {
+					t.Errorf("game %d: got playouts %v, want %v", r.Index, r.Playouts, want)
+				}
+				weakFull, weakCheap, short := 0, 0, 0
+				for _, s := range r.Samples {
+					if s.Position.ToMove == favoured {
+						if s.Playouts > 64 {
+							t.Errorf("game %d ply %d: the favoured side ran %d playouts, want at most 64", r.Index, s.Ply, s.Playouts)
+						}
+						continue
+					}
+					if s.Full {
+						t.Errorf("game %d ply %d: the weaker side's search is a training target", r.Index, s.Ply)
+					}
+					// From an empty tree, a search runs its whole budget
+					// unless it proves the position first.
+					switch s.Playouts {
+					case 16:
+						weakFull++
+					case 8:
+						weakCheap++
+					default:
+						short++ // a search that proved its position early
+						if s.Playouts > 16 {
+							t.Errorf("game %d ply %d: the weaker side ran %d playouts, want 16 or 8", r.Index, s.Ply, s.Playouts)
+						}
+					}
+				}
+				if short > 2 {
+					t.Errorf("game %d: %d of the weaker side's searches ran less than their budget, want 2 at most (proofs near the end)", r.Index, short)
+				}
+				if weakFull == 0 || weakCheap == 0 {
+					t.Errorf("game %d: the weaker side ran %d searches of 16 and %d of 8, want both kinds", r.Index, weakFull, weakCheap)
+				}
+			}
+		})
+	}
+}

@@ -62,6 +62,17 @@ func (s *Search) Reset(game *rules.Game, seed uint64) {
 	s.gumbel.reset()
 }
 
+// DropTree forgets the tree below the root, keeping the game and the random
+// stream: the next search starts from nothing. Self-play with odds calls it
+// before each of the weaker side's searches, which would otherwise inherit
+// the stronger side's visits and play its choice.
+func (s *Search) DropTree() {
+	s.nodes = append(s.nodes[:0], node{firstChild: noChildren})
+	s.target, s.playouts, s.noise, s.noisePended = 0, 0, false, false
+	s.rootValue = 0
+	s.gumbel.reset()
+}
+
 // Game returns the game at the root. Callers read it; only Advance may
 // change it.
 func (s *Search) Game() *rules.Game { return s.game }

@@ -14,7 +14,8 @@ type GameRecord struct {
 	Variant   *rules.Variant
 	Evaluator string // the evaluator's ID
 	// Playouts are the full-search budgets the two sides had, indexed by
-	// rules.Side: equal unless the game gave one side odds.
+	// rules.Side: equal unless the game gave one side odds (their cheap
+	// budgets are in the same ratio).
 	Playouts [2]int
 	Moves    []rules.Move
 	Captures []rules.Bitboard // the soldiers each move captured
@@ -29,6 +30,7 @@ type Sample struct {
 	Policy    []MoveProb // the search's policy over the legal moves (Search.Policy)
 	Full      bool       // a full search: noise, and a policy fit for training
 	RootValue float32    // the search's value for the side to move
+	Playouts  int        // the playouts the search ran (kept visits not counted)
 }
 
 // GameSpec is one game a GameSource hands out.
@@ -39,11 +41,12 @@ type GameSpec struct {
 	// the zero Position (Size 0) means the rule set's start.
 	Start rules.Position
 	// Odds > 1 gives the Favoured side Odds times the playouts of the
-	// other, whose full and cheap budgets are divided by Odds (KataGo's
-	// asymmetric playouts): games the weaker side of self-play can win,
-	// and a way to see what more search is worth. The weaker side's
-	// searches are never full ones, so its moves are no policy targets.
-	// 0 or 1: both sides search alike.
+	// other (KataGo's asymmetric playouts): games the side that loses most
+	// self-play games can win. Both sides draw full or cheap searches
+	// alike, the weaker side's budgets divided by Odds; its searches start
+	// from an empty tree (a kept subtree would hold the stronger side's
+	// visits) and are never training targets. 0 or 1: both sides search
+	// alike.
 	Odds     int
 	Favoured rules.Side
 }
@@ -63,7 +66,6 @@ type SelfPlayer struct {
 	variant  *rules.Variant
 	runner   *Runner
 	parallel int
-	moves    []rules.Move // scratch
 }
 
 // NewSelfPlayer returns a worker that plays parallel games at once under
@@ -160,11 +162,13 @@ func (p *SelfPlayer) newGame(next GameSource, reuse *slot) (*slot, error) {
 	g := sl.search.game
 	if spec.StartsAtStart() {
 		g.Reset()
-	} else if err := g.ResetTo(spec.Start); err != nil {
-		return nil, fmt.Errorf("mcts: game %d: start position %s: %w", spec.Index, spec.Start, err)
-	}
-	if p.moves = g.GenerateMoves(p.moves[:0]); len(p.moves) == 0 {
-		return nil, fmt.Errorf("mcts: game %d: start position %s: %v have no move", spec.Index, spec.Start, g.ToMove())
+	} else {
+		if err := p.variant.CheckStart(spec.Start); err != nil {
+			return nil, fmt.Errorf("mcts: game %d: %w", spec.Index, err)
+		}
+		if err := g.ResetTo(spec.Start); err != nil {
+			return nil, fmt.Errorf("mcts: game %d: %w", spec.Index, err) // CheckStart passed
+		}
 	}
 	sl.search.Reset(g, spec.Seed)
 	rec := &GameRecord{GameSpec: spec, Variant: p.variant, Evaluator: p.runner.eval.ID()}
@@ -190,18 +194,22 @@ func (p *SelfPlayer) budget(rec *GameRecord, side rules.Side, full bool) int {
 }
 
 // startSearch draws full or cheap (playout-cap randomization) and starts
-// the slot's search. The weaker side of a game with odds never searches
-// fully: its searches are no training targets.
+// the slot's search. In a game with odds the weaker side's search starts
+// from an empty tree and is no training target (sl.full stays false).
 func (p *SelfPlayer) startSearch(sl *slot) {
 	s, rec := sl.search, sl.record
 	side := s.game.ToMove()
 	weak := rec.Odds > 1 && side != rec.Favoured
-	sl.full = !weak && (p.cfg.FullSearchProb >= 1 || s.rng.Float64() < p.cfg.FullSearchProb)
+	full := p.cfg.FullSearchProb >= 1 || s.rng.Float64() < p.cfg.FullSearchProb
+	sl.full = full && !weak
+	if weak {
+		s.DropTree()
+	}
 	// Gumbel root search samples the move it plays by its noise, so every
 	// self-play search has it; PUCT's cheap searches play their most
 	// visited move by temperature and keep their noise-free visits.
 	noise := sl.full || p.cfg.RootSearch == RootGumbel
-	s.Start(p.budget(rec, side, sl.full), noise)
+	s.Start(p.budget(rec, side, full), noise)
 }
 
 // move records the slot's search and plays the chosen move.
@@ -214,6 +222,7 @@ func (p *SelfPlayer) move(sl *slot) {
 		Policy:    s.Policy(nil),
 		Full:      sl.full,
 		RootValue: s.RootValue(),
+		Playouts:  s.Playouts(),
 	})
 	m := s.ChooseMove(p.cfg.Temperature(g.Ply()))
 	if err := s.Advance(m); err != nil {

@@ -1,5 +1,7 @@
 package rules
 
+import "fmt"
+
 // Queries that search and evaluation code asks of a game or a position
 // besides move generation. They are cheap but not tuned like movegen.go.
 
@@ -49,3 +51,23 @@ func (v *Variant) Neighbours(s Square) Bitboard {
 
 // Edge returns the squares on the board's edge.
 func (v *Variant) Edge() Bitboard { return v.edge }
+
+// CheckStart reports why a game cannot start from position p under v, or
+// nil: p must be a position of v (checkPosition), and since the rules judge
+// only the positions moves bring about, also not one that is already over:
+// the king on a corner, or no move for the side to move. Opening suites,
+// match openings and self-play starts are checked with it.
+func (v *Variant) CheckStart(p Position) error {
+	if err := v.checkPosition(p); err != nil {
+		return err
+	}
+	if v.Corners().Has(p.King) {
+		return fmt.Errorf("rules: position %s: the king is on a corner: the game is over", p)
+	}
+	g := Game{v: v}
+	g.reset(p)
+	if !g.hasMove() {
+		return fmt.Errorf("rules: position %s: the %v have no move: the game is over", p, p.ToMove)
+	}
+	return nil
+}

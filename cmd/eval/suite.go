@@ -308,7 +308,13 @@ func suiteCandidateList(o *suiteOptions) (*suiteCandidates, error) {
 				continue
 			}
 			c.humanGames++
-			g.Reset()
+			if len(rg.Positions) == 0 {
+				continue
+			}
+			if err := g.ResetTo(rg.Positions[0]); err != nil { // a record's own start
+				c.illegal += skipped(0, len(rg.Moves), o)
+				continue
+			}
 			for k := 0; k <= o.plyHi && k <= len(rg.Moves); k++ {
 				if k >= o.plyLo && (k-o.plyLo)%o.every == 0 {
 					c.list = append(c.list, match.SuiteCandidate{Position: g.Position(),

@@ -112,10 +112,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "selfplay: net_planes: %v\n", err)
 				return 2
 			}
-			if planes.Size() != v.Size() {
-				fmt.Fprintf(stderr, "selfplay: net_planes: %s is played on %dx%d, %s on %dx%d\n", planes.Name(), planes.Size(), planes.Size(), v.Name(), v.Size(), v.Size())
-				return 2
-			}
 		}
 		factory, _, err := cli.NetworkEvaluators(cfg.Net, 1, planes)
 		if err != nil {

@@ -19,6 +19,9 @@ import (
 // their ID. planesOf, if not nil, gives the network that rule set's planes
 // whatever the played one (net.Inference.PlanesOf); the ID then says so.
 func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func() (mcts.Evaluator, error), *net.Network, error) {
+	if planesOf != nil && planesOf.Size() != net.BoardSize {
+		return nil, nil, fmt.Errorf("cli: the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
+	}
 	n, _, err := net.Load(path)
 	if err != nil {
 		return nil, nil, err

@@ -93,6 +93,16 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 // setUp records what the run uses, once: the config, the rule set and the
 // manifest. A run folder with another rule set is refused.
 func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) error {
+	// What a later stage reads is checked before any work: the openings of
+	// the gates and of self-play.
+	if _, _, err := cli.Openings(cfg.Gate.Openings, v, 1, cfg.Gate.OpeningPlies, 0); err != nil {
+		return fmt.Errorf("loop: gate.openings: %w", err)
+	}
+	if cfg.SelfPlay.Mix.SuiteShare > 0 {
+		if _, err := cli.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
+			return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(run, DataDir), 0o755); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
@@ -291,12 +301,17 @@ type selfplayStats struct {
 // before its own.
 func pretrainStage(ctx context.Context, run string, cfg configs.Loop, log io.Writer) error {
 	dir := GenDir(run, 0)
-	if cfg.Train.PretrainSteps == 0 || done(dir, "train") {
+	if cfg.Train.PretrainSteps == 0 || done(dir, "train") || done(dir, "skipped") {
 		return nil
 	}
-	if _, err := os.Stat(cfg.Train.Records.File); err != nil && cfg.Train.Records.Optional {
+	if _, err := os.Stat(cfg.Train.Records.File); errors.Is(err, os.ErrNotExist) && cfg.Train.Records.Optional {
+		// Decided once for the run: records that turn up later do not
+		// change its first generations' players.
 		fmt.Fprintf(log, "loop: no game records at %s: no generation 0\n", cfg.Train.Records.File)
-		return nil
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("loop: %w", err)
+		}
+		return mark(dir, "skipped")
 	}
 	tc := trainConfig(run, dir, cfg, 0)
 	tc.Data, tc.Records.Share, tc.Steps = "", 1, cfg.Train.PretrainSteps
