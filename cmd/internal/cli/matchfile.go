@@ -57,12 +57,22 @@ type RungInfo struct {
 	EloHi      float64 `json:"elo_hi"`
 }
 
+// NewRungInfo describes a rung of a climbed ladder.
+func NewRungInfo(r match.Rung) RungInfo {
+	return RungInfo{Multiplier: r.Multiplier, Player: r.Player, Pairs: r.Report.Pairs,
+		Counts: r.Report.Counts, Elo: r.Report.Elo, EloLo: r.Report.EloLo, EloHi: r.Report.EloHi}
+}
+
+// Point returns the rung as stats.PlayoutOdds reads it.
+func (r RungInfo) Point() stats.LadderPoint {
+	return stats.LadderPoint{Multiplier: float64(r.Multiplier), Elo: r.Elo, Lo: r.EloLo, Hi: r.EloHi}
+}
+
 // NewOddsInfo describes the odds of a match against a climbed ladder.
 func NewOddsInfo(rungs []match.Rung, odds stats.Odds) *OddsInfo {
 	info := &OddsInfo{Text: odds.String(), Multiplier: odds.Multiplier, Lo: odds.Lo, Hi: odds.Hi}
 	for _, r := range rungs {
-		info.Rungs = append(info.Rungs, RungInfo{Multiplier: r.Multiplier, Player: r.Player, Pairs: r.Report.Pairs,
-			Counts: r.Report.Counts, Elo: r.Report.Elo, EloLo: r.Report.EloLo, EloHi: r.Report.EloHi})
+		info.Rungs = append(info.Rungs, NewRungInfo(r))
 	}
 	return info
 }

@@ -233,51 +233,99 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	return nil
 }
 
+// ladderFile is the baseline's playout ladder as LadderFile holds it: the
+// settings it was climbed with, and each rung climbed so far.
+type ladderFile struct {
+	Player   string         `json:"player"`
+	Openings string         `json:"openings"`
+	Pairs    int            `json:"pairs"`
+	Rungs    []cli.RungInfo `json:"rungs"`
+}
+
 // climbLadder climbs the baseline's playout ladder once per run, into
 // LadderFile: the network-free searcher at each multiple of its playouts
 // against itself, on the gate's openings. Each generation's rating then
-// reads as playout odds in the summary.
+// reads as playout odds in the summary. The file is written after every
+// rung, so a stopped run keeps the rungs it climbed; a ladder of other
+// settings is climbed again.
 func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
 	path := filepath.Join(run, LadderFile)
-	if _, err := os.Stat(path); err == nil {
-		return nil
-	}
 	b, err := cli.ParsePlayer(fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts))
 	if err != nil {
 		return err
 	}
 	pairs := cfg.Baseline.OddsPairs
-	openings, _, err := cli.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, genSeed(cfg.Seed, 0))
+	openings, desc, err := cli.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, genSeed(cfg.Seed, 0))
 	if err != nil {
 		return fmt.Errorf("loop: gate.openings: %w", err)
 	}
+	want := ladderFile{Player: b.Name, Openings: desc, Pairs: pairs}
+	have, err := readLadderFile(run)
+	if err != nil {
+		return err
+	}
+	climbed := map[int]cli.RungInfo{}
+	if have != nil && have.Player == want.Player && have.Openings == want.Openings && have.Pairs == want.Pairs {
+		for _, r := range have.Rungs {
+			climbed[r.Multiplier] = r
+		}
+	}
+	var todo []int
+	for _, k := range cfg.Baseline.Odds {
+		if r, ok := climbed[k]; ok {
+			want.Rungs = append(want.Rungs, r)
+		} else {
+			todo = append(todo, k)
+		}
+	}
+	if len(todo) == 0 {
+		if have == nil || len(have.Rungs) != len(want.Rungs) {
+			return cli.WriteJSON(path, want)
+		}
+		return nil
+	}
 	mc := match.Config{Variant: v, Search: mcts.DefaultConfig(), Openings: openings, Workers: cfg.SelfPlay.Workers}
-	fmt.Fprintf(log, "loop: the baseline's playout ladder: %s at %v times its playouts, %d pairs each\n", b.Name, cfg.Baseline.Odds, pairs)
-	rungs, err := match.Ladder(ctx, match.LadderConfig{Match: mc, Base: b, Multipliers: cfg.Baseline.Odds, Pairs: pairs}, func(r match.Rung) {
+	fmt.Fprintf(log, "loop: the baseline's playout ladder: %s at %v times its playouts, %d pairs each\n", b.Name, todo, pairs)
+	var werr error
+	_, err = match.Ladder(ctx, match.LadderConfig{Match: mc, Base: b, Multipliers: todo, Pairs: pairs}, func(r match.Rung) {
 		fmt.Fprintf(log, "loop: ladder: %s: Elo %.0f [%.0f, %.0f]\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi)
+		want.Rungs = append(want.Rungs, cli.NewRungInfo(r))
+		if werr == nil {
+			werr = cli.WriteJSON(path, want)
+		}
 	})
 	if err != nil {
 		return err
 	}
-	return cli.WriteJSON(path, cli.NewOddsInfo(rungs, stats.Odds{}).Rungs)
+	return werr
 }
 
-// readLadder reads the run's ladder, or nil if it has none.
-func readLadder(run string) ([]stats.LadderPoint, error) {
-	data, err := os.ReadFile(filepath.Join(run, LadderFile))
+// readLadderFile reads the run's ladder, or nil if it has none.
+func readLadderFile(run string) (*ladderFile, error) {
+	path := filepath.Join(run, LadderFile)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
-	var rungs []cli.RungInfo
-	if err := json.Unmarshal(data, &rungs); err != nil {
-		return nil, fmt.Errorf("loop: %s: %w", filepath.Join(run, LadderFile), err)
+	var f ladderFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("loop: %s: %w", path, err)
 	}
-	points := make([]stats.LadderPoint, len(rungs))
-	for i, r := range rungs {
-		points[i] = stats.LadderPoint{Multiplier: float64(r.Multiplier), Elo: r.Elo, Lo: r.EloLo, Hi: r.EloHi}
+	return &f, nil
+}
+
+// readLadder returns the run's ladder as stats.PlayoutOdds reads it, or nil.
+func readLadder(run string) ([]stats.LadderPoint, error) {
+	f, err := readLadderFile(run)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	points := make([]stats.LadderPoint, len(f.Rungs))
+	for i, r := range f.Rungs {
+		points[i] = r.Point()
 	}
 	return points, nil
 }
@@ -370,9 +418,13 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 		}
 	}
 	worker := fmt.Sprintf("gen-%03d", g)
-	played, err := playedSeeds(filepath.Join(run, DataDir), "-"+worker+"-")
+	rows, err := generationGames(filepath.Join(run, DataDir), worker)
 	if err != nil {
 		return err
+	}
+	played := map[uint64]bool{}
+	for _, r := range rows {
+		played[r.Seed] = true
 	}
 	sp := configs.DefaultSelfPlay()
 	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
@@ -397,19 +449,15 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	}
 	sum, err := selfplay.Run(ctx, sp, v, opts)
 	progress.Finish()
-	st.Games += sum.Games
-	st.AttackerWins += sum.AttackerWins
-	st.DefenderWins += sum.DefenderWins
-	st.Draws += sum.Draws
-	st.Positions += sum.Positions
+	// The counts come from the games on disk, so that the games an earlier,
+	// killed attempt wrote count too; only the time adds up by attempt.
 	st.Seconds += sum.Elapsed.Seconds()
-	if st.ByKind == nil {
-		st.ByKind = map[string]selfplay.Tally{}
-	}
-	for k, t := range sum.ByKind {
-		all := st.ByKind[k]
-		all.Merge(t)
-		st.ByKind[k] = all
+	if rows, rerr := generationGames(filepath.Join(run, DataDir), worker); rerr != nil {
+		err = errors.Join(err, rerr)
+	} else {
+		all, byKind := selfplay.TallyGames(rows)
+		st.Games, st.AttackerWins, st.DefenderWins, st.Draws, st.ByKind = all.Games, all.AttackerWins, all.DefenderWins, all.Draws, byKind
+		st.Positions = all.AttackerPlies + all.DefenderPlies + all.DrawPlies
 	}
 	if werr := cli.WriteJSON(statsPath, st); werr != nil {
 		return werr
@@ -423,27 +471,25 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	return mark(dir, "selfplay")
 }
 
-// playedSeeds returns the seeds of the games in the dataset's games files
-// whose names contain part.
-func playedSeeds(dataDir, part string) (map[uint64]bool, error) {
+// generationGames returns the games generation worker (its name in the
+// shard names, "gen-NNN") wrote into the dataset.
+func generationGames(dataDir, worker string) ([]datasets.GameRow, error) {
 	files, err := filepath.Glob(filepath.Join(dataDir, "*"+datasets.GamesSuffix))
 	if err != nil {
 		return nil, err
 	}
-	seeds := map[uint64]bool{}
+	var games []datasets.GameRow
 	for _, f := range files {
-		if !strings.Contains(filepath.Base(f), part) {
+		if !strings.Contains(filepath.Base(f), "-"+worker+"-") {
 			continue
 		}
 		rows, _, err := datasets.ReadGamesFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("loop: %w", err)
 		}
-		for _, r := range rows {
-			seeds[r.Seed] = true
-		}
+		games = append(games, rows...)
 	}
-	return seeds, nil
+	return games, nil
 }
 
 // trainConfig is the training configuration of generation g's stage.

@@ -82,17 +82,6 @@ func (t *Tally) Add(w rules.Winner, plies int) {
 	}
 }
 
-// Merge adds another tally's games.
-func (t *Tally) Merge(o Tally) {
-	t.Games += o.Games
-	t.AttackerWins += o.AttackerWins
-	t.DefenderWins += o.DefenderWins
-	t.Draws += o.Draws
-	t.AttackerPlies += o.AttackerPlies
-	t.DefenderPlies += o.DefenderPlies
-	t.DrawPlies += o.DrawPlies
-}
-
 // Mean returns the mean plies of the games a winner won, 0 for none.
 func (t Tally) Mean(w rules.Winner) float64 {
 	n, plies := t.Draws, t.DrawPlies
@@ -126,6 +115,37 @@ func Kind(g mcts.GameSpec) string {
 		k += fmt.Sprintf("/%v-x%d", g.Favoured, g.Odds)
 	}
 	return k
+}
+
+// RowKind is Kind of a game read back from a dataset: its start and the
+// two sides' playouts say how it was set up.
+func RowKind(r *datasets.GameRow) string {
+	g := mcts.GameSpec{}
+	if r.Start != "" {
+		g.Start.Size = 1 // any start but the rule set's
+	}
+	a, d := int(r.AttackerPlayouts), int(r.DefenderPlayouts)
+	switch {
+	case a > d && d > 0:
+		g.Odds, g.Favoured = a/d, rules.Attackers
+	case d > a && a > 0:
+		g.Odds, g.Favoured = d/a, rules.Defenders
+	}
+	return Kind(g)
+}
+
+// TallyGames counts games read back from a dataset, in all and by kind.
+func TallyGames(rows []datasets.GameRow) (all Tally, byKind map[string]Tally) {
+	byKind = map[string]Tally{}
+	for i := range rows {
+		r := &rows[i]
+		all.Add(r.Winner, int(r.Length))
+		k := RowKind(r)
+		t := byKind[k]
+		t.Add(r.Winner, int(r.Length))
+		byKind[k] = t
+	}
+	return all, byKind
 }
 
 // GamesPerMinute returns the rate of finished games.
@@ -294,12 +314,9 @@ func MixGame(index int, seed uint64, mix configs.GameMix, suite []match.SuiteEnt
 }
 
 // GameSeed derives a game's seed from the run's seed and the game's index
-// (splitmix64 of their combination).
+// (mcts.MixSeed of the two).
 func GameSeed(seed uint64, index int) uint64 {
-	z := seed*0x9e3779b97f4a7c15 + uint64(index) + 1
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return mcts.MixSeed(seed, uint64(index))
 }
 
 // writer collects finished games and writes them as shards. It runs on the

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
@@ -98,8 +99,9 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 		window *datasets.Window
 		err    error
 	)
+	resumedRecords := ""
 	if opt.Resume {
-		if n, tr, window, err = resume(ckptPath, cfg, threads); err != nil {
+		if n, tr, window, resumedRecords, err = resume(ckptPath, cfg, threads); err != nil {
 			return Summary{}, err
 		}
 	} else {
@@ -123,6 +125,10 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	records, err := openRecords(cfg, opt.Log)
 	if err != nil {
 		return Summary{}, err
+	}
+	if opt.Resume && resumedRecords != records.identity() {
+		return Summary{}, fmt.Errorf("training: resume: %s: the run trained on game records %s; now they are %s: a resumed run must see the same data (start a new run)",
+			ckptPath, resumedRecords, records.identity())
 	}
 	if window == nil && records == nil {
 		return Summary{}, fmt.Errorf("training: nothing to train on: the records (%s) are skipped and there is no self-play data", cfg.Records.File)
@@ -159,7 +165,7 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	// so a resumed run draws the same ones.
 	started := time.Now()
 	save := func() error {
-		if err := writeCheckpoint(ckptPath, cfg, n, tr, window); err != nil {
+		if err := writeCheckpoint(ckptPath, cfg, n, tr, window, records.identity()); err != nil {
 			return err
 		}
 		if err := n.Save(sum.Network, map[string]string{"taflab.step": strconv.Itoa(tr.Step())}); err != nil {
@@ -249,6 +255,18 @@ type recordSource struct {
 	games       []datasets.RecordGame
 	index       []recordPos
 	valueWeight float32
+	id          string // identity, for checkpoints
+}
+
+// identity says which records, drawn how, a run trains on: the settings
+// and a checksum of the file, so that a resumed run refuses other data
+// (an edited file, another share, an optional file that has turned up). It
+// is "none" for no records.
+func (r *recordSource) identity() string {
+	if r == nil {
+		return "none"
+	}
+	return r.id
 }
 
 // openRecords reads the config's game records, the held-out ones left out,
@@ -276,8 +294,14 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}
+	data, err := os.ReadFile(rc.File)
+	if err != nil {
+		return nil, fmt.Errorf("training: %w", err)
+	}
 	games, _ := datasets.SplitRecords(all, rc.HoldoutEvery)
-	src := &recordSource{variant: v, games: games, valueWeight: float32(rc.ValueWeight)}
+	src := &recordSource{variant: v, games: games, valueWeight: float32(rc.ValueWeight),
+		id: fmt.Sprintf("%s (crc32c %08x, rule set %s, share %g, value weight %g, holding out every %d)",
+			rc.File, crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)), v.Name(), rc.Share, rc.ValueWeight, rc.HoldoutEvery)}
 	for gi := range games {
 		for ply := range games[gi].Moves {
 			src.index = append(src.index, recordPos{int32(gi), int32(ply)})
@@ -341,7 +365,7 @@ func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symme
 
 // writeCheckpoint writes the network, the optimizer's state and the data
 // position as one file, whole or not at all.
-func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Trainer, w *datasets.Window) error {
+func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Trainer, w *datasets.Window, records string) error {
 	tensors := append([]net.Tensor(nil), n.Tensors()...)
 	for i, s := range tr.OptimizerState() {
 		tensors = append(tensors, net.Tensor{Name: fmt.Sprintf("optimizer.%d", i), Shape: []int{len(s)}, Data: s, Trained: false})
@@ -372,6 +396,7 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 		"taflab.data_files":     string(files),
 		"taflab.window":         strconv.Itoa(cfg.Window),
 		"taflab.seed":           strconv.FormatUint(cfg.Seed, 10),
+		"taflab.records":        records,
 	}
 	if err := net.WriteSafetensors(path, tensors, meta); err != nil {
 		return fmt.Errorf("training: checkpoint: %w", err)
@@ -380,33 +405,35 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 }
 
 // resume reads a checkpoint: the network, the trainer at its step with its
-// optimizer state, and the window at its data position.
-func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Trainer, *datasets.Window, error) {
+// optimizer state, the window at its data position, and the identity of
+// the game records the run trained on (recordSource.identity; "none" for a
+// checkpoint written before records were recorded).
+func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Trainer, *datasets.Window, string, error) {
 	tensors, meta, err := net.ReadSafetensors(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("training: resume: %w", err)
+		return nil, nil, nil, "", fmt.Errorf("training: resume: %w", err)
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("training: resume: %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	if meta["taflab.format"] != checkpointFormat {
-		return nil, nil, nil, bad("not a checkpoint (format %q)", meta["taflab.format"])
+		return nil, nil, nil, "", bad("not a checkpoint (format %q)", meta["taflab.format"])
 	}
 	if meta["taflab.input_encoding"] != net.InputEncoding {
-		return nil, nil, nil, bad("input encoding %q, this build reads %s", meta["taflab.input_encoding"], net.InputEncoding)
+		return nil, nil, nil, "", bad("input encoding %q, this build reads %s", meta["taflab.input_encoding"], net.InputEncoding)
 	}
 	var netCfg net.Config
 	if err := json.Unmarshal([]byte(meta["taflab.config"]), &netCfg); err != nil {
-		return nil, nil, nil, bad("architecture: %v", err)
+		return nil, nil, nil, "", bad("architecture: %v", err)
 	}
 	var optCfg net.TrainConfig
 	if err := json.Unmarshal([]byte(meta["taflab.optimizer"]), &optCfg); err != nil {
-		return nil, nil, nil, bad("optimizer settings: %v", err)
+		return nil, nil, nil, "", bad("optimizer settings: %v", err)
 	}
 	// The schedule may be extended by a resumed run; the optimizer must
 	// stay what it was, or its state would mean something else.
 	if optCfg.Optimizer != cfg.Optimizer.Optimizer {
-		return nil, nil, nil, bad("optimizer %s, the config asks for %s", optCfg.Optimizer, cfg.Optimizer.Optimizer)
+		return nil, nil, nil, "", bad("optimizer %s, the config asks for %s", optCfg.Optimizer, cfg.Optimizer.Optimizer)
 	}
 	step, err1 := strconv.Atoi(meta["taflab.step"])
 	offset, err2 := strconv.ParseInt(meta["taflab.data_offset"], 10, 64)
@@ -415,11 +442,11 @@ func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Tra
 	var files []string
 	err5 := json.Unmarshal([]byte(meta["taflab.data_files"]), &files)
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
-		return nil, nil, nil, bad("metadata: %v", err)
+		return nil, nil, nil, "", bad("metadata: %v", err)
 	}
 	n, err := net.New(netCfg, 0)
 	if err != nil {
-		return nil, nil, nil, bad("%v", err)
+		return nil, nil, nil, "", bad("%v", err)
 	}
 	byName := map[string]net.Tensor{}
 	for _, t := range tensors {
@@ -438,33 +465,41 @@ func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Tra
 	}
 	for _, t := range n.Tensors() {
 		if err := fill(t.Name, t.Data); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
 	}
 	tr, err := net.NewTrainer(n, cfg.Optimizer, threads)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	for i, s := range tr.OptimizerState() {
 		if err := fill(fmt.Sprintf("optimizer.%d", i), s); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
 	}
 	tr.SetStep(step)
 	if len(files) == 0 {
 		if !cfg.Records.Only() {
-			return nil, nil, nil, bad("the run trained on game records alone, and the config now asks for self-play data too: start a new run")
+			return nil, nil, nil, "", bad("the run trained on game records alone, and the config now asks for self-play data too: start a new run")
 		}
-		return n, tr, nil, nil
+		return n, tr, nil, recordsOf(meta), nil
 	}
 	w, err := datasets.OpenWindowFiles(files, window, seed)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("training: resume: the checkpoint's data: %w", err)
+		return nil, nil, nil, "", fmt.Errorf("training: resume: the checkpoint's data: %w", err)
 	}
 	if err := w.SetOffset(offset); err != nil {
-		return nil, nil, nil, bad("%v", err)
+		return nil, nil, nil, "", bad("%v", err)
 	}
-	return n, tr, w, nil
+	return n, tr, w, recordsOf(meta), nil
+}
+
+// recordsOf returns the records identity of a checkpoint's metadata.
+func recordsOf(meta map[string]string) string {
+	if r := meta["taflab.records"]; r != "" {
+		return r
+	}
+	return "none"
 }
 
 // metricsWriter appends one CSV line per step.

@@ -98,6 +98,42 @@ func TestTrainOnRecords(t *testing.T) {
 	}
 }
 
+// TestResumeRefusesOtherRecords resumes a run on records that changed: an
+// edited file, another share, and records that were not there are refused.
+func TestResumeRefusesOtherRecords(t *testing.T) {
+	file := recordFile(t, 12, nil)
+	cfg := recordsConfig(t, file)
+	cfg.Steps = 5
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	edited := recordFile(t, 13, nil)
+	cases := []struct {
+		name string
+		edit func(*configs.Train)
+	}{
+		{"another file", func(c *configs.Train) { c.Records.File = edited }},
+		{"another value weight", func(c *configs.Train) { c.Records.ValueWeight = 0.3 }},
+		{"another hold-out", func(c *configs.Train) { c.Records.HoldoutEvery = 5 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			again := cfg
+			again.Steps = 10
+			c.edit(&again)
+			_, err := Run(context.Background(), again, Options{Resume: true})
+			if err == nil || !strings.Contains(err.Error(), "a resumed run must see the same data") {
+				t.Errorf("got error %v, want a refusal to resume on other records", err)
+			}
+		})
+	}
+	again := cfg
+	again.Steps = 10
+	if _, err := Run(context.Background(), again, Options{Resume: true}); err != nil {
+		t.Errorf("the same records: got %v, want the run to resume", err)
+	}
+}
+
 func TestTrainOnRecordsRefusesBadRecords(t *testing.T) {
 	cases := []struct {
 		name string
