@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"datasets":         {"rules"},
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats"},
-	"fit":              {"rules", "mcts", "net", "datasets", "stats"},
+	"fit":              {"rules", "mcts", "net", "datasets"},
 	// Support for tests only: finding Node.js and its packages.
 	"internal/nodetest": {},
 }

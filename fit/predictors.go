@@ -111,13 +111,11 @@ type searchScorer struct {
 }
 
 // searchSeed is the seed of the search at a record's line and ply: the
-// same in every run, whatever worker searches it (splitmix64 of both).
+// same in every run, whatever worker searches it. It is mcts.MixSeed with
+// seed 1 and index (line<<32 | ply) − 1, which mixes line<<32 | ply + φ as
+// this function always has, so scores stay as they were.
 func searchSeed(line, ply int) uint64 {
-	z := uint64(line)<<32 | uint64(uint32(ply))
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return mcts.MixSeed(1, (uint64(line)<<32|uint64(uint32(ply)))-1)
 }
 
 func (s *searchScorer) Score(v *rules.Variant, g *datasets.RecordGame, out []Score) error {

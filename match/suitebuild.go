@@ -37,10 +37,11 @@ type SuiteConfig struct {
 	// Reference plays both sides of every game: equal players.
 	Reference Player
 	// Search holds the self-play settings of the games (root noise and
-	// the move-choice temperature give each game its own course); the zero
-	// Config means mcts.DefaultConfig(). Every move gets a full search of
-	// Reference.Playouts: Playouts and CheapPlayouts are set to it and
-	// FullSearchProb to 1.
+	// the move-choice temperature, or Gumbel root search's draws, give
+	// each game its own course); the zero Config means
+	// mcts.DefaultConfig(), and Reference.Search, when set, replaces it.
+	// Every move gets a full search of Reference.Playouts (see
+	// Player.SelfPlaySearch).
 	Search mcts.Config
 	// Games is the number of games per candidate; 0 means 8.
 	Games int
@@ -119,11 +120,26 @@ func (c SuiteConfig) withDefaults() SuiteConfig {
 	if c.GamesPerWorker == 0 {
 		c.GamesPerWorker = 8
 	}
-	if c.Search == (mcts.Config{}) {
-		c.Search = mcts.DefaultConfig()
-	}
-	c.Search.Playouts, c.Search.CheapPlayouts, c.Search.FullSearchProb = c.Reference.Playouts, c.Reference.Playouts, 1
+	c.Search = c.Reference.SelfPlaySearch(c.Search)
 	return c
+}
+
+// SelfPlaySearch returns the search settings of the player's self-play
+// games when every move gets a full search of its playouts: its own Search
+// if it has one, else base, with the zero Config meaning
+// mcts.DefaultConfig(); Playouts and CheapPlayouts are set to p.Playouts
+// and FullSearchProb to 1. BuildSuite and eval balance play with it, so
+// that a player with Gumbel root search plays Gumbel there too.
+func (p *Player) SelfPlaySearch(base mcts.Config) mcts.Config {
+	cfg := base
+	switch {
+	case p.Search != nil:
+		cfg = *p.Search
+	case cfg == (mcts.Config{}):
+		cfg = mcts.DefaultConfig()
+	}
+	cfg.Playouts, cfg.CheapPlayouts, cfg.FullSearchProb = p.Playouts, p.Playouts, 1
+	return cfg
 }
 
 // Validate reports a setting a suite cannot be built with; zero values
@@ -220,7 +236,7 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 			return mcts.GameSpec{}, false
 		}
 		p := candidates[order[int(k)/cfg.Games]].Position
-		seed := suiteSeed(suiteSeed(cfg.Seed, rules.HashPosition(p)), uint64(k)%uint64(cfg.Games))
+		seed := mcts.MixSeed(mcts.MixSeed(cfg.Seed, rules.HashPosition(p)), uint64(k)%uint64(cfg.Games))
 		return mcts.GameSpec{Index: int(k), Seed: seed, Start: p}, true
 	}
 	type result struct {
@@ -333,15 +349,6 @@ func meanRate(hist []int, games int) float64 {
 		return math.NaN()
 	}
 	return float64(wins) / float64(n*games)
-}
-
-// suiteSeed derives a seed from a seed and a number (splitmix64 of their
-// combination).
-func suiteSeed(seed, n uint64) uint64 {
-	z := seed*0x9e3779b97f4a7c15 + n + 1
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }
 
 // RandomStarts returns n start positions, each the rule set's start after

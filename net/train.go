@@ -119,7 +119,8 @@ type Sample struct {
 	// ValueWeight scales the sample's value loss, from 0 to 1: 1 for a
 	// searched self-play position; less for a position of a game record,
 	// whose result is one noisy outcome of people's play with no search
-	// behind it; 0 for a game that has no result.
+	// behind it; 0 for a game that has no result. The zero value trains no
+	// value: every maker of samples sets it.
 	ValueWeight float32
 }
 

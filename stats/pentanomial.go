@@ -16,18 +16,30 @@ const pseudoCount = 1e-3
 // (pair score / 2), so that a pair's mean equals the per-game expected score.
 var pairPoints = [5]float64{0, 0.25, 0.5, 0.75, 1}
 
-// empirical returns the regularized total N and the empirical distribution
-// p̂ of the counts. It panics on a negative count.
+// empirical returns the total N and the empirical distribution p̂ of the
+// counts regularized as fishtest's LLRcalc.regularize does: each empty cell
+// counts as pseudoCount pairs, the others as they are. It panics on a
+// negative count.
 func empirical(counts [5]int) (n float64, p [5]float64) {
+	return regularize(counts, func(k int) float64 {
+		if k == 0 {
+			return pseudoCount
+		}
+		return float64(k)
+	})
+}
+
+// regularize returns the total weight n and the distribution p of the
+// counts after the pseudo-count rule weight has replaced each count k by
+// weight(k) (empirical's and regularizedCounts' rules). It panics on a
+// negative count.
+func regularize(counts [5]int, weight func(k int) float64) (n float64, p [5]float64) {
 	var c [5]float64
 	for i, k := range counts {
 		if k < 0 {
 			panic(fmt.Sprintf("stats: negative pentanomial count %d in %v", k, counts))
 		}
-		c[i] = float64(k)
-		if k == 0 {
-			c[i] = pseudoCount
-		}
+		c[i] = weight(k)
 		n += c[i]
 	}
 	for i := range p {
@@ -107,20 +119,20 @@ func secular(v, p [5]float64) (lambda float64, ok bool) {
 // secular equation (a Lagrange multiplier; see fishtest's
 // LLRcalc.MLE_expected, which cites M. Van den Bergh's note
 // support_MLE_multinomial.pdf, Proposition 1.1).
-// It returns the denominators 1 + λ (a_j - s) = p_j / q_j.
-func mleExpected(a, p [5]float64, s float64) (den [5]float64, ok bool) {
+// It returns the denominators 1 + λ (a_j - s) = p_j / q_j and λ.
+func mleExpected(a, p [5]float64, s float64) (den [5]float64, lambda float64, ok bool) {
 	var v [5]float64
 	for j := range a {
 		v[j] = a[j] - s
 	}
-	lambda, ok := secular(v, p)
+	lambda, ok = secular(v, p)
 	if !ok {
-		return den, false
+		return den, lambda, false
 	}
 	for j := range a {
 		den[j] = 1 + lambda*v[j]
 	}
-	return den, true
+	return den, lambda, true
 }
 
 // mleTValue returns, as mleExpected does, the denominators p_j / q_j of the

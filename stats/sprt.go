@@ -137,8 +137,8 @@ func (s SPRT) Bounds() (lower, upper float64) {
 func (s SPRT) LLR(counts [5]int) float64 {
 	s.mustValid()
 	n, p := empirical(counts)
-	d0, ok0 := mleExpected(pairPoints, p, ExpectedScore(s.Elo0))
-	d1, ok1 := mleExpected(pairPoints, p, ExpectedScore(s.Elo1))
+	d0, _, ok0 := mleExpected(pairPoints, p, ExpectedScore(s.Elo0))
+	d1, _, ok1 := mleExpected(pairPoints, p, ExpectedScore(s.Elo1))
 	if !ok0 || !ok1 {
 		// Unreachable: the a_j - s straddle 0 for every s in (0, 1).
 		panic("stats: pentanomial MLE has no solution")
@@ -223,18 +223,7 @@ const intervalPseudoCount = 1.0 / 5
 // the counts with intervalPseudoCount added to every cell. It panics on a
 // negative count.
 func regularizedCounts(counts [5]int) (n float64, p [5]float64) {
-	var c [5]float64
-	for i, k := range counts {
-		if k < 0 {
-			panic(fmt.Sprintf("stats: negative pentanomial count %d in %v", k, counts))
-		}
-		c[i] = float64(k) + intervalPseudoCount
-		n += c[i]
-	}
-	for i := range p {
-		p[i] = c[i] / n
-	}
-	return n, p
+	return regularize(counts, func(k int) float64 { return float64(k) + intervalPseudoCount })
 }
 
 // profileLLR is the log-likelihood ratio n·Σ_j p_j·log(p_j/q_j) of the
@@ -248,14 +237,10 @@ func profileLLR(n float64, p [5]float64, s float64) (llr, slope float64) {
 	if !(s > 0 && s < 1) {
 		return math.Inf(1), math.NaN()
 	}
-	var v [5]float64
-	for j := range v {
-		v[j] = pairPoints[j] - s
-	}
-	lambda, _ := secular(v, p) // v straddles 0: s is inside (0, 1)
+	den, lambda, _ := mleExpected(pairPoints, p, s) // the a_j − s straddle 0: s is inside (0, 1)
 	sum := 0.0
 	for j := range p {
-		sum += p[j] * math.Log1p(lambda*v[j])
+		sum += p[j] * math.Log(den[j])
 	}
 	// Rounding can leave a −1e-17 where the ratio is 0.
 	return math.Max(0, n*sum), -n * lambda

@@ -308,12 +308,12 @@ type balanceSearchCfg struct {
 	TemperatureHalfLife float64 `json:"temperature_half_life"`
 }
 
-// balanceSearch is the search of every balance game: full searches of the
-// given playouts, the self-play noise and temperature.
-func balanceSearch(playouts int) mcts.Config {
-	cfg := mcts.DefaultConfig()
-	cfg.Playouts, cfg.CheapPlayouts, cfg.FullSearchProb = playouts, playouts, 1
-	return cfg
+// balanceSearch is the search of every balance game of the player: full
+// searches of its playouts with its own search settings if it has them
+// (root=gumbel), else the default ones (the self-play noise and
+// temperature).
+func balanceSearch(p *match.Player) mcts.Config {
+	return p.SelfPlaySearch(mcts.DefaultConfig())
 }
 
 // runBalance is the balance subcommand; SIGINT and SIGTERM stop it with the
@@ -513,7 +513,7 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 	}
 	o.numeric = len(specs) == 1
 	for _, p := range o.players {
-		cfg := balanceSearch(p.Playouts)
+		cfg := balanceSearch(&p)
 		if err := cfg.Validate(); err != nil {
 			return bad("-player %s: %v", p.Name, err)
 		}
@@ -643,16 +643,16 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 		run.Games = run.tally.outcomes.Games()
 		run.Attackers, run.Defenders, run.Draws, run.Endings, run.Lengths = run.tally.summary(o.confidence)
 	}()
-	runSeed := mixSeed(o.seed, nameHash(v.Name()+"\x00"+p.Name))
+	runSeed := mcts.MixSeed(o.seed, nameHash(v.Name()+"\x00"+p.Name))
 	var next atomic.Int64
 	source := func() (mcts.GameSpec, bool) {
 		i := next.Add(1) - 1
 		if i >= int64(o.maxGames) {
 			return mcts.GameSpec{}, false
 		}
-		return mcts.GameSpec{Index: int(i), Seed: mixSeed(runSeed, uint64(i))}, true
+		return mcts.GameSpec{Index: int(i), Seed: mcts.MixSeed(runSeed, uint64(i))}, true
 	}
-	cfg := balanceSearch(p.Playouts)
+	cfg := balanceSearch(&p)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan gameResult, o.workers*o.perWorker)
@@ -728,15 +728,6 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 		return run, err
 	}
 	return run, nil
-}
-
-// mixSeed derives a seed from a seed and a number (splitmix64 of their
-// combination).
-func mixSeed(seed, n uint64) uint64 {
-	z := seed*0x9e3779b97f4a7c15 + n + 1
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }
 
 // nameHash is the FNV-1a hash of a name.

@@ -41,8 +41,10 @@ interval with games as clusters (a cluster-robust ratio estimator: the
 positions of one game are not independent).
 
 -split picks the records: heldout (default) the records that training on
-game records holds out (those whose line is a multiple of -holdout-every),
-train the others, all every record. The report is the same whatever the
+game records holds out (those whose line is a multiple of -holdout-every,
+as records.holdout_every of the training config: 0 holds none out, so
+-split heldout is then an error; else 2 or more), train the others, all
+every record. The report is the same whatever the
 number of workers.
 
 Prints one JSON object on standard output:
@@ -90,7 +92,7 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	records := fs.String("records", "", "the game-record `file` (archive CSV)")
 	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name` or a rule-set .toml file")
 	split := fs.String("split", "heldout", "the `part` of the records to measure: all, train or heldout")
-	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N)")
+	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N); 0 = none")
 	playouts := fs.Int("search-playouts", 200, "the network-free searcher's `playouts` per position (0: leave it out)")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
 	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
@@ -105,8 +107,10 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(2, "-records is required")
 	case *split != "all" && *split != "train" && *split != "heldout":
 		return fail(2, "-split %q: want all, train or heldout", *split)
-	case *every < 1:
-		return fail(2, "-holdout-every %d: want 1 or more", *every)
+	case *every < 0 || *every == 1:
+		return fail(2, "-holdout-every %d: want 0 (none held out) or 2 or more", *every)
+	case *every == 0 && *split == "heldout":
+		return fail(2, "-split heldout: -holdout-every 0 holds no record out")
 	case *playouts < 0:
 		return fail(2, "-search-playouts %d: want 0 or more", *playouts)
 	case *workers < 0:

@@ -98,6 +98,10 @@ func TestFit(t *testing.T) {
 			[]string{"uniform"}, -1},
 		{"all", []string{"-split", "all", "-search-playouts", "4", "-workers", "3", "-net", network}, 20, 67, "all records",
 			[]string{"uniform", "builtin:playouts=4", "net-"}, 2},
+		// -holdout-every 0 (as records.holdout_every = 0) holds none out:
+		// training has every record.
+		{"train, none held out", []string{"-split", "train", "-holdout-every", "0", "-search-playouts", "0"}, 20, 67, "training records",
+			[]string{"uniform"}, -1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,7 +160,11 @@ func TestFitBadInput(t *testing.T) {
 		{"unknown flag", []string{"-records", records, "-bogus"}, 2, []string{"-bogus"}},
 		{"stray argument", []string{"-records", records, "extra"}, 2, []string{`"extra"`}},
 		{"bad split", []string{"-records", records, "-split", "test"}, 2, []string{"-split", "test"}},
-		{"bad holdout", []string{"-records", records, "-holdout-every", "0"}, 2, []string{"-holdout-every"}},
+		// As records.holdout_every: 1 would hold every record out.
+		{"holdout 1", []string{"-records", records, "-holdout-every", "1"}, 2, []string{"-holdout-every 1", "0 (none held out) or 2 or more"}},
+		{"negative holdout", []string{"-records", records, "-holdout-every", "-3"}, 2, []string{"-holdout-every -3"}},
+		// 0 holds none out: the held-out split is empty.
+		{"holdout 0, heldout", []string{"-records", records, "-holdout-every", "0"}, 2, []string{"-split heldout", "-holdout-every 0"}},
 		{"bad playouts", []string{"-records", records, "-search-playouts", "-1"}, 2, []string{"-search-playouts"}},
 		{"bad workers", []string{"-records", records, "-workers", "-2"}, 2, []string{"-workers"}},
 		{"not a number", []string{"-records", records, "-workers", "two"}, 2, []string{"-workers"}},

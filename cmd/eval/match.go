@@ -24,10 +24,11 @@ const matchHelp = `usage: eval match -a PLAYER -b PLAYER [-variant NAME|FILE.tom
 Plays player A (the candidate) against player B in game pairs: each opening
 is played twice with the sides swapped, because the two sides of hnefatafl
 are not alike. The openings are the rule set's opening suite (-openings
-suite, the default where the rule set has one: start positions where equal
-players split their results, since from the start the defenders win nearly
-every game between engines and every pair would split 1-1), a book of
-short random starts (-openings random), or a suite file. The pentanomial
+suite, the default: start positions where equal players split their
+results, since from the start the defenders win nearly every game between
+engines and every pair would split 1-1; each shipped rule set has one, a
+rule set of your own needs a suite file or random), a book of short random
+starts (-openings random), or a suite file. The pentanomial
 SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
 against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or

@@ -370,7 +370,15 @@ func skipped(k, moves int, o *suiteOptions) int {
 
 // suiteHeader says how the suite was built.
 func suiteHeader(o *suiteOptions, c *suiteCandidates, st match.SuiteStats) []string {
-	search := mcts.DefaultConfig()
+	// The search BuildSuite gives the reference: its own (root=gumbel) or
+	// the default self-play one.
+	search := o.player.SelfPlaySearch(mcts.Config{})
+	root := fmt.Sprintf("root noise %g, temperature %g to %g (half-life %g plies)",
+		search.NoiseFraction, search.TemperatureStart, search.TemperatureEnd, search.TemperatureHalfLife)
+	if search.RootSearch == mcts.RootGumbel {
+		root = fmt.Sprintf("Gumbel root search (%d sampled moves, c_visit %g, c_scale %g), no temperature",
+			search.GumbelActions, search.GumbelCVisit, search.GumbelCScale)
+	}
 	loK, hiK := -1, -1
 	for k := 0; k <= o.games; k++ {
 		if r := float64(k) / float64(o.games); r >= o.min && r <= o.max {
@@ -391,8 +399,8 @@ func suiteHeader(o *suiteOptions, c *suiteCandidates, st match.SuiteStats) []str
 	h := []string{
 		fmt.Sprintf("%s: opening suite built by eval suite", o.variant.Name()),
 		"command: eval suite " + shellJoin(o.args),
-		fmt.Sprintf("reference: %s against itself, %d games a position; every move a full search of %d playouts, root noise %g, temperature %g to %g (half-life %g plies); seed %d",
-			player, o.games, o.player.Playouts, search.NoiseFraction, search.TemperatureStart, search.TemperatureEnd, search.TemperatureHalfLife, o.seed),
+		fmt.Sprintf("reference: %s against itself, %d games a position; every move a full search of %d playouts, %s; seed %d",
+			player, o.games, search.Playouts, root, o.seed),
 		fmt.Sprintf("filter: defender rate within [%g, %g] (%d to %d wins of %d); candidates in an order shuffled by the seed, %s, in that order",
 			o.min, o.max, loK, hiK, o.games, limit),
 	}
