@@ -36,7 +36,7 @@ import (
 )
 
 const balanceHelp = `usage: eval balance [-variants a,b,...] [-player PLAYER ...] [-strengths N,N,...]
-                    [-games N] [-width W] [-confidence C] [-min-games M]
+                    [-games N] [-width W] [-confidence C] [-min-games M] [-openings start|suite]
                     [-records FILE ...] [-records-variant NAME|FILE.toml] -out DIR
 
 How the rule sets balance. For each rule set (-variants: embedded names or
@@ -63,7 +63,11 @@ defaults: Dirichlet noise at the root and a move-choice temperature falling
 from 0.8 to 0.2, so that the games differ. The rates therefore describe the
 player with this exploration, a little weaker than its best play. Every game
 has its own seed, from -seed, the rule set's name, the player's name and the
-game's number.
+game's number. Games start from the rule set's start (-openings start, the
+default: the balance of the rule set itself), or from each rule set's
+opening suite in turn (-openings suite: positions where equal reference
+players split their results, to compare players or rule sets on games that
+are decisive either way; the rates then say nothing of the start).
 
 Stopping: a run ends after -games games, or as soon as each of its three
 intervals is at most -width wide and it has at least -min-games games, so
@@ -138,6 +142,7 @@ type balanceOptions struct {
 	out        string
 	records    []recordFile
 	recVariant *rules.Variant
+	suites     bool // start the games from each rule set's opening suite
 }
 
 // recordFile is a game-record file, read and parsed.
@@ -225,6 +230,7 @@ type balanceRun struct {
 	Player    string         `json:"player"`
 	Network   string         `json:"network,omitempty"`
 	Playouts  int            `json:"playouts"`
+	Openings  string         `json:"openings"` // "start", or the suite the games started from
 	Games     int            `json:"games"`
 	Stopped   string         `json:"stopped"` // "precision", "max-games" or "interrupted"
 	Attackers rateJSON       `json:"attackers"`
@@ -410,6 +416,7 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 	records := &listFlag{split: true}
 	fs.Var(records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
 	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name` or a .toml file")
+	openings := fs.String("openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
 	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
 	seed := fs.Uint64("seed", 1, "`seed` of the games")
@@ -443,7 +450,10 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 		return bad("-games-per-worker %d: want at least 1", *perWorker)
 	}
 	o := &balanceOptions{maxGames: *games, width: *width, confidence: *confidence, minGames: *minGames,
-		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out}
+		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out, suites: *openings == "suite"}
+	if *openings != "start" && *openings != "suite" {
+		return bad("-openings %q: want start or suite", *openings)
+	}
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
@@ -468,6 +478,11 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 		}
 		seen[v.Name()] = arg
 		o.variants = append(o.variants, v)
+		if o.suites {
+			if _, err := cli.LoadSuite("", v); err != nil {
+				return bad("-openings suite: %v", err)
+			}
+		}
 	}
 
 	var budgets []int
@@ -644,13 +659,26 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 		run.Attackers, run.Defenders, run.Draws, run.Endings, run.Lengths = run.tally.summary(o.confidence)
 	}()
 	runSeed := mcts.MixSeed(o.seed, nameHash(v.Name()+"\x00"+p.Name))
+	run.Openings = "start"
+	var suite []match.SuiteEntry
+	if o.suites {
+		var err error
+		if suite, err = cli.LoadSuite("", v); err != nil {
+			return run, fmt.Errorf("%s: %w", v.Name(), err)
+		}
+		run.Openings = fmt.Sprintf("the opening suite of %s (%d positions)", v.Name(), len(suite))
+	}
 	var next atomic.Int64
 	source := func() (mcts.GameSpec, bool) {
 		i := next.Add(1) - 1
 		if i >= int64(o.maxGames) {
 			return mcts.GameSpec{}, false
 		}
-		return mcts.GameSpec{Index: int(i), Seed: mcts.MixSeed(runSeed, uint64(i))}, true
+		g := mcts.GameSpec{Index: int(i), Seed: mcts.MixSeed(runSeed, uint64(i))}
+		if len(suite) > 0 {
+			g.Start = suite[int(i)%len(suite)].Position
+		}
+		return g, true
 	}
 	cfg := balanceSearch(&p)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -801,6 +829,11 @@ func balanceMarkdown(rep *balanceJSON) string {
 			"Rates with %s Wilson intervals.\n\n",
 			rep.MaxGames, stopText, rep.Search.NoiseFraction, rep.Search.TemperatureStart, rep.Search.TemperatureEnd,
 			rep.Search.TemperatureHalfLife, rep.Seed, pct)
+		for _, r := range rep.Runs {
+			if r.Openings != "start" {
+				fmt.Fprintf(&b, "The games of %s started from %s, not from its start: their rates are not the rule set's balance.\n\n", r.Variant, r.Openings)
+			}
+		}
 		b.WriteString("| rule set | player | games | stopped | attackers | defenders | draws | plies: mean | median | min | max |\n")
 		b.WriteString("| --- | --- | ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n")
 		for _, r := range rep.Runs {

@@ -325,3 +325,49 @@ func TestBalanceBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestBalanceFromSuite starts the games from the rule set's opening suite:
+// the report says so, and every game starts from a suite position.
+func TestBalanceFromSuite(t *testing.T) {
+	out := t.TempDir()
+	code, msg, rep := runBalanceTest(t, context.Background(), out, "-variants", "copenhagen", "-player", "builtin:playouts=4",
+		"-games", "6", "-width", "0", "-openings", "suite")
+	if code != 0 || rep == nil {
+		t.Fatalf("got exit %d, want 0:\n%s", code, msg)
+	}
+	r := rep.Runs[0]
+	if !strings.HasPrefix(r.Openings, "the opening suite of copenhagen") || r.Games != 6 {
+		t.Errorf("got openings %q over %d games, want the suite of copenhagen over 6", r.Openings, r.Games)
+	}
+	checkOutputs(t, out, "started from the opening suite of copenhagen")
+
+	code, msg, rep = runBalanceTest(t, context.Background(), t.TempDir(), "-variants", "copenhagen", "-player", "builtin:playouts=4", "-games", "2", "-width", "0")
+	if code != 0 || rep == nil || rep.Runs[0].Openings != "start" {
+		t.Errorf("the default: got exit %d and %+v, want games from the start:\n%s", code, rep, msg)
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"-openings", "middle"}},
+		{[]string{"-openings", "suite", "-variants", writeVariantFile(t)}},
+	} {
+		code, msg, _ := runBalanceTest(t, context.Background(), t.TempDir(), append([]string{"-player", "builtin:playouts=4", "-games", "2"}, c.args...)...)
+		if code != 2 || !strings.Contains(msg, "-openings") {
+			t.Errorf("%v: got exit %d and %q, want 2 and a message naming -openings", c.args, code, msg)
+		}
+	}
+}
+
+// writeVariantFile writes a copy of copenhagen under another name: a rule
+// set of the user's own, with no opening suite.
+func writeVariantFile(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../configs/variants/copenhagen.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mine.toml")
+	text := strings.Replace(string(data), `name = "copenhagen"`, `name = "mine"`, 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
