@@ -1,0 +1,405 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"taflab/configs/variants"
+	"taflab/match"
+	"taflab/mcts"
+	"taflab/net"
+	"taflab/rules"
+)
+
+// cliTestNetwork saves a tiny random network and returns its file.
+func cliTestNetwork(t *testing.T) string {
+	t.Helper()
+	n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.safetensors")
+	if err := n.Save(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// variantFile writes copenhagen-classic's rule-set file with the
+// replacements (old, new, ...) made, loads it with LoadVariant and returns
+// the rule set.
+func variantFile(t *testing.T, name string, replacements ...string) *rules.Variant {
+	t.Helper()
+	data, err := variants.File("copenhagen-classic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(append([]string{`name = "copenhagen-classic"`, `name = "` + name + `"`}, replacements...)...).Replace(string(data))
+	path := filepath.Join(t.TempDir(), name+".toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := LoadVariant(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Name() != name {
+		t.Fatalf("got rule set %q, want %q", v.Name(), name)
+	}
+	return v
+}
+
+// smallVariantOf is a 7x7 rule set, which the network cannot play.
+func smallVariantOf(t *testing.T) *rules.Variant {
+	return variantFile(t, "small", "size = 11", "size = 7",
+		"3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "7/7/7/1d1k3/7/7/1ad4 a")
+}
+
+func TestParsePlayerRoot(t *testing.T) {
+	netFile := cliTestNetwork(t)
+	tests := []struct {
+		name     string
+		spec     string
+		gumbel   bool
+		playouts int
+		suffix   string // of the name
+		network  string
+	}{
+		{"builtin gumbel", "builtin:playouts=4,root=gumbel", true, 4, "builtin-4-gumbel", ""},
+		{"builtin gumbel first", "builtin:root=gumbel,playouts=6", true, 6, "builtin-6-gumbel", ""},
+		{"builtin puct", "builtin:playouts=4,root=puct", false, 4, "builtin-4", ""},
+		{"builtin", "builtin:playouts=4", false, 4, "builtin-4", ""},
+		{"net gumbel", "net=" + netFile + ",playouts=3,root=gumbel", true, 3, "-3-gumbel", netFile},
+		{"net puct", "net=" + netFile + ",root=puct,playouts=3", false, 3, "-3", netFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePlayer(tt.spec)
+			if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			if !strings.HasSuffix(p.Name, tt.suffix) {
+				t.Errorf("got name %q, want one ending in %q", p.Name, tt.suffix)
+			}
+			if p.Playouts != tt.playouts || p.Network != tt.network {
+				t.Errorf("got %d playouts, network %q, want %d and %q", p.Playouts, p.Network, tt.playouts, tt.network)
+			}
+			if p.NewEvaluator == nil {
+				t.Fatalf("got no evaluator, want one")
+			}
+			if !tt.gumbel {
+				if p.Search != nil {
+					t.Errorf("got search %+v, want nil (the match's own settings)", *p.Search)
+				}
+				if strings.Contains(p.Name, "gumbel") {
+					t.Errorf("got name %q, want no gumbel in it", p.Name)
+				}
+				return
+			}
+			if p.Search == nil {
+				t.Fatalf("got no search settings, want Gumbel root search")
+			}
+			if p.Search.RootSearch != mcts.RootGumbel {
+				t.Errorf("got root search %q, want %q", p.Search.RootSearch, mcts.RootGumbel)
+			}
+			if err := p.Search.Validate(); err != nil {
+				t.Errorf("got search settings that do not validate: %v", err)
+			}
+			if want := mcts.DefaultConfig(); want.RootSearch == mcts.RootGumbel {
+				t.Errorf("the default root search is already %q: the test proves nothing", want.RootSearch)
+			}
+		})
+	}
+	bad := []struct {
+		name, spec string
+		wants      []string
+	}{
+		{"unknown root", "builtin:playouts=4,root=x", []string{"root=x", "builtin:playouts=4,root=x"}},
+		{"empty root", "builtin:root=", []string{"root="}},
+		{"net unknown root", "net=" + netFile + ",root=mcts", []string{"root=mcts"}},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePlayer(tt.spec)
+			if err == nil {
+				t.Fatalf("got no error, want one naming %q", tt.wants)
+			}
+			for _, want := range tt.wants {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("got error %q, want one naming %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestParseInts(t *testing.T) {
+	tests := []struct {
+		text    string
+		min     int
+		want    []int
+		wantErr string // "" for none
+	}{
+		{"", 2, nil, ""},
+		{"  ", 2, nil, ""},
+		{"2,4,8", 2, []int{2, 4, 8}, ""},
+		{"8, 2 ,4", 2, []int{8, 2, 4}, ""},
+		{"3", 3, []int{3}, ""},
+		{"0,1", 0, []int{0, 1}, ""},
+		{"2,4,2", 2, nil, "2 is given twice"},
+		{"1,2", 2, nil, `"1" is not a whole number of at least 2`},
+		{"2,-4", 2, nil, `"-4"`},
+		{"2,x", 2, nil, `"x" is not a whole number`},
+		{"2.5", 2, nil, `"2.5"`},
+		{"2,,4", 2, nil, `""`},
+		{"2,", 2, nil, "not a whole number"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%q from %d", tt.text, tt.min), func(t *testing.T) {
+			got, err := ParseInts(tt.text, tt.min)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("ParseInts(%q, %d): got %v, %v, want an error naming %q", tt.text, tt.min, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) || (tt.want == nil) != (got == nil) {
+				t.Errorf("ParseInts(%q, %d): got %v, %v, want %v", tt.text, tt.min, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpeningsRandom(t *testing.T) {
+	v := variants.MustLoad("fetlar")
+	tests := []struct {
+		pairs, plies int
+	}{{5, 4}, {1, 2}, {3, 0}}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d pairs of %d plies", tt.pairs, tt.plies), func(t *testing.T) {
+			got, desc, err := Openings("random", v, tt.pairs, tt.plies, 7)
+			if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			if len(got) != tt.pairs {
+				t.Fatalf("got %d openings, want %d", len(got), tt.pairs)
+			}
+			for i, o := range got {
+				if !o.StartsAtStart() || len(o.Moves) != tt.plies {
+					t.Errorf("opening %d: got start %v and %d moves, want the start and %d moves", i, o.Start, len(o.Moves), tt.plies)
+				}
+			}
+			if want := match.Book(v, tt.pairs, tt.plies, 7); !sameOpenings(got, want) {
+				t.Errorf("got openings %v, want match.Book's %v", got, want)
+			}
+			if !strings.Contains(desc, "random") || !strings.Contains(desc, "seed 7") {
+				t.Errorf("got description %q, want random openings and the seed", desc)
+			}
+		})
+	}
+}
+
+func sameOpenings(a, b []match.Opening) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Start != b[i].Start || !slices.Equal(a[i].Moves, b[i].Moves) {
+			return false
+		}
+	}
+	return true
+}
+
+func startsOf(openings []match.Opening) []string {
+	var out []string
+	for _, o := range openings {
+		out = append(out, o.Start.String())
+	}
+	return out
+}
+
+// TestOpeningsSuite: copenhagen's embedded suite comes whole, every
+// position a start of copenhagen, in an order the seed fixes.
+func TestOpeningsSuite(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	entries, err := LoadSuite("", v)
+	if err != nil {
+		t.Fatalf("copenhagen's embedded suite: %v", err)
+	}
+	if len(entries) < 2 {
+		t.Fatalf("got %d positions in copenhagen's suite, want several", len(entries))
+	}
+	var suite []string
+	for _, e := range entries {
+		suite = append(suite, e.Position.String())
+	}
+	get := func(seed uint64) []string {
+		t.Helper()
+		openings, desc, err := Openings("suite", v, 4, 4, seed)
+		if err != nil {
+			t.Fatalf("seed %d: got error %v, want none", seed, err)
+		}
+		if !strings.Contains(desc, "copenhagen") {
+			t.Errorf("got description %q, want the rule set named", desc)
+		}
+		for i, o := range openings {
+			if o.StartsAtStart() || len(o.Moves) != 0 {
+				t.Errorf("seed %d, opening %d: got %v and moves %v, want a suite position and no moves", seed, i, o.Start, o.Moves)
+			}
+			if err := v.CheckStart(o.Start); err != nil {
+				t.Errorf("seed %d, opening %d: got %v, want a start of copenhagen", seed, i, err)
+			}
+		}
+		return startsOf(openings)
+	}
+	tests := []struct {
+		name       string
+		a, b       uint64
+		wantSameAs bool
+	}{
+		{"one seed twice", 1, 1, true},
+		{"seeds 1 and 2", 1, 2, false},
+		{"seeds 3 and 4", 3, 4, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := get(tt.a), get(tt.b)
+			for _, order := range [][]string{a, b} {
+				if !slices.Equal(slices.Sorted(slices.Values(order)), slices.Sorted(slices.Values(suite))) {
+					t.Fatalf("got %d positions, want the suite's %d, each once", len(order), len(suite))
+				}
+			}
+			if same := slices.Equal(a, b); same != tt.wantSameAs {
+				t.Errorf("seeds %d and %d: got the same order %v, want %v", tt.a, tt.b, same, tt.wantSameAs)
+			}
+		})
+	}
+	t.Run("shuffled", func(t *testing.T) {
+		if a := get(1); slices.Equal(a, suite) {
+			t.Errorf("got the suite in the file's order, want it shuffled")
+		}
+	})
+}
+
+// TestOpeningsSuiteErrors: a rule set of its own has no embedded suite,
+// "" is no openings, and a suite file's bad line is named.
+func TestOpeningsSuiteErrors(t *testing.T) {
+	mine := variantFile(t, "mine", "edge_fort = true", "edge_fort = false")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	start := variants.MustLoad("copenhagen").Start().String()
+	good := write("good.txt", "# a suite\n"+start+"  # the start\n")
+	badPosition := write("bad-position.txt", "# a suite\n"+start+"\n\nnot/a/position a\n")
+	wrongSize := write("wrong-size.txt", start+"\n7/7/7/3k3/7/7/7 a\n")
+	empty := write("empty.txt", "# nothing\n\n")
+	tests := []struct {
+		name  string
+		spec  string
+		v     *rules.Variant
+		wants []string
+	}{
+		{"own rule set, no suite", "suite", mine, []string{"mine", "no opening suite"}},
+		{"no spec", "", variants.MustLoad("copenhagen"), []string{"no openings"}},
+		{"missing file", filepath.Join(dir, "none.txt"), variants.MustLoad("copenhagen"), []string{"none.txt"}},
+		{"bad line", badPosition, variants.MustLoad("copenhagen"), []string{badPosition, "line 4"}},
+		{"board of another size", wrongSize, variants.MustLoad("copenhagen"), []string{wrongSize, "line 2"}},
+		{"no positions", empty, variants.MustLoad("copenhagen"), []string{empty, "no positions"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := Openings(tt.spec, tt.v, 4, 4, 1)
+			if err == nil {
+				t.Fatalf("got %d openings, want an error naming %q", len(got), tt.wants)
+			}
+			for _, want := range tt.wants {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("got error %q, want one naming %q", err, want)
+				}
+			}
+		})
+	}
+	t.Run("LoadSuite bad line", func(t *testing.T) {
+		_, err := LoadSuite(badPosition, variants.MustLoad("copenhagen"))
+		if err == nil || !strings.Contains(err.Error(), badPosition) || !strings.Contains(err.Error(), "line 4") {
+			t.Errorf("got error %v, want one naming %s and line 4", err, badPosition)
+		}
+	})
+	t.Run("a suite file of its own rule set", func(t *testing.T) {
+		// mine has no embedded suite, but a file serves it.
+		got, desc, err := Openings(good, mine, 4, 4, 1)
+		if err != nil || len(got) != 1 || got[0].Start.String() != start {
+			t.Errorf("got %v, %v, want the file's one position %s", startsOf(got), err, start)
+		}
+		if !strings.Contains(desc, good) {
+			t.Errorf("got description %q, want the file named", desc)
+		}
+	})
+}
+
+// TestNetworkEvaluators: a network's evaluators carry the network's hash
+// as their ID, and with another rule set's planes say so and borrow them;
+// a 7x7 rule set's planes are refused, naming the sizes.
+func TestNetworkEvaluators(t *testing.T) {
+	file := cliTestNetwork(t)
+	classic := variants.MustLoad("copenhagen-classic")
+	tests := []struct {
+		name     string
+		planesOf *rules.Variant
+		wantID   string // after "net-HASH"
+	}{
+		{"own planes", nil, ""},
+		{"classic's planes", classic, "-as-copenhagen-classic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			factory, n, err := NetworkEvaluators(file, 1, tt.planesOf)
+			if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			for range 2 {
+				e, err := factory()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := "net-" + n.Hash() + tt.wantID; e.ID() != want {
+					t.Errorf("got ID %q, want %q", e.ID(), want)
+				}
+				in, ok := e.(*net.Inference)
+				if !ok {
+					t.Fatalf("got evaluator %T, want *net.Inference", e)
+				}
+				if in.PlanesOf != tt.planesOf || !in.RandomSymmetry {
+					t.Errorf("got planes of %v, random symmetry %v, want %v and true", in.PlanesOf, in.RandomSymmetry, tt.planesOf)
+				}
+			}
+		})
+	}
+	t.Run("7x7 planes", func(t *testing.T) {
+		factory, n, err := NetworkEvaluators(file, 1, smallVariantOf(t))
+		if err == nil || factory != nil || n != nil {
+			t.Fatalf("got %v, want an error and nothing else", err)
+		}
+		for _, want := range []string{"small", "7x7", "11x11"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("got error %q, want one naming %q", err, want)
+			}
+		}
+	})
+	t.Run("missing network", func(t *testing.T) {
+		missing := filepath.Join(t.TempDir(), "none.safetensors")
+		if _, _, err := NetworkEvaluators(missing, 1, nil); err == nil || !strings.Contains(err.Error(), "none.safetensors") {
+			t.Errorf("got error %v, want one naming none.safetensors", err)
+		}
+	})
+}
