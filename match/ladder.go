@@ -45,11 +45,13 @@ func Ladder(ctx context.Context, cfg LadderConfig, onRung func(Rung)) ([]Rung, e
 	if cfg.Pairs < 1 {
 		return nil, fmt.Errorf("match: ladder: %d pairs a rung: want at least 1", cfg.Pairs)
 	}
-	var rungs []Rung
 	for _, k := range cfg.Multipliers {
 		if k < 2 {
-			return rungs, fmt.Errorf("match: ladder: multiplier %d: want at least 2", k)
+			return nil, fmt.Errorf("match: ladder: multiplier %d: want at least 2", k)
 		}
+	}
+	var rungs []Rung
+	for _, k := range cfg.Multipliers {
 		mc := cfg.Match
 		mc.A, mc.B = cfg.Base, cfg.Base
 		mc.A.Playouts = k * cfg.Base.Playouts

@@ -44,7 +44,11 @@ const InputPlanes = 15
 // Squares*InputPlanes entries). The board must be 11x11.
 func Encode(dst []float32, v *rules.Variant, p *rules.Position) error {
 	if int(p.Size) != BoardSize || v.Size() != BoardSize {
-		return fmt.Errorf("net: the network plays %dx%d boards, not %dx%d", BoardSize, BoardSize, p.Size, p.Size)
+		size := int(p.Size)
+		if size == BoardSize {
+			size = v.Size()
+		}
+		return fmt.Errorf("net: the network plays %dx%d boards, not %dx%d", BoardSize, BoardSize, size, size)
 	}
 	def := v.Definition()
 	var consts [InputPlanes]float32

@@ -511,10 +511,17 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 		atBudgets := []match.Player{p}
 		if budgets != nil {
 			atBudgets = atBudgets[:0]
-			base := strings.TrimSuffix(p.Name, fmt.Sprintf("-%d", p.Playouts))
 			for _, n := range budgets {
-				q := p
-				q.Playouts, q.Name = n, fmt.Sprintf("%s-%d", base, n)
+				// The spec again with its playouts replaced (the last key
+				// counts), so that the player's name says them.
+				sep := ","
+				if spec == "builtin" {
+					sep = ":"
+				}
+				q, err := cli.ParsePlayer(fmt.Sprintf("%s%splayouts=%d", spec, sep, n))
+				if err != nil {
+					return bad("-player: %v", err)
+				}
 				atBudgets = append(atBudgets, q)
 			}
 		}

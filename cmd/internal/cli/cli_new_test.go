@@ -290,6 +290,9 @@ func TestOpeningsSuite(t *testing.T) {
 // "" is no openings, and a suite file's bad line is named.
 func TestOpeningsSuiteErrors(t *testing.T) {
 	mine := variantFile(t, "mine", "edge_fort = true", "edge_fort = false")
+	// A copy of copenhagen-classic with a switch changed and the name kept:
+	// the shipped suite was balanced under other rules.
+	changed := variantFile(t, "copenhagen-classic", "edge_fort = true", "edge_fort = false")
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
@@ -310,6 +313,7 @@ func TestOpeningsSuiteErrors(t *testing.T) {
 		wants []string
 	}{
 		{"own rule set, no suite", "suite", mine, []string{"mine", "no opening suite"}},
+		{"a shipped name with other rules", "suite", changed, []string{"copenhagen-classic", "no opening suite"}},
 		{"no spec", "", variants.MustLoad("copenhagen"), []string{"no openings"}},
 		{"missing file", filepath.Join(dir, "none.txt"), variants.MustLoad("copenhagen"), []string{"none.txt"}},
 		{"bad line", badPosition, variants.MustLoad("copenhagen"), []string{badPosition, "line 4"}},

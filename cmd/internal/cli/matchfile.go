@@ -253,7 +253,16 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 	var csv strings.Builder
 	for _, g := range f.Games {
 		result := map[string]string{"attackers": "Black", "defenders": "White", "draw": "Draw"}[g.Winner]
-		fmt.Fprintf(&csv, "%s,%d,%d,%s", g.Moves, strings.Count(g.Moves, "x"), 0, result)
+		var captures [2]int // by side: the soldiers each side took
+		mover := rules.Attackers
+		if p, err := rules.ParsePosition(g.Start); g.Start != "" && err == nil {
+			mover = p.ToMove
+		}
+		for _, m := range strings.Fields(g.Moves) {
+			captures[mover] += strings.Count(m, "x")
+			mover = mover.Opponent()
+		}
+		fmt.Fprintf(&csv, "%s,%d,%d,%s", g.Moves, captures[rules.Attackers], captures[rules.Defenders], result)
 		if g.Start != "" {
 			csv.WriteString("," + g.Start)
 		}

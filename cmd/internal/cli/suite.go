@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -16,8 +17,13 @@ import (
 func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	if file == "" {
 		data, ok := configs.OpeningSuite(v.Name())
+		// A suite belongs to its rule set's rules, not its name: a copy of
+		// an embedded rule set with a switch changed has none.
+		if shipped, err := variants.Load(v.Name()); ok && (err != nil || shipped.Definition() != v.Definition()) {
+			ok = false
+		}
 		if !ok {
-			return nil, fmt.Errorf("cli: rule set %s has no opening suite of its own: name a suite file (eval suite builds one)", v.Name())
+			return nil, fmt.Errorf("cli: rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one)", v.Name())
 		}
 		return match.ParseSuite("configs/openings/"+v.Name()+".txt (embedded)", data, v)
 	}
