@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"taflab/mcts"
@@ -239,47 +238,19 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 		seed := mcts.MixSeed(mcts.MixSeed(cfg.Seed, rules.HashPosition(p)), uint64(k)%uint64(cfg.Games))
 		return mcts.GameSpec{Index: int(k), Seed: seed, Start: p}, true
 	}
-	type result struct {
-		game   int
-		winner rules.Winner
-	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan result, cfg.Workers*cfg.GamesPerWorker)
-	errs := make([]error, cfg.Workers)
-	var wg sync.WaitGroup
-	for w := range cfg.Workers {
+	players := make([]*mcts.SelfPlayer, cfg.Workers)
+	for w := range players {
 		eval, err := cfg.Reference.NewEvaluator()
-		var sp *mcts.SelfPlayer
 		if err == nil {
-			sp, err = mcts.NewSelfPlayer(cfg.Search, cfg.Variant, eval, cfg.GamesPerWorker)
+			players[w], err = mcts.NewSelfPlayer(cfg.Search, cfg.Variant, eval, cfg.GamesPerWorker)
 		}
 		if err != nil {
-			cancel()
-			wg.Wait()
 			return nil, st, fmt.Errorf("match: suite: player %s: %w", cfg.Reference.Name, err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := sp.Play(runCtx, source, func(r *mcts.GameRecord) error {
-				select {
-				case results <- result{r.Index, r.Outcome.Winner}:
-					return nil
-				case <-runCtx.Done():
-					return runCtx.Err()
-				}
-			})
-			if err != nil && !errors.Is(err, context.Canceled) {
-				errs[w] = err
-				cancel()
-			}
-		}()
 	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
+	results, wait := mcts.PlayAll(runCtx, players, source, cfg.Workers*cfg.GamesPerWorker)
 
 	// Candidates are judged in order, each once all its games are in, so
 	// that the suite does not depend on which games finish first.
@@ -292,9 +263,9 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 			continue // games in flight when the suite was complete
 		}
 		games++
-		i := r.game / cfg.Games
+		i := r.Index / cfg.Games
 		m := &measured[i]
-		switch r.winner {
+		switch r.Outcome.Winner {
 		case rules.DefendersWin:
 			m.DefenderWins++
 		case rules.AttackersWin:
@@ -324,7 +295,7 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 			cfg.Progress(SuiteProgress{Games: games, TotalGames: total, Tried: st.Tried, Kept: len(entries)})
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := wait(); err != nil {
 		return nil, st, fmt.Errorf("match: suite: %w", err)
 	}
 	if err := ctx.Err(); err != nil && !complete {

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -690,41 +689,17 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 	cfg := balanceSearch(&p)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan gameResult, o.workers*o.perWorker)
-	errs := make([]error, o.workers)
-	var wg sync.WaitGroup
-	for w := range o.workers {
+	players := make([]*mcts.SelfPlayer, o.workers)
+	for w := range players {
 		eval, err := p.NewEvaluator()
-		var sp *mcts.SelfPlayer
 		if err == nil {
-			sp, err = mcts.NewSelfPlayer(cfg, v, eval, o.perWorker)
+			players[w], err = mcts.NewSelfPlayer(cfg, v, eval, o.perWorker)
 		}
 		if err != nil {
-			cancel()
-			wg.Wait()
 			return run, fmt.Errorf("%s, %s: %w", v.Name(), p.Name, err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := sp.Play(runCtx, source, func(r *mcts.GameRecord) error {
-				select {
-				case results <- gameResult{r.Index, r.Outcome, len(r.Moves)}:
-					return nil
-				case <-runCtx.Done():
-					return runCtx.Err()
-				}
-			})
-			if err != nil && !errors.Is(err, context.Canceled) {
-				errs[w] = err
-				cancel()
-			}
-		}()
 	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
+	results, wait := mcts.PlayAll(runCtx, players, source, o.workers*o.perWorker)
 
 	var stop *stats.PrecisionStop
 	if o.width > 0 {
@@ -734,10 +709,11 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 	progress.Update(0, v.Name()+" "+p.Name+": starting")
 	pending := map[int]gameResult{}
 	counted, done := 0, false
-	for r := range results {
+	for rec := range results {
 		if done {
 			continue
 		}
+		r := gameResult{rec.Index, rec.Outcome, len(rec.Moves)}
 		pending[r.index] = r
 		for g, ok := pending[counted]; ok && !done; g, ok = pending[counted] {
 			delete(pending, counted)
@@ -755,7 +731,7 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 		}
 	}
 	progress.Finish()
-	if err := errors.Join(errs...); err != nil {
+	if err := wait(); err != nil {
 		return run, fmt.Errorf("%s, %s: %w", v.Name(), p.Name, err)
 	}
 	if err := ctx.Err(); err != nil && !done {

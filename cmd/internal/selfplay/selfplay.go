@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -209,43 +208,17 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	records := make(chan *mcts.GameRecord, workers*cfg.GamesPerWorker)
-	var wg sync.WaitGroup
-	workerErrs := make([]error, workers)
-	for w := range workers {
+	players := make([]*mcts.SelfPlayer, workers)
+	for w := range players {
 		eval, err := newEval()
 		if err != nil {
-			cancel()
-			wg.Wait()
 			return Summary{}, fmt.Errorf("selfplay: evaluator: %w", err)
 		}
-		player, err := mcts.NewSelfPlayer(cfg.Search, variant, eval, cfg.GamesPerWorker)
-		if err != nil {
-			cancel()
-			wg.Wait()
+		if players[w], err = mcts.NewSelfPlayer(cfg.Search, variant, eval, cfg.GamesPerWorker); err != nil {
 			return Summary{}, err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := player.Play(ctx, source, func(r *mcts.GameRecord) error {
-				select {
-				case records <- r:
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			})
-			if err != nil && !errors.Is(err, context.Canceled) {
-				workerErrs[w] = err
-				cancel()
-			}
-		}()
 	}
-	go func() {
-		wg.Wait()
-		close(records)
-	}()
+	records, wait := mcts.PlayAll(ctx, players, source, workers*cfg.GamesPerWorker)
 
 	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID}
 	wr.sum = Summary{Reasons: map[rules.Reason]int{}, ByKind: map[string]Tally{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
@@ -286,7 +259,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 		}
 	}
 	wr.sum.Interrupted = wr.sum.Games < wanted
-	if err := errors.Join(append(workerErrs, writeErr)...); err != nil {
+	if err := errors.Join(wait(), writeErr); err != nil {
 		return wr.sum, err
 	}
 	return wr.sum, nil
