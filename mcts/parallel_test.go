@@ -72,6 +72,7 @@ func TestPlayAll(t *testing.T) {
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		games, wait := PlayAll(ctx, players(NewHeuristic(), NewHeuristic()), source(1000), 1)
 		n := 0
 		for range games {
