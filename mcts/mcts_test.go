@@ -600,3 +600,66 @@ func TestSelfPlayOdds(t *testing.T) {
 		})
 	}
 }
+
+// TestForcedEscape: the attackers to move lose by force when the king has
+// two open lines to corners, or one that no attacker can close, and no move
+// of theirs ends the game; the search proves it at once. A line an attacker
+// can close, or a move that wins, is no proof.
+func TestForcedEscape(t *testing.T) {
+	cases := []struct {
+		name, position string
+		want           bool
+	}{
+		// The king on a6, file a open both ways.
+		{"two lines open", "11/11/5d5/11/11/k10/11/11/5a5/11/11 a", true},
+		{"the defenders to move", "11/11/5d5/11/11/k10/11/11/5a5/11/11 d", false},
+		// An attacker on a9 closes a11; the one on f3 can close a1's line
+		// on a3.
+		{"one line open, closable", "11/11/a4d5/11/11/k10/11/11/5a5/11/11 a", false},
+		// With the attacker on c1 instead, which reaches b1 but not a2 to
+		// a5 (a1 is a corner, closed to soldiers), nobody can close a1's
+		// line.
+		{"one line open, no one to close it", "11/11/a4d5/11/11/k10/11/11/11/11/2a8 a", true},
+		// g3-g1 closes a shieldwall round e1 and f1, which wins at once
+		// under copenhagen.
+		{"a move that wins", "11/11/11/11/11/k10/11/11/6a4/4aa5/3add5 a", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := mustGame(t, "copenhagen", c.position)
+			moves := g.GenerateMoves(nil)
+			if got := forcedEscape(g, moves); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+			if g.Position().String() != c.position {
+				t.Errorf("the game moved: got %s, want %s", g.Position(), c.position)
+			}
+		})
+	}
+	t.Run("the search proves it at once", func(t *testing.T) {
+		cfg := DefaultConfig()
+		s := NewSearch(&cfg, mustGame(t, "copenhagen", cases[0].position), 1)
+		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Playouts(); got != 1 {
+			t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
+		}
+		if got := s.RootValue(); got != -1 {
+			t.Errorf("got root value %v, want -1 (a proven loss)", got)
+		}
+	})
+	t.Run("a move that allows it is seen as lost", func(t *testing.T) {
+		// The king on b6 steps to a6 next, and the one attacker (f3) can
+		// close at most one of the two lines there: every attacker move
+		// loses, which the search proves.
+		cfg := DefaultConfig()
+		s := NewSearch(&cfg, mustGame(t, "copenhagen", "11/11/5d5/11/11/1k9/11/11/5a5/11/11 a"), 1)
+		if err := NewRunner(Uniform{}).Search(s, 4000); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.RootValue(); got != -1 {
+			t.Errorf("got root value %v after %d playouts, want -1 (a proven loss)", got, s.Playouts())
+		}
+	})
+}

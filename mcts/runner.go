@@ -30,6 +30,7 @@ type pendingLeaf struct {
 	pathStart, pathN int32
 	movesStart       int32
 	winning          int32 // index of a move that wins at once, or -1
+	lost             bool  // the side to move loses by force (forcedEscape)
 }
 
 // NewRunner returns a runner that asks eval.
@@ -96,7 +97,8 @@ func (r *Runner) Step(searches []*Search) error {
 		path := r.paths[leaf.pathStart : leaf.pathStart+leaf.pathN]
 		s.expand(leaf.node, r.batch.Moves[i], r.batch.Priors[i])
 		value := r.batch.Values[i] // for the side to move at the leaf
-		if leaf.winning >= 0 {
+		switch {
+		case leaf.winning >= 0:
 			// The side to move at the leaf wins at once: the leaf is a
 			// proven loss for the side that moved into it.
 			n := &s.nodes[leaf.node]
@@ -104,6 +106,11 @@ func (r *Runner) Step(searches []*Search) error {
 			win.terminal, win.proof = true, provenWin
 			s.prove(path, provenLoss)
 			value = 1
+		case leaf.lost:
+			// Whatever the side to move plays, the other wins next move:
+			// a proven win for the side that moved into the leaf.
+			s.prove(path, provenWin)
+			value = -1
 		}
 		if leaf.node == 0 {
 			s.rootExpanded(value)
@@ -172,10 +179,11 @@ func (r *Runner) selectLeaf(s *Search) bool {
 	}
 	r.moves = g.GenerateMoves(r.moves)
 	moves := r.moves[start:]
+	winning := immediateWin(g, moves)
 	r.pending = append(r.pending, pendingLeaf{
 		search: s, node: cur,
 		pathStart: int32(len(r.paths)), pathN: int32(len(path)),
-		movesStart: start, winning: immediateWin(g, moves),
+		movesStart: start, winning: winning, lost: winning < 0 && forcedEscape(g, moves),
 	})
 	r.paths = append(r.paths, path...)
 	r.batch.Variants = append(r.batch.Variants, g.Variant())
@@ -236,4 +244,64 @@ func immediateWin(g *rules.Game, moves []rules.Move) int32 {
 		}
 	}
 	return -1
+}
+
+// forcedEscape reports whether the attackers, to move, lose by force to
+// the king's walk to a corner: he has an open line to a corner that no
+// attacker move can close (a line is closed by landing on it; two lines
+// never can be by one move), and no attacker move ends the game other than
+// in the defenders' favour (a win of theirs, a draw by the move limit). It
+// spares the search the plies where most games between engines are
+// decided: an attacker move that lets the king through is seen as lost at
+// once, where a search would need every attacker reply visited to prove
+// it. Positions where the king sees no corner, the common case, cost one
+// reach computation.
+func forcedEscape(g *rules.Game, moves []rules.Move) bool {
+	pos := g.Position()
+	if pos.ToMove != rules.Attackers {
+		return false
+	}
+	v := g.Variant()
+	reach := v.Reach(&pos, pos.King)
+	open := reach.And(v.Corners())
+	var lines rules.Bitboard // the squares between the king and his open corners
+	switch open.Count() {
+	case 0:
+		return false
+	case 1:
+		lines = reach.And(between(pos.King, open.First()))
+	}
+	for _, m := range moves {
+		if lines.Has(m.To()) {
+			return false // closes the one line
+		}
+		g.Make(m)
+		o := g.Outcome()
+		g.Unmake()
+		if o.Over() && o.Winner != rules.DefendersWin {
+			return false
+		}
+	}
+	return true
+}
+
+// between returns the squares strictly between two squares of one rank or
+// file.
+func between(a, b rules.Square) rules.Bitboard {
+	var squares rules.Bitboard
+	df, dr := sign(b.File()-a.File()), sign(b.Rank()-a.Rank())
+	for f, r := a.File()+df, a.Rank()+dr; f != b.File() || r != b.Rank(); f, r = f+df, r+dr {
+		squares = squares.With(rules.NewSquare(f, r))
+	}
+	return squares
+}
+
+func sign(x int) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
 }
