@@ -17,6 +17,9 @@ import (
 // from the corner a1, and the defenders to move: they win at once.
 const kingNextToCorner = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1dd1dd1aa/a3ddd3a/a4d4a/11/5a5/1k1aaaaa3 d"
 
+// kingCapturedNext: the attackers to move capture the king at f9 by a8-f8.
+const kingCapturedNext = "11/5a5/4aka4/a10/11/11/11/11/11/5d5/11 a"
+
 // kingOnCorner is over before it starts: the king stands on a1.
 const kingOnCorner = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1dd1dd1aa/a3ddd3a/a4d4a/11/5a5/k2aaaaa3 d"
 
@@ -50,7 +53,11 @@ func commentWins(t *testing.T, comment string) (wins, games int) {
 
 func TestBuildSuiteDeterministic(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
-	cands := RandomStarts(v, 8, 4, 3)
+	// Random starts, whose results vary, beside one position each side
+	// wins at once, so that a filter keeps some and drops some.
+	cands := append(RandomStarts(v, 8, 4, 3),
+		SuiteCandidate{Position: mustPosition(t, kingNextToCorner), Source: "defenders win"},
+		SuiteCandidate{Position: mustPosition(t, kingCapturedNext), Source: "attackers win"})
 	cases := []struct {
 		name     string
 		min, max float64
@@ -59,8 +66,8 @@ func TestBuildSuiteDeterministic(t *testing.T) {
 	}{
 		{"every candidate, two builds", 0, 1, 0, []int{2, 2}},
 		{"every candidate, 1 and 2 workers", 0, 1, 0, []int{2, 1}},
-		{"filtered, 1 and 2 workers", 0.2, 0.8, 0, []int{2, 1}},
-		{"the first one that passes, 1 and 2 workers", 0.2, 0.8, 1, []int{2, 1}},
+		{"filtered, 1 and 2 workers", 0.5, 1, 0, []int{2, 1}},
+		{"the first one that passes, 1 and 2 workers", 0.5, 1, 1, []int{2, 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,6 +88,16 @@ func TestBuildSuiteDeterministic(t *testing.T) {
 			}
 			if len(got[0]) == 0 || (c.size > 0 && len(got[0]) != c.size) {
 				t.Errorf("got %d entries, want some, and %d if that is more than 0", len(got[0]), c.size)
+			}
+			if c.min > 0 && c.size == 0 {
+				for _, e := range got[0] {
+					if e.Comment == "attackers win" || strings.HasPrefix(e.Comment, "attackers win;") {
+						t.Errorf("kept %q, want the position the attackers win at once dropped", e.Comment)
+					}
+				}
+				if stats[0].Kept == stats[0].Tried {
+					t.Errorf("kept all %d tried, want the filter to drop some", stats[0].Tried)
+				}
 			}
 			t.Logf("%d kept of %d tried: %v", stats[0].Kept, stats[0].Tried, stats[0].Before)
 		})

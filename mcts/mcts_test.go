@@ -17,7 +17,9 @@ import (
 
 // threatPosition: the king on a3 walks to a1 next move unless an attacker
 // blocks a2; c2-a2 is the only attackers' move that does (a4 closes a11).
-const threatPosition = "11/11/11/11/11/11/11/a10/k10/2a8/11"
+// The defender on b3 keeps the king off rank 3, whose far end would give
+// him two open lines (k1 and k11) whatever the attackers did.
+const threatPosition = "11/11/11/11/11/11/11/a10/kd9/2a8/11"
 
 func mustGame(t testing.TB, variant, position string) *rules.Game {
 	t.Helper()
@@ -660,6 +662,76 @@ func TestForcedEscape(t *testing.T) {
 		}
 		if got := s.RootValue(); got != -1 {
 			t.Errorf("got root value %v after %d playouts, want -1 (a proven loss)", got, s.Playouts())
+		}
+	})
+}
+
+// TestKingFork: the defenders to move win by force when the king can step
+// to a square with two open lines to corners; the search proves it at
+// once, and an attacker move that allows it is seen as lost.
+func TestKingFork(t *testing.T) {
+	cases := []struct {
+		name, position string
+		want           bool
+	}{
+		// The king on b6 steps to a6 (file a open both ways) or b11 (a11
+		// and k11 open).
+		{"a fork one step away", "11/11/5d5/11/11/1k9/11/11/5a5/11/11 d", true},
+		{"the attackers to move", "11/11/5d5/11/11/1k9/11/11/5a5/11/11 a", false},
+		// Attackers on a7 and a5 close file a, b10 and b2 keep the king
+		// off ranks 11 and 1, and a defender on c6 off file k: no square
+		// the king reaches sees a corner.
+		{"every fork closed", "11/1a9/5d5/11/a10/1kd8/a10/11/5a5/1a9/11 d", false},
+		// The rule set's start: the king walled in by his own men.
+		{"no king move", "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 d", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := mustGame(t, "copenhagen", c.position)
+			r := NewRunner(Uniform{})
+			r.moves = g.GenerateMoves(make([]rules.Move, 0, 2*rules.MaxMoves))
+			i := r.kingFork(g, r.moves)
+			if got := i >= 0; got != c.want {
+				t.Fatalf("got %v (move %d), want %v", got, i, c.want)
+			}
+			if g.Position().String() != c.position {
+				t.Errorf("the game moved: got %s, want %s", g.Position(), c.position)
+			}
+			if i < 0 {
+				return
+			}
+			m := r.moves[i]
+			if m.From() != g.Position().King {
+				t.Errorf("got move %v, want a king move", m)
+			}
+			g.Make(m)
+			if !forcedEscape(g, g.GenerateMoves(nil)) {
+				t.Errorf("after %v: got no forced escape, want one", m)
+			}
+		})
+	}
+	t.Run("the search proves it at once", func(t *testing.T) {
+		cfg := DefaultConfig()
+		s := NewSearch(&cfg, mustGame(t, "copenhagen", cases[0].position), 1)
+		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Playouts(); got != 1 {
+			t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
+		}
+		if got := s.RootValue(); got != 1 {
+			t.Errorf("got root value %v, want 1 (a proven win)", got)
+		}
+		// The winning move is played, and the search goes on from there.
+		m := s.BestMove()
+		if err := s.Advance(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.RootValue(); got != -1 {
+			t.Errorf("after %v: got root value %v, want -1 (the attackers lose by force)", m, got)
 		}
 	})
 }

@@ -30,6 +30,7 @@ type pendingLeaf struct {
 	pathStart, pathN int32
 	movesStart       int32
 	winning          int32 // index of a move that wins at once, or -1
+	forking          int32 // index of a king move that wins by force (kingFork), or -1
 	lost             bool  // the side to move loses by force (forcedEscape)
 }
 
@@ -106,6 +107,14 @@ func (r *Runner) Step(searches []*Search) error {
 			win.terminal, win.proof = true, provenWin
 			s.prove(path, provenLoss)
 			value = 1
+		case leaf.forking >= 0:
+			// The king's move to a square the attackers cannot cover: the
+			// child is a proven win (not a terminal one: the game goes
+			// on) and the leaf a proven loss for the side that moved in.
+			n := &s.nodes[leaf.node]
+			s.nodes[n.firstChild+leaf.forking].proof = provenWin
+			s.prove(path, provenLoss)
+			value = 1
 		case leaf.lost:
 			// Whatever the side to move plays, the other wins next move:
 			// a proven win for the side that moved into the leaf.
@@ -172,18 +181,24 @@ func (r *Runner) selectLeaf(s *Search) bool {
 		return false
 	}
 	start := int32(len(r.moves))
-	if cap(r.moves)-len(r.moves) < rules.MaxMoves {
-		grown := make([]rules.Move, len(r.moves), 2*cap(r.moves)+rules.MaxMoves)
+	// Room for the leaf's moves and, past them, the replies kingFork
+	// generates.
+	if cap(r.moves)-len(r.moves) < 2*rules.MaxMoves {
+		grown := make([]rules.Move, len(r.moves), 2*cap(r.moves)+2*rules.MaxMoves)
 		copy(grown, r.moves)
 		r.moves = grown
 	}
 	r.moves = g.GenerateMoves(r.moves)
 	moves := r.moves[start:]
-	winning := immediateWin(g, moves)
+	winning, forking := immediateWin(g, moves), int32(-1)
+	if winning < 0 {
+		forking = r.kingFork(g, moves)
+	}
 	r.pending = append(r.pending, pendingLeaf{
 		search: s, node: cur,
 		pathStart: int32(len(r.paths)), pathN: int32(len(path)),
-		movesStart: start, winning: winning, lost: winning < 0 && forcedEscape(g, moves),
+		movesStart: start, winning: winning, forking: forking,
+		lost: winning < 0 && forking < 0 && forcedEscape(g, moves),
 	})
 	r.paths = append(r.paths, path...)
 	r.batch.Variants = append(r.batch.Variants, g.Variant())
@@ -283,6 +298,48 @@ func forcedEscape(g *rules.Game, moves []rules.Move) bool {
 		}
 	}
 	return true
+}
+
+// kingFork returns the index of a king move of moves, the defenders to
+// move, after which the attackers lose by force (forcedEscape), or -1. It
+// is forcedEscape one ply earlier: an attacker move that lets the king
+// reach a square with two open corner lines is seen as lost when its child
+// is first expanded, not after the search has found the king's move there
+// (often a move of small prior) and every attacker reply to it. Only king
+// moves that end on an open line to a corner are looked at further; the
+// attackers' replies are generated past the end of r.moves, which the
+// caller's moves must end (it keeps them there).
+func (r *Runner) kingFork(g *rules.Game, moves []rules.Move) int32 {
+	pos := g.Position()
+	if pos.ToMove != rules.Defenders {
+		return -1
+	}
+	v := g.Variant()
+	corners := v.Corners()
+	for i, m := range moves {
+		if m.From() != pos.King {
+			continue
+		}
+		g.Make(m)
+		after := g.Position()
+		if g.Outcome().Over() || v.Reach(&after, after.King).And(corners).Count() == 0 {
+			g.Unmake()
+			continue
+		}
+		end := len(r.moves)
+		if cap(r.moves)-end < rules.MaxMoves {
+			// Grown here, the caller's moves would be left in the old
+			// array: the caller reserves room for two lists.
+			panic("mcts: kingFork: no room for the replies")
+		}
+		replies := g.GenerateMoves(r.moves[end:end])
+		forced := forcedEscape(g, replies)
+		g.Unmake()
+		if forced {
+			return int32(i)
+		}
+	}
+	return -1
 }
 
 // between returns the squares strictly between two squares of one rank or
