@@ -27,6 +27,7 @@ func TestSelfPlayConfig(t *testing.T) {
 		{"out of range", "games = 0\n", "games = 0"},
 		{"search out of range", "[search]\ncpuct = -1\n", "cpuct"},
 		{"cheap above full", "[search]\nplayouts = 10\ncheap_playouts = 20\n", "cheap_playouts"},
+		{"odds that do not divide the playouts", "[search]\nplayouts = 30\n[mix]\nodds_share = 0.5\nodds = 4\n", "mix.odds = 4"},
 		{"wrong type", "seed = \"x\"\n", "seed"},
 	}
 	for _, c := range bad {

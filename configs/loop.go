@@ -151,7 +151,7 @@ func (c *Loop) Validate() error {
 	if c.SelfPlay.Workers < 0 || c.SelfPlay.GamesPerWorker < 1 {
 		bad("selfplay.workers, selfplay.games_per_worker", fmt.Sprint(c.SelfPlay.Workers, ", ", c.SelfPlay.GamesPerWorker), "want 0 or more workers and at least 1 game each")
 	}
-	if err := c.SelfPlay.Mix.Validate(); err != nil {
+	if err := errors.Join(c.SelfPlay.Mix.Validate(), c.SelfPlay.Mix.CheckPlayouts(c.SelfPlay.Search.Playouts)); err != nil {
 		errs = append(errs, fmt.Errorf("[selfplay]: %w", err))
 	}
 	if err := c.SelfPlay.Search.Validate(); err != nil {

@@ -91,6 +91,17 @@ func (m GameMix) Validate() error {
 	return errors.Join(errs...)
 }
 
+// CheckPlayouts reports whether games with odds can be given with full
+// searches of playouts: the weaker side's budget must be exactly
+// playouts/Odds, since a game's kind is read back from the two sides'
+// budgets (a rounded one would read as other odds).
+func (m GameMix) CheckPlayouts(playouts int) error {
+	if m.OddsShare > 0 && playouts%m.Odds != 0 {
+		return fmt.Errorf("configs: mix.odds = %d: want a divisor of the playouts (%d), so that the weaker side gets exactly 1/%d of them", m.Odds, playouts, m.Odds)
+	}
+	return nil
+}
+
 // DefaultSelfPlay returns the embedded self-play configuration.
 func DefaultSelfPlay() SelfPlay {
 	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{Search: mcts.DefaultConfig(), Mix: DefaultGameMix()})
@@ -154,7 +165,7 @@ func (c *SelfPlay) Validate() error {
 	if c.ShardSeconds <= 0 {
 		bad("shard_seconds", c.ShardSeconds, "want more than 0")
 	}
-	if err := c.Mix.Validate(); err != nil {
+	if err := errors.Join(c.Mix.Validate(), c.Mix.CheckPlayouts(c.Search.Playouts)); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Search.Validate(); err != nil {

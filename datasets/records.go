@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -40,44 +41,40 @@ func (g *RecordGame) Result(i int) (result int8, ok bool) {
 	return -1, true
 }
 
-// ReplayRecords replays game records under v from its start position and
-// returns their games. It is strict, because every position becomes a
-// training target: a move the rules refuse, or written captures that
-// differ from the captures the rules make, is an error naming the record's
-// line and the ply. Moves recorded after the rules ended a game (people
-// played on past a third repetition the server did not enforce) are
-// dropped, and the rules' result stands.
-func ReplayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
-	games, err := replayRecords(v, recs)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	return games, nil
-}
-
 // ReadRecordGames reads and replays a game-record file under v
-// (ReplayRecords); errors name the file, the line and the ply.
+// (ParseRecordGames).
 func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: game records: %w", err)
 	}
-	defer f.Close()
-	recs, err := rules.ReadRecords(f)
+	return ParseRecordGames(path, data, v)
+}
+
+// ParseRecordGames replays the game records of data, read from the file
+// name, under v from its start position (or each record's own) and returns
+// their games. It is strict, because every position becomes a training
+// target: a move the rules refuse, or written captures that differ from
+// the captures the rules make, is an error naming the file, the record's
+// line and the ply. Moves recorded after the rules ended a game (people
+// played on past a third repetition the server did not enforce) are
+// dropped, and the rules' result stands.
+func ParseRecordGames(name string, data []byte, v *rules.Variant) ([]RecordGame, error) {
+	recs, err := rules.ReadRecords(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %s", path, strings.TrimPrefix(err.Error(), "rules: "))
+		return nil, fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(err.Error(), "rules: "))
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("datasets: %s: no game records in it", path)
+		return nil, fmt.Errorf("datasets: %s: no game records in it", name)
 	}
 	games, err := replayRecords(v, recs)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+		return nil, fmt.Errorf("datasets: %s: %w", name, err)
 	}
 	return games, nil
 }
 
-// replayRecords is ReplayRecords with errors that start at the line.
+// replayRecords replays recs under v; its errors start at the line.
 func replayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
 	games := make([]RecordGame, 0, len(recs))
 	g := rules.NewGame(v)

@@ -266,6 +266,8 @@ func Measure(ctx context.Context, v *rules.Variant, games []datasets.RecordGame,
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(games[order[a]].Moves) > len(games[order[b]].Moves) })
 
+	// sums[p][g] is written only by the worker that measures game g, and
+	// read after wg.Wait.
 	sums := make([][]gameSums, len(preds)) // [predictor][game]
 	for p := range sums {
 		sums[p] = make([]gameSums, len(games))

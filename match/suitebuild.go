@@ -92,7 +92,7 @@ func (r SuiteResult) Games() int { return r.DefenderWins + r.AttackerWins + r.Dr
 type SuiteStats struct {
 	Candidates int // offered
 	Duplicates int // dropped: the position of an earlier candidate
-	Unplayable int // dropped: not a position of the rule set, or over (Playable)
+	Unplayable int // dropped: not a position of the rule set, or over (rules.Variant.CheckStart)
 	Tried      int // measured: the first candidates of the shuffled order
 	Games      int // the games of the tried candidates
 	Kept       int // positions in the suite
@@ -194,7 +194,7 @@ func SuiteComment(source string, r SuiteResult) string {
 // as the comment at the top of this file says, each with SuiteComment as
 // its comment. Candidates whose position an earlier candidate has are
 // dropped, and so are those that cannot be played (not a position of the
-// rule set, or Playable fails).
+// rule set, or rules.Variant.CheckStart refuses it).
 //
 // The games of all candidates run through cfg.Workers self-players at
 // once, evaluations batched. With a deterministic evaluator (the built-in

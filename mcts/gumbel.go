@@ -18,7 +18,9 @@ import (
 //
 //   - samples m moves without replacement by Gumbel-top-k: the top m of
 //     g(a) + logits(a), g drawn from Gumbel(0, 1) when the search has noise
-//     (self-play's full searches) and 0 otherwise (the top m by prior);
+//     (every self-play search, cheap ones too, since without the draws
+//     the cheap searches would all play the prior's top moves) and 0
+//     otherwise (the top m by prior);
 //   - shares the playouts among them by sequential halving: in each phase
 //     every remaining move is brought up to a visit target, then the better
 //     half by g + logits + sigma(q) stays; the move left is played;

@@ -10,7 +10,7 @@ import (
 // goroutine of its own (a player is one worker: its own evaluator and
 // batch), and sends every finished game on the returned channel, which is
 // closed once every player has stopped. Read the channel to its end, then
-// call wait: it returns the first player's error (not ctx's cancellation,
+// call wait: it returns the players' errors, joined (not ctx's cancellation,
 // which is how callers stop the players early: cancel ctx and keep reading
 // until the channel closes). buffer sizes the channel.
 //

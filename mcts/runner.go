@@ -277,19 +277,25 @@ func forcedEscape(g *rules.Game, moves []rules.Move) bool {
 		return false
 	}
 	v := g.Variant()
+	if !v.Edge().Has(pos.King) {
+		return false // the corners lie on the edge: only from there are they in a line
+	}
 	reach := v.Reach(&pos, pos.King)
 	open := reach.And(v.Corners())
-	var lines rules.Bitboard // the squares between the king and his open corners
 	switch open.Count() {
 	case 0:
 		return false
 	case 1:
-		lines = reach.And(between(pos.King, open.First()))
+		// The squares between the king and his one open corner: a move
+		// onto one closes the line (checked before any move is played).
+		lines := reach.And(between(pos.King, open.First()))
+		for _, m := range moves {
+			if lines.Has(m.To()) {
+				return false
+			}
+		}
 	}
 	for _, m := range moves {
-		if lines.Has(m.To()) {
-			return false // closes the one line
-		}
 		g.Make(m)
 		o := g.Outcome()
 		g.Unmake()
@@ -308,17 +314,19 @@ func forcedEscape(g *rules.Game, moves []rules.Move) bool {
 // (often a move of small prior) and every attacker reply to it. Only king
 // moves that end on an open line to a corner are looked at further; the
 // attackers' replies are generated past the end of r.moves, which the
-// caller's moves must end (it keeps them there).
+// caller's moves must end (it keeps them there). Only king moves onto the
+// edge are played, so a leaf whose king is far from it costs a scan of its
+// moves.
 func (r *Runner) kingFork(g *rules.Game, moves []rules.Move) int32 {
 	pos := g.Position()
 	if pos.ToMove != rules.Defenders {
 		return -1
 	}
 	v := g.Variant()
-	corners := v.Corners()
+	corners, edge := v.Corners(), v.Edge()
 	for i, m := range moves {
-		if m.From() != pos.King {
-			continue
+		if m.From() != pos.King || !edge.Has(m.To()) {
+			continue // a corner is in line only with the edge's squares
 		}
 		g.Make(m)
 		after := g.Position()

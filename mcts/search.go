@@ -56,10 +56,7 @@ func NewSearch(cfg *Config, game *rules.Game, seed uint64) *Search {
 func (s *Search) Reset(game *rules.Game, seed uint64) {
 	s.game = game
 	s.pcg.Seed(seed, 0x5ea4c4)
-	s.nodes = append(s.nodes[:0], node{firstChild: noChildren})
-	s.target, s.playouts, s.noise, s.noisePended = 0, 0, false, false
-	s.rootValue = 0
-	s.gumbel.reset()
+	s.DropTree()
 }
 
 // DropTree forgets the tree below the root, keeping the game and the random

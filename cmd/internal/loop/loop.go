@@ -347,19 +347,26 @@ type selfplayStats struct {
 // (train.pretrain_steps), once: the first candidate starts from it and it
 // plays the first self-play, so that a run learns from people's games
 // before its own.
+//
+// Whether optional records are there is decided here, once for the run
+// (gen-000/skipped marks their absence): records that turn up later
+// change neither its first players nor the data of a training that
+// resumes (trainConfig leaves them out).
 func pretrainStage(ctx context.Context, run string, cfg configs.Loop, log io.Writer) error {
 	dir := GenDir(run, 0)
-	if cfg.Train.PretrainSteps == 0 || done(dir, "train") || done(dir, "skipped") {
+	if done(dir, "train") || done(dir, "skipped") {
 		return nil
 	}
-	if _, err := os.Stat(cfg.Train.Records.File); errors.Is(err, os.ErrNotExist) && cfg.Train.Records.Optional {
-		// Decided once for the run: records that turn up later do not
-		// change its first generations' players.
-		fmt.Fprintf(log, "loop: no game records at %s: no generation 0\n", cfg.Train.Records.File)
+	rec := cfg.Train.Records
+	if _, err := os.Stat(rec.File); rec.File != "" && rec.Optional && errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(log, "loop: no game records at %s: the run learns from self-play alone\n", rec.File)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("loop: %w", err)
 		}
 		return mark(dir, "skipped")
+	}
+	if cfg.Train.PretrainSteps == 0 {
+		return nil
 	}
 	tc := trainConfig(run, dir, cfg, 0)
 	tc.Data, tc.Records.Share, tc.Steps = "", 1, cfg.Train.PretrainSteps
@@ -499,6 +506,9 @@ func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
 	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = genSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
 	tc.SearchValueWeight, tc.Records = cfg.Train.SearchValueWeight, cfg.Train.Records
+	if done(GenDir(run, 0), "skipped") {
+		tc.Records = configs.Records{} // absent when the run began (pretrainStage)
+	}
 	return tc
 }
 

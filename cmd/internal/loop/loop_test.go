@@ -240,3 +240,51 @@ func TestLoopPretrainsOnRecords(t *testing.T) {
 		t.Errorf("a resumed run trained generation 0 again:\n%s", log.String())
 	}
 }
+
+// TestOptionalRecordsDecidedOnce: optional records absent when a run
+// begins stay out of it when they turn up later; a run that began with
+// them trains on them.
+func TestOptionalRecordsDecidedOnce(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := recordsFile(t, 4)
+	later := filepath.Join(t.TempDir(), "later.csv")
+	cfg.Train.Records.Optional = true
+	cases := []struct {
+		name, file string
+		pretrain   int
+		want       string // the records of generation 2's training
+	}{
+		{"absent, with a generation 0", later, 6, ""},
+		{"absent, without one", later, 0, ""},
+		{"present, without a generation 0", present, 0, present},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cfg
+			cfg.Train.Records.File, cfg.Train.PretrainSteps = c.file, c.pretrain
+			run := filepath.Join(t.TempDir(), "run")
+			var log strings.Builder
+			if err := pretrainStage(context.Background(), run, cfg, &log); err != nil {
+				t.Fatal(err)
+			}
+			if absent := c.want == ""; absent != strings.Contains(log.String(), "self-play alone") {
+				t.Errorf("log: got %q, want the absence said when it is one", log.String())
+			}
+			// The file turns up after the run began.
+			data, err := os.ReadFile(present)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(later, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(later)
+			if got := trainConfig(run, GenDir(run, 2), cfg, 2).Records.File; got != c.want {
+				t.Errorf("generation 2's records: got %q, want %q", got, c.want)
+			}
+		})
+	}
+}

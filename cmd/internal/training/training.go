@@ -290,11 +290,12 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 	if v.Size() != net.BoardSize {
 		return nil, fmt.Errorf("training: records.variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
 	}
-	all, err := datasets.ReadRecordGames(rc.File, v)
-	if err != nil {
-		return nil, fmt.Errorf("training: %w", err)
-	}
+	// Read once: the identity's checksum is of the bytes trained on.
 	data, err := os.ReadFile(rc.File)
+	if err != nil {
+		return nil, fmt.Errorf("training: game records: %w", err)
+	}
+	all, err := datasets.ParseRecordGames(rc.File, data, v)
 	if err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}
