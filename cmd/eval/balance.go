@@ -225,19 +225,22 @@ func (t *tally) summary(confidence float64) (a, d, dr rateJSON, endings map[stri
 
 // balanceRun is one rule set at one strength.
 type balanceRun struct {
-	Variant   string         `json:"variant"`
-	Player    string         `json:"player"`
-	Network   string         `json:"network,omitempty"`
-	Playouts  int            `json:"playouts"`
-	Openings  string         `json:"openings"` // "start", or the suite the games started from
-	Games     int            `json:"games"`
-	Stopped   string         `json:"stopped"` // "precision", "max-games" or "interrupted"
-	Attackers rateJSON       `json:"attackers"`
-	Defenders rateJSON       `json:"defenders"`
-	Draws     rateJSON       `json:"draws"`
-	Endings   map[string]int `json:"endings"`
-	Lengths   lengthJSON     `json:"lengths"`
-	Seconds   float64        `json:"seconds"`
+	Variant  string `json:"variant"`
+	Player   string `json:"player"`
+	Network  string `json:"network,omitempty"`
+	Playouts int    `json:"playouts"`
+	// RootSearch is "gumbel" for a player with Gumbel root search, which
+	// has no root noise or temperature; "" for the search of "search".
+	RootSearch string         `json:"root_search,omitempty"`
+	Openings   string         `json:"openings"` // "start", or the suite the games started from
+	Games      int            `json:"games"`
+	Stopped    string         `json:"stopped"` // "precision", "max-games" or "interrupted"
+	Attackers  rateJSON       `json:"attackers"`
+	Defenders  rateJSON       `json:"defenders"`
+	Draws      rateJSON       `json:"draws"`
+	Endings    map[string]int `json:"endings"`
+	Lengths    lengthJSON     `json:"lengths"`
+	Seconds    float64        `json:"seconds"`
 
 	tally tally
 }
@@ -658,6 +661,9 @@ type gameResult struct {
 // with ctx's error).
 func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p match.Player, stdout io.Writer) (*balanceRun, error) {
 	run := &balanceRun{Variant: v.Name(), Player: p.Name, Network: p.Network, Playouts: p.Playouts, Stopped: "max-games"}
+	if p.Search != nil && p.Search.RootSearch == mcts.RootGumbel {
+		run.RootSearch = mcts.RootGumbel
+	}
 	started := time.Now()
 	defer func() {
 		run.Seconds = math.Round(time.Since(started).Seconds()*10) / 10
@@ -812,6 +818,13 @@ func balanceMarkdown(rep *balanceJSON) string {
 			"Rates with %s Wilson intervals.\n\n",
 			rep.MaxGames, stopText, rep.Search.NoiseFraction, rep.Search.TemperatureStart, rep.Search.TemperatureEnd,
 			rep.Search.TemperatureHalfLife, rep.Seed, pct)
+		for _, r := range rep.Runs {
+			if r.RootSearch == mcts.RootGumbel {
+				b.WriteString("Players with Gumbel root search (names ending in -gumbel) have no root noise and no temperature: " +
+					"Gumbel-top-k sampling and sequential halving choose their moves.\n\n")
+				break
+			}
+		}
 		for _, r := range rep.Runs {
 			if r.Openings != "start" {
 				fmt.Fprintf(&b, "The games of %s started from %s, not from its start: their rates are not the rule set's balance.\n\n", r.Variant, r.Openings)

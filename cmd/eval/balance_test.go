@@ -345,6 +345,13 @@ func TestBalanceFromSuite(t *testing.T) {
 	if code != 0 || rep == nil || rep.Runs[0].Openings != "start" {
 		t.Errorf("the default: got exit %d and %+v, want games from the start:\n%s", code, rep, msg)
 	}
+	// A player with Gumbel root search is described as one.
+	gout := t.TempDir()
+	code, msg, rep = runBalanceTest(t, context.Background(), gout, "-variants", "copenhagen", "-player", "builtin:playouts=4,root=gumbel", "-games", "2", "-width", "0")
+	if code != 0 || rep == nil || rep.Runs[0].RootSearch != "gumbel" {
+		t.Fatalf("a Gumbel player: got exit %d and %+v, want its run marked gumbel:\n%s", code, rep, msg)
+	}
+	checkOutputs(t, gout, "Players with Gumbel root search")
 	for _, c := range []struct{ args []string }{
 		{[]string{"-openings", "middle"}},
 		{[]string{"-openings", "suite", "-variants", writeVariantFile(t)}},
