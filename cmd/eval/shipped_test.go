@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"taflab/cmd/internal/cli"
+)
+
+// shippedNetwork is the trained network in the repository.
+const shippedNetwork = "../../networks/copenhagen.safetensors"
+
+// TestShippedNetwork: the network that ships is small, is the one its
+// README describes (by SHA-256), and works where a user reaches for it on a
+// fresh clone: analysis and a match.
+func TestShippedNetwork(t *testing.T) {
+	data, err := os.ReadFile(shippedNetwork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 5<<20 {
+		t.Errorf("got %d bytes, want under 5 MB", len(data))
+	}
+	readme, err := os.ReadFile("../../networks/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if want := hex.EncodeToString(sum[:]); !strings.Contains(string(readme), want) {
+		t.Errorf("networks/README.md: got no SHA-256 %s in it, want it to describe the network that ships", want)
+	}
+
+	var out, errs bytes.Buffer
+	if code := run([]string{"analyze", "-net", shippedNetwork, "-playouts", "32", "-top", "5"}, nil, &out, &errs); code != 0 {
+		t.Fatalf("analyze: got exit %d, want 0: %s", code, errs.String())
+	}
+	var rep analyzeReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("analyze: got %q, want one JSON object: %v", out.String(), err)
+	}
+	if len(rep.Top) != 5 || rep.Search == nil || rep.Search.BestMove == "" {
+		t.Errorf("analyze: got %+v, want five top moves and a search's choice", rep)
+	}
+
+	dir := t.TempDir()
+	code, msg := runMatchTest(t, "-variant", "copenhagen", "-a", "net="+shippedNetwork+",playouts=4", "-b", "builtin:playouts=4",
+		"-max-games", "2", "-out", dir)
+	if code != 0 {
+		t.Fatalf("match: got exit %d, want 0\n%s", code, msg)
+	}
+	f, err := cli.ReadMatchFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Games) != 2 || !strings.HasPrefix(filepath.Base(f.A.Network), "copenhagen") {
+		t.Errorf("match: got %d games by %+v, want 2 by the shipped network", len(f.Games), f.A)
+	}
+}
