@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"taflab/net"
 )
 
 // fitHumanGames is the human archive, beside the repository.
@@ -42,20 +40,6 @@ func fitRecords(t *testing.T) string {
 	return writeFitFile(t, "games.csv", lines...)
 }
 
-// fitNetwork saves a small untrained network.
-func fitNetwork(t *testing.T) string {
-	t.Helper()
-	n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tiny.safetensors")
-	if err := n.Save(path, nil); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // runFitCmd runs eval fit and decodes its report strictly.
 func runFitCmd(t *testing.T, args ...string) (int, *fitOutput, string) {
 	t.Helper()
@@ -77,7 +61,7 @@ func runFitCmd(t *testing.T, args ...string) (int, *fitOutput, string) {
 }
 
 func TestFit(t *testing.T) {
-	records, network := fitRecords(t), fitNetwork(t)
+	records, network := fitRecords(t), tinyNetwork(t)
 	cases := []struct {
 		name               string
 		args               []string
@@ -145,7 +129,7 @@ func TestFit(t *testing.T) {
 }
 
 func TestFitBadInput(t *testing.T) {
-	records, network := fitRecords(t), fitNetwork(t)
+	records, network := fitRecords(t), tinyNetwork(t)
 	badLine := writeFitFile(t, "bad.csv", fitGames[0], "d1-d3 e5-e2 d1-d4,0,0,Black")
 	three := writeFitFile(t, "three.csv", fitGames...)
 	garbage := writeFitFile(t, "garbage.safetensors", "not a network")
