@@ -79,18 +79,26 @@ func TestTactics(t *testing.T) {
 		}
 	}
 	t.Run("a win in one is proven at once", func(t *testing.T) {
-		cfg := DefaultConfig()
-		s := NewSearch(&cfg, mustGame(t, "copenhagen", threatPosition+" d"), 1)
-		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
-			t.Fatal(err)
-		}
-		if got := s.Playouts(); got != 1 {
-			t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
-		}
-		if got := s.RootValue(); got != 1 {
-			t.Errorf("got root value %v, want 1 (a proven win)", got)
-		}
+		searchProvenAtOnce(t, threatPosition+" d", 1)
 	})
+}
+
+// searchProvenAtOnce searches position with the uniform evaluator and
+// checks that its first expansion proves the root, with root value want.
+func searchProvenAtOnce(t *testing.T, position string, want float32) *Search {
+	t.Helper()
+	cfg := DefaultConfig()
+	s := NewSearch(&cfg, mustGame(t, "copenhagen", position), 1)
+	if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Playouts(); got != 1 {
+		t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
+	}
+	if got := s.RootValue(); got != want {
+		t.Errorf("got root value %v, want %v (a proof)", got, want)
+	}
+	return s
 }
 
 // checkTree walks every node and checks the invariants: no virtual loss left,
@@ -639,17 +647,7 @@ func TestForcedEscape(t *testing.T) {
 		})
 	}
 	t.Run("the search proves it at once", func(t *testing.T) {
-		cfg := DefaultConfig()
-		s := NewSearch(&cfg, mustGame(t, "copenhagen", cases[0].position), 1)
-		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
-			t.Fatal(err)
-		}
-		if got := s.Playouts(); got != 1 {
-			t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
-		}
-		if got := s.RootValue(); got != -1 {
-			t.Errorf("got root value %v, want -1 (a proven loss)", got)
-		}
+		searchProvenAtOnce(t, cases[0].position, -1)
 	})
 	t.Run("a move that allows it is seen as lost", func(t *testing.T) {
 		// The king on b6 steps to a6 next, and the one attacker (f3) can
@@ -711,17 +709,7 @@ func TestKingFork(t *testing.T) {
 		})
 	}
 	t.Run("the search proves it at once", func(t *testing.T) {
-		cfg := DefaultConfig()
-		s := NewSearch(&cfg, mustGame(t, "copenhagen", cases[0].position), 1)
-		if err := NewRunner(Uniform{}).Search(s, 800); err != nil {
-			t.Fatal(err)
-		}
-		if got := s.Playouts(); got != 1 {
-			t.Errorf("got %v playouts, want 1: the root is proven by its first expansion", got)
-		}
-		if got := s.RootValue(); got != 1 {
-			t.Errorf("got root value %v, want 1 (a proven win)", got)
-		}
+		s := searchProvenAtOnce(t, cases[0].position, 1)
 		// The winning move is played, and the search goes on from there.
 		m := s.BestMove()
 		if err := s.Advance(m); err != nil {

@@ -7,24 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/net"
+	"taflab/internal/nettest"
 )
 
-func tinyNetwork(t *testing.T) string {
-	t.Helper()
-	n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tiny.safetensors")
-	if err := n.Save(path, nil); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestAnalyze(t *testing.T) {
-	file := tinyNetwork(t)
+	file := nettest.TinyFile(t, 1)
 	var out, errs bytes.Buffer
 	code := run([]string{"analyze", "-net", file, "-variant", "fetlar", "-playouts", "50", "-top", "3",
 		"-position", "11/11/11/11/11/11/11/a10/k10/2a8/11 d"}, nil, &out, &errs)

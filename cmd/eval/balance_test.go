@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"taflab/cmd/internal/cli"
+	"taflab/internal/nettest"
 )
 
 // humanGames is the human game archive, relative to cmd/eval.
@@ -69,7 +70,7 @@ func checkOutputs(t *testing.T, out string, wantMD ...string) {
 }
 
 func TestBalanceSelfPlay(t *testing.T) {
-	netFile := tinyNetwork(t)
+	netFile := nettest.TinyFile(t, 1)
 	netPlayer, err := cli.ParsePlayer("net=" + netFile + ",playouts=1")
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +273,7 @@ func TestBalanceRecordsWithSelfPlay(t *testing.T) {
 }
 
 func TestBalanceBadInput(t *testing.T) {
-	netFile := tinyNetwork(t)
+	netFile := nettest.TinyFile(t, 1)
 	tmp := t.TempDir()
 	other := filepath.Join(tmp, "other.safetensors")
 	data, err := os.ReadFile(netFile)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"taflab/internal/nettest"
 )
 
 // fitHumanGames is the human archive, beside the repository.
@@ -61,7 +63,7 @@ func runFitCmd(t *testing.T, args ...string) (int, *fitOutput, string) {
 }
 
 func TestFit(t *testing.T) {
-	records, network := fitRecords(t), tinyNetwork(t)
+	records, network := fitRecords(t), nettest.TinyFile(t, 1)
 	cases := []struct {
 		name               string
 		args               []string
@@ -129,7 +131,7 @@ func TestFit(t *testing.T) {
 }
 
 func TestFitBadInput(t *testing.T) {
-	records, network := fitRecords(t), tinyNetwork(t)
+	records, network := fitRecords(t), nettest.TinyFile(t, 1)
 	badLine := writeFitFile(t, "bad.csv", fitGames[0], "d1-d3 e5-e2 d1-d4,0,0,Black")
 	three := writeFitFile(t, "three.csv", fitGames...)
 	garbage := writeFitFile(t, "garbage.safetensors", "not a network")

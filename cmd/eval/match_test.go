@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"taflab/cmd/internal/cli"
+	"taflab/internal/nettest"
 )
 
 func runMatchTest(t *testing.T, args ...string) (int, string) {
@@ -24,7 +25,7 @@ func runMatchTest(t *testing.T, args ...string) (int, string) {
 // the test finds the stronger of two real players is match's
 // TestFindsTheStrongerPlayer.)
 func TestMatchWritesAndGates(t *testing.T) {
-	netFile := tinyNetwork(t)
+	netFile := nettest.TinyFile(t, 1)
 	player := "net=" + netFile + ",playouts=2"
 	cases := []struct {
 		name       string
@@ -78,7 +79,7 @@ func TestMatchWritesAndGates(t *testing.T) {
 }
 
 func TestMatchBadInput(t *testing.T) {
-	netFile := tinyNetwork(t)
+	netFile := nettest.TinyFile(t, 1)
 	other := filepath.Join(t.TempDir(), "other.safetensors")
 	data, err := os.ReadFile(netFile)
 	if err != nil {

@@ -9,25 +9,12 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/internal/nettest"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
 )
-
-// cliTestNetwork saves a tiny random network and returns its file.
-func cliTestNetwork(t *testing.T) string {
-	t.Helper()
-	n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tiny.safetensors")
-	if err := n.Save(path, nil); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // variantFile writes copenhagen-classic's rule-set file with the
 // replacements (old, new, ...) made, loads it with LoadVariant and returns
@@ -60,7 +47,7 @@ func smallVariantOf(t *testing.T) *rules.Variant {
 }
 
 func TestParsePlayerRoot(t *testing.T) {
-	netFile := cliTestNetwork(t)
+	netFile := nettest.TinyFile(t, 1)
 	tests := []struct {
 		name     string
 		spec     string
@@ -355,7 +342,7 @@ func TestOpeningsSuiteErrors(t *testing.T) {
 // as their ID, and with another rule set's planes say so and borrow them;
 // a 7x7 rule set's planes are refused, naming the sizes.
 func TestNetworkEvaluators(t *testing.T) {
-	file := cliTestNetwork(t)
+	file := nettest.TinyFile(t, 1)
 	classic := variants.MustLoad("copenhagen-classic")
 	tests := []struct {
 		name     string
