@@ -29,6 +29,8 @@ var allowedImports = map[string][]string{
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
+	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
+	"protocol": {"rules"},
 	// Support for tests only: finding Node.js and its packages.
 	"internal/nodetest": {},
 	// Support for tests only: small network files.
