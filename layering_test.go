@@ -31,6 +31,9 @@ var allowedImports = map[string][]string{
 	"fit":              {"rules", "mcts", "net", "datasets"},
 	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
 	"protocol": {"rules"},
+	// Engine protocols, both sides: Serve (taflab as an engine) and
+	// External (other engines as match players).
+	"engine": {"rules", "mcts", "protocol", "match"},
 	// Support for tests only: finding Node.js and its packages.
 	"internal/nodetest": {},
 	// Support for tests only: small network files.

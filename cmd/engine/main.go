@@ -1,0 +1,148 @@
+// Command engine plays hnefatafl over standard input and output, as an
+// engine that other programs run: OpenTafl (its engine protocol, OTEP) or
+// any host of TaflZero's UCI-like protocol.
+//
+//	go run ./cmd/engine -protocol otep                 # the shipped network, 800 playouts a move
+//	go run ./cmd/engine -protocol uci -movetime 1000   # a second a move
+//	go run ./cmd/engine -protocol otep -net runs/net1/network.safetensors -playouts 200
+//
+// The work is in package engine; this command wires flags to it.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/engine"
+	"taflab/mcts"
+	"taflab/net"
+)
+
+const help = `usage: engine -protocol otep|uci [-net FILE|builtin] [-playouts N | -movetime MS]
+              [-threads N] [-variant NAME|FILE.toml]
+
+Plays over standard input and output, one command a line: OpenTafl's engine
+protocol (-protocol otep; OpenTafl sends the rules as a rules string) or
+TaflZero's UCI-like protocol (-protocol uci; the rule set is -variant, or
+the Rules option, an OpenTafl rules string). Each move gets -playouts
+playouts, or -movetime milliseconds, or what the host's clock allows (OTEP's
+clock, UCI's go movetime / nodes). The network is -net; by default the
+shipped one (networks/copenhagen.safetensors, looked for in the working
+folder and beside the executable) if it is there, else the built-in
+network-free searcher (-net builtin chooses it). Messages go to standard
+error. Exit status: 0 at the end of the session, 1 on a failure, 2 on bad
+flags.
+
+Flags:
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := cli.NewFlagSet("engine", help, stderr)
+	proto := fs.String("protocol", "", "`otep` or uci")
+	netFile := fs.String("net", "", "network `file`, or builtin (default: the shipped network if found)")
+	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget")
+	movetime := fs.Int("movetime", 0, "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
+	threads := fs.Int("threads", 1, "the network's threads (`N`)")
+	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name` or a .toml file")
+	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+		return code
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "engine: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case *proto != engine.OTEP && *proto != engine.UCI:
+		return bad("-protocol %q: want otep or uci", *proto)
+	case *playouts < 1:
+		return bad("-playouts %d: want at least 1", *playouts)
+	case *movetime < 0:
+		return bad("-movetime %d: want 0 or more milliseconds", *movetime)
+	case *threads < 1:
+		return bad("-threads %d: want at least 1", *threads)
+	}
+	v, err := cli.LoadVariant(*variantArg)
+	if err != nil {
+		return bad("-variant: %v", err)
+	}
+	cfg := engine.DefaultConfig()
+	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, v, *playouts
+	cfg.MoveTime = time.Duration(*movetime) * time.Millisecond
+	cfg.MaxPlayouts = max(cfg.MaxPlayouts, cfg.Playouts)
+
+	var eval mcts.Evaluator = mcts.NewHeuristic()
+	path := *netFile
+	if path == "" {
+		path = shippedNetwork()
+	}
+	if path != "" && path != "builtin" {
+		factory, n, err := cli.NetworkEvaluators(path, *threads, nil)
+		if err != nil {
+			if *netFile != "" {
+				return bad("-net: %v", err)
+			}
+			fmt.Fprintf(stderr, "engine: the shipped network: %v; playing with the built-in searcher\n", err)
+		} else {
+			e, err := factory()
+			if err != nil {
+				return bad("-net: %v", err)
+			}
+			eval = sizeFallback{net: e, other: mcts.NewHeuristic()}
+			cfg.Name = "taflab-" + n.Hash()[:8]
+			fmt.Fprintf(stderr, "engine: network %s\n", path)
+		}
+	} else {
+		fmt.Fprintln(stderr, "engine: the built-in network-free searcher")
+	}
+	if err := engine.Serve(ctx, stdin, stdout, cfg, eval); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "engine: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// shippedNetwork returns the shipped network's path if it is found in the
+// working folder or beside the executable (OpenTafl runs engines in their
+// own folder), else "".
+func shippedNetwork() string {
+	candidates := []string{filepath.Join("networks", "copenhagen.safetensors")}
+	if exe, err := os.Executable(); err == nil {
+		dir := filepath.Dir(exe)
+		candidates = append(candidates, filepath.Join(dir, "networks", "copenhagen.safetensors"), filepath.Join(dir, "copenhagen.safetensors"))
+	}
+	for _, c := range candidates {
+		if info, err := os.Stat(c); err == nil && info.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+// sizeFallback evaluates with the network on its board size and with the
+// built-in evaluator on others (a host's rules string may ask for 7x7):
+// one search's batches are all of one rule set.
+type sizeFallback struct {
+	net, other mcts.Evaluator
+}
+
+func (e sizeFallback) Evaluate(b *mcts.Batch) error {
+	if b.Len() > 0 && b.Variants[0].Size() != net.BoardSize {
+		return e.other.Evaluate(b)
+	}
+	return e.net.Evaluate(b)
+}
+
+func (e sizeFallback) ID() string { return e.net.ID() }
