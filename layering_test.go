@@ -29,6 +29,8 @@ var allowedImports = map[string][]string{
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
+	// The web page's server: games, replays, analysis and run charts.
+	"web": {"rules", "mcts", "net", "datasets", "configs/variants"},
 	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
 	"protocol": {"rules"},
 	// Engine protocols, both sides: Serve (taflab as an engine) and

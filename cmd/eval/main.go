@@ -52,6 +52,7 @@ var subcommands = []subcommand{
 	{"balance", "rule-set balance: self-play and game-record win rates with intervals; report and chart", runBalance},
 	{"suite", "an opening suite: start positions where equal players win as either side", runSuite},
 	{"fit", "a network's fit to human play: move-prediction accuracy and value log loss on game records", runFit},
+	{"serve", "the web page: play, replay games, analyse positions with a network, a run's charts (loopback by default)", runServe},
 }
 
 func main() {

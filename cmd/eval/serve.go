@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	stdnet "net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/web"
+)
+
+const serveHelp = `usage: eval serve [-addr HOST:PORT] [-run DIR] [-data DIR] [-net FILE]
+
+Serves taflab's web page: play against the built-in searcher or a network
+(any rule set, either side, by mouse or keyboard), replay the games in -data
+and -run (self-play datasets, match games.csv, game-record files), see a
+network's value and policy for a position, and read a run folder's
+generations, ratings and balance as charts. The page is built into the
+binary. Only files inside -data and -run are served.
+
+It listens on the loopback address unless -addr names another, and then
+warns: anyone who reaches that address can use the page. Ctrl-C stops it.
+
+Flags:
+`
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := cli.NewFlagSet("eval serve", serveHelp, stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
+	cfg := web.DefaultConfig()
+	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
+	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
+	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
+	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask")
+	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+		return code
+	}
+	host, _, err := stdnet.SplitHostPort(*addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval serve: -addr %q: %v\n", *addr, err)
+		return 2
+	}
+	if ip := stdnet.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(stderr, "eval serve: warning: -addr %s is not a loopback address: anyone who reaches it can play, read the served folders and run searches\n", *addr)
+	}
+	srv, err := web.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval serve: %v\n", err)
+		return 2
+	}
+	defer srv.Close()
+	ln, err := stdnet.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "eval serve: http://%s/\n", ln.Addr())
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(shut)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "eval serve: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,249 @@
+package web
+
+import (
+	"io/fs"
+	"math"
+	"net/http"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"taflab/mcts"
+	"taflab/net"
+	"taflab/rules"
+)
+
+// Network ids: "builtin" is the network-free searcher (mcts.Heuristic),
+// "net" the -net file, "run:REL" a network.safetensors inside the run
+// folder.
+const (
+	builtinID = "builtin"
+	netFileID = "net"
+	runPrefix = "run:"
+)
+
+type networkInfo struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// networkList lists the players the page offers.
+func (s *Server) networkList() []networkInfo {
+	out := []networkInfo{{builtinID, "built-in searcher (no network)"}}
+	if s.cfg.NetFile != "" {
+		out = append(out, networkInfo{netFileID, "network " + s.cfg.NetFile})
+	}
+	if s.run != nil {
+		var found []string
+		fs.WalkDir(s.run.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "data") {
+				return fs.SkipDir // data/ holds shards, never networks
+			}
+			if !d.IsDir() && d.Name() == "network.safetensors" && len(found) < 200 {
+				found = append(found, p)
+			}
+			return nil
+		})
+		sort.Strings(found)
+		for _, p := range found {
+			out = append(out, networkInfo{runPrefix + p, "run " + path.Dir(p)})
+		}
+	}
+	return out
+}
+
+func (s *Server) handleNetworks(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, s.networkList())
+}
+
+// network loads (once) the network an id names.
+func (s *Server) network(id string) (*net.Network, error) {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	if n, ok := s.networks[id]; ok {
+		return n, nil
+	}
+	var data []byte
+	var name string
+	var err error
+	switch {
+	case id == netFileID && s.cfg.NetFile != "":
+		name = s.cfg.NetFile
+		data, err = os.ReadFile(s.cfg.NetFile) // the file the command line named
+		if err != nil {
+			return nil, errorf(http.StatusInternalServerError, "network %s: %v", name, err)
+		}
+	case strings.HasPrefix(id, runPrefix):
+		rel := strings.TrimPrefix(id, runPrefix)
+		if path.Base(rel) != "network.safetensors" {
+			return nil, errorf(http.StatusBadRequest, "network %q: a run's network is a network.safetensors file", id)
+		}
+		name = "run/" + rel
+		if data, err = s.readFile("run", rel); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errorf(http.StatusBadRequest, "network %q: no such network (GET /api/networks lists them)", id)
+	}
+	n, _, err := net.LoadBytes(name, data)
+	if err != nil {
+		return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+	}
+	s.networks[id] = n
+	return n, nil
+}
+
+// evaluator returns a new evaluator for the player an id names; each
+// caller gets its own, since an evaluator serves one goroutine at a time.
+func (s *Server) evaluator(id string) (mcts.Evaluator, error) {
+	if id == builtinID || id == "" {
+		return mcts.NewHeuristic(), nil
+	}
+	n, err := s.network(id)
+	if err != nil {
+		return nil, err
+	}
+	return n.NewInference(1, "net-"+n.Hash()), nil
+}
+
+// analyzeRequest is the body of POST /api/analyze: a game given by its rule
+// set, start and moves (so that repetition counts as in the game), the
+// network, and a search's playouts (0 for none).
+type analyzeRequest struct {
+	Variant     string   `json:"variant"`
+	VariantTOML string   `json:"variant_toml"`
+	Start       string   `json:"start"`
+	Moves       []string `json:"moves"`
+	Network     string   `json:"network"`
+	Playouts    int      `json:"playouts"`
+	Top         int      `json:"top"`
+}
+
+type analyzeReply struct {
+	Board    boardInfo   `json:"board"`
+	Position string      `json:"position"`
+	ToMove   string      `json:"to_move"`
+	Network  string      `json:"network"`
+	WDL      *[3]float64 `json:"wdl"`   // the network's win, draw, loss for the side to move; null for the built-in searcher
+	Value    float64     `json:"value"` // the evaluator's value for the side to move, -1 to +1
+	Policy   []moveProb  `json:"policy"`
+	Search   *searchInfo `json:"search"`
+}
+
+type moveProb struct {
+	Move   string   `json:"move"`
+	From   string   `json:"from"`
+	To     string   `json:"to"`
+	Prior  float64  `json:"prior"`
+	Visits *int     `json:"visits,omitempty"`
+	Value  *float64 `json:"value,omitempty"`
+}
+
+type searchInfo struct {
+	Playouts int        `json:"playouts"`
+	BestMove string     `json:"best_move"`
+	Value    float64    `json:"value"`
+	Moves    []moveProb `json:"moves"`
+}
+
+func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
+	var req analyzeRequest
+	if err := s.readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	rep, err := s.analyze(req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, rep)
+}
+
+func (s *Server) analyze(req analyzeRequest) (*analyzeReply, error) {
+	if req.Playouts < 0 || req.Playouts > s.cfg.MaxPlayouts {
+		return nil, errorf(http.StatusBadRequest, "playouts %d: want 0 to %d", req.Playouts, s.cfg.MaxPlayouts)
+	}
+	if req.Top == 0 {
+		req.Top = 8
+	}
+	if req.Top < 1 || req.Top > 100 {
+		return nil, errorf(http.StatusBadRequest, "top %d: want 1 to 100", req.Top)
+	}
+	v, err := loadVariant(req.Variant, req.VariantTOML)
+	if err != nil {
+		return nil, err
+	}
+	start, err := startOf(v, req.Start)
+	if err != nil {
+		return nil, err
+	}
+	g, err := rules.NewGameFrom(v, start)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "start: %v", err)
+	}
+	for i, text := range req.Moves {
+		m, _, err := rules.ParseMove(text)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "moves[%d] %q: %v", i, text, err)
+		}
+		if err := g.Play(m); err != nil {
+			return nil, errorf(http.StatusUnprocessableEntity, "moves[%d]: %v", i, err)
+		}
+	}
+	if g.Outcome().Over() {
+		return nil, errorf(http.StatusConflict, "the game is over (%s): nothing to analyse", g.Outcome())
+	}
+	if req.Network == "" {
+		req.Network = builtinID
+	}
+	eval, err := s.evaluator(req.Network)
+	if err != nil {
+		return nil, err
+	}
+	pos := g.Position()
+	moves := g.GenerateMoves(nil)
+	batch := &mcts.Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{pos}, Moves: [][]rules.Move{moves},
+		Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
+	if err := eval.Evaluate(batch); err != nil {
+		return nil, errorf(http.StatusInternalServerError, "evaluating: %v", err)
+	}
+	rep := &analyzeReply{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(batch.Values[0])), Policy: []moveProb{}}
+	if in, ok := eval.(*net.Inference); ok {
+		wdl := in.WDL(0)
+		rep.WDL = &[3]float64{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}
+	}
+	order := make([]int, len(moves))
+	for i := range order {
+		order[i] = i
+	}
+	priors := batch.Priors[0]
+	sort.SliceStable(order, func(a, b int) bool { return priors[order[a]] > priors[order[b]] })
+	for _, i := range order[:min(req.Top, len(order))] {
+		m := moves[i]
+		rep.Policy = append(rep.Policy, moveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(priors[i]))})
+	}
+	if req.Playouts > 0 {
+		cfg := mcts.DefaultConfig()
+		search := mcts.NewSearch(&cfg, g, 1)
+		if err := mcts.NewRunner(eval).Search(search, req.Playouts); err != nil {
+			return nil, errorf(http.StatusInternalServerError, "search: %v", err)
+		}
+		si := &searchInfo{Playouts: search.Playouts(), BestMove: search.BestMove().String(), Value: round(float64(search.RootValue())), Moves: []moveProb{}}
+		stats := search.Stats(nil)
+		sort.SliceStable(stats, func(a, b int) bool { return stats[a].Visits > stats[b].Visits })
+		for _, st := range stats[:min(req.Top, len(stats))] {
+			visits, value := st.Visits, round(float64(st.Value))
+			si.Moves = append(si.Moves, moveProb{Move: st.Move.String(), From: st.Move.From().String(), To: st.Move.To().String(),
+				Prior: round(float64(st.Prior)), Visits: &visits, Value: &value})
+		}
+		rep.Search = si
+	}
+	return rep, nil
+}
+
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -1,0 +1,524 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"taflab/configs/variants"
+	"taflab/datasets"
+	"taflab/internal/nettest"
+	"taflab/rules"
+	"taflab/web"
+)
+
+// The browser test drives headless Chromium (Debian's chromium package,
+// which .ci/run installs) through the DevTools protocol. It plays a whole
+// game with the keyboard alone, replays a dataset's game, analyses a
+// position with a network and draws a run's charts, checking what the page
+// shows against the rules core. With TAFLAB_SCREENSHOTS=1 it writes the
+// README's screenshots into docs/web/; otherwise into a temporary folder.
+
+// forkStart is a copenhagen position, defenders to move, in which the king's
+// c3-c1 captures the attacker on b1 (against the corner) and opens both ways
+// along the edge to a corner: one attacker's move can close only one, so
+// the king escapes on his next move whatever the engine plays.
+const forkStart = "11/11/11/7a3/11/4d6/1a9/11/2k8/11/1a9 d"
+
+func chromium(t *testing.T) string {
+	if p := os.Getenv("TAFLAB_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium found (Debian's chromium package; .ci/run installs it, or set TAFLAB_CHROMIUM): the browser test skips")
+	return ""
+}
+
+// pageState is what a board on the page shows.
+type pageState struct {
+	Pieces   map[string]string `json:"pieces"`
+	Legal    []string          `json:"legal"`
+	Captured []string          `json:"captured"`
+	Selected string            `json:"selected"`
+	Ply      string            `json:"ply"`
+	Active   string            `json:"active"` // the focused square, or the focused element's id
+	EndShown bool              `json:"end_shown"`
+	Reason   string            `json:"reason"`
+	Winner   string            `json:"winner"`
+	EndText  string            `json:"end_text"`
+	Moves    []string          `json:"moves"`
+	Dialog   bool              `json:"dialog"`
+}
+
+const readState = `((view) => {
+  const b = document.getElementById(view + "-board");
+  const s = { pieces: {}, legal: [], captured: [], selected: "", ply: b.dataset.ply || "", moves: [] };
+  for (const c of b.querySelectorAll(".cell")) {
+    if (c.dataset.piece) s.pieces[c.dataset.square] = c.dataset.piece;
+    if (c.classList.contains("legal")) s.legal.push(c.dataset.square);
+    if (c.classList.contains("captured")) s.captured.push(c.dataset.square);
+    if (c.classList.contains("selected")) s.selected = c.dataset.square;
+  }
+  const a = document.activeElement;
+  s.active = (a && (a.dataset.square || a.id)) || "";
+  const end = document.getElementById(view + "-end");
+  s.end_shown = !end.hidden; s.reason = end.dataset.reason || ""; s.winner = end.dataset.winner || ""; s.end_text = end.textContent;
+  for (const li of document.getElementById(view + "-moves").children) s.moves.push(li.textContent);
+  s.dialog = !document.getElementById("confirm").hidden;
+  return s;
+})`
+
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *browser) state(view string) pageState {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[pageState](readState+`("`+view+`")`))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return s
+}
+
+func (b *browser) wait(expr string) {
+	b.t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		b.t.Fatalf("waiting for %s: %v", expr, err)
+	}
+}
+
+func (b *browser) keys(k string) { b.t.Helper(); b.do(chromedp.KeyEvent(k)) }
+
+// tabTo presses Tab until the element the predicate names has the focus.
+func (b *browser) tabTo(what, predicate string) {
+	b.t.Helper()
+	for range 40 {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const a = document.activeElement; return !!(`+predicate+`); })()`))
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if ok {
+			return
+		}
+		b.keys(kb.Tab)
+	}
+	b.t.Fatalf("Tab never reached %s", what)
+}
+
+// cursorTo moves the board's cursor with the arrow keys from the focused
+// square to sq.
+func (b *browser) cursorTo(sq string) {
+	b.t.Helper()
+	from := b.state("play").Active
+	f, err := rules.ParseSquare(from)
+	if err != nil {
+		b.t.Fatalf("the focus is on %q, not on a square", from)
+	}
+	to, err := rules.ParseSquare(sq)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for d := to.File() - f.File(); d != 0; {
+		if d > 0 {
+			b.keys(kb.ArrowRight)
+			d--
+		} else {
+			b.keys(kb.ArrowLeft)
+			d++
+		}
+	}
+	for d := to.Rank() - f.Rank(); d != 0; {
+		if d > 0 {
+			b.keys(kb.ArrowUp)
+			d--
+		} else {
+			b.keys(kb.ArrowDown)
+			d++
+		}
+	}
+	if got := b.state("play").Active; got != sq {
+		b.t.Fatalf("cursor on %s, want %s", got, sq)
+	}
+}
+
+func (b *browser) screenshot(dir, name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// pieces returns what a position holds, as the page marks it.
+func pieces(p rules.Position) map[string]string {
+	out := map[string]string{}
+	for b := p.Attackers; b.Any(); {
+		out[b.PopFirst().String()] = "a"
+	}
+	for b := p.Defenders; b.Any(); {
+		out[b.PopFirst().String()] = "d"
+	}
+	out[p.King.String()] = "k"
+	return out
+}
+
+func names(b rules.Bitboard) []string {
+	out := []string{}
+	for b.Any() {
+		out = append(out, b.PopFirst().String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sorted(s []string) []string {
+	s = append([]string{}, s...)
+	slices.Sort(s)
+	return s
+}
+
+// destinations returns the squares the piece on from may move to now.
+func destinations(g *rules.Game, from string) []string {
+	var out []string
+	for _, m := range g.GenerateMoves(nil) {
+		if m.From().String() == from {
+			out = append(out, m.To().String())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func checkBoard(t *testing.T, what string, got pageState, g *rules.Game) {
+	t.Helper()
+	want := pieces(g.Position())
+	if fmt.Sprint(got.Pieces) != fmt.Sprint(want) {
+		t.Fatalf("%s: the page shows %v, want %v", what, got.Pieces, want)
+	}
+}
+
+// randomGame plays a game with captures under v from its start, moves
+// chosen by seed, up to maxPlies, and returns it as a dataset row.
+func randomGame(t *testing.T, v *rules.Variant, seed uint64, maxPlies int) datasets.GameRow {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	g := rules.NewGame(v)
+	row := datasets.GameRow{GameID: fmt.Sprintf("test-%d", seed), RuleSet: v.Name(), Seed: seed, Evaluator: "random"}
+	for !g.Outcome().Over() && g.Ply() < maxPlies {
+		moves := g.GenerateMoves(nil)
+		g.Make(moves[rng.IntN(len(moves))])
+		m, caps := g.LastMove()
+		row.Moves = append(row.Moves, string(rules.AppendMove(nil, m, caps)))
+	}
+	row.Winner, row.Reason, row.Length = g.Outcome().Winner, g.Outcome().Reason, int32(len(row.Moves))
+	return row
+}
+
+func TestBrowser(t *testing.T) {
+	exe := chromium(t)
+	shots := t.TempDir()
+	if os.Getenv("TAFLAB_SCREENSHOTS") != "" {
+		shots = filepath.Join("..", "docs", "web")
+		if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A dataset of one finished random game with captures.
+	v := variants.MustLoad("copenhagen")
+	data := t.TempDir()
+	if err := os.Mkdir(filepath.Join(data, "selfplay"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var row datasets.GameRow
+	for seed := uint64(1); ; seed++ {
+		row = randomGame(t, v, seed, 400)
+		if row.Winner != rules.NoWinner && strings.Count(strings.Join(row.Moves, " "), "x") >= 3 && len(row.Moves) < 150 {
+			break
+		}
+	}
+	if err := datasets.WriteGamesFile(filepath.Join(data, "selfplay", "test.games.arrow"), v.Definition(), []datasets.GameRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := web.DefaultConfig()
+	cfg.DataDir, cfg.RunDir, cfg.NetFile = data, filepath.Join("testdata", "run"), nettest.TinyFile(t, 1)
+	srv, err := web.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900)}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil { // start the browser, without a deadline
+		t.Fatalf("starting Chromium %s: %v", exe, err)
+	}
+	tctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelT()
+	b := &browser{t: t, ctx: tctx}
+
+	t.Run("play", func(t *testing.T) {
+		b.t = t
+		q := url.Values{"variant": {"copenhagen"}, "start": {forkStart}, "human": {"defenders"}, "engine": {"builtin"}, "playouts": {"50"}}
+		b.do(chromedp.Navigate(ts.URL + "/?" + q.Encode()))
+		b.wait(`document.body.dataset.ready === "1"`)
+		// Keyboard only from here: Tab to "New game", Enter, Tab to the board.
+		b.tabTo("the New game button", `a.id === "play-new"`)
+		b.keys(kb.Enter)
+		b.wait(`document.getElementById("play-board").dataset.ply === "0"`)
+		b.tabTo("the board", `a.classList && a.classList.contains("cell")`)
+
+		start, err := rules.ParsePosition(forkStart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := rules.NewGameFrom(v, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBoard(t, "start", b.state("play"), g)
+
+		// Select the king: the page marks his legal moves as the rules make them.
+		b.cursorTo("c3")
+		b.keys(kb.Enter)
+		s := b.state("play")
+		if s.Selected != "c3" {
+			t.Fatalf("selected %q, want c3", s.Selected)
+		}
+		if got, want := sorted(s.Legal), destinations(g, "c3"); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("legal marks %v, want %v", got, want)
+		}
+		// Enter on c1 asks to confirm; Escape cancels; Enter, Enter plays.
+		b.cursorTo("c1")
+		b.keys(kb.Enter)
+		if s := b.state("play"); !s.Dialog || s.Active != "confirm-yes" {
+			t.Fatalf("after Enter on a destination: dialogue %v, focus %q; want the dialogue with Confirm focused", s.Dialog, s.Active)
+		}
+		b.keys(kb.Escape)
+		if s := b.state("play"); s.Dialog || s.Active != "c1" || s.Ply != "0" {
+			t.Fatalf("after Escape: dialogue %v, focus %q, ply %s; want no dialogue, focus back on c1, no move", s.Dialog, s.Active, s.Ply)
+		}
+		b.keys(kb.Enter)
+		b.keys(kb.Enter)
+		// The engine answers; then the board holds both moves.
+		b.wait(`document.getElementById("play-board").dataset.ply === "2"`)
+		s = b.state("play")
+		if len(s.Moves) != 2 {
+			t.Fatalf("moves %v, want 2", s.Moves)
+		}
+		first := rules.NewMove(mustSquare(t, "c3"), mustSquare(t, "c1"))
+		if err := g.Play(first); err != nil {
+			t.Fatal(err)
+		}
+		_, caps := g.LastMove()
+		if want := string(rules.AppendMove(nil, first, caps)); s.Moves[0] != want || !caps.Any() {
+			t.Fatalf("first move shown as %q, want %q (a capture)", s.Moves[0], want)
+		}
+		reply, replyCaps, err := rules.ParseMove(s.Moves[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Play(reply); err != nil {
+			t.Fatalf("the engine's move %s: %v", s.Moves[1], err)
+		}
+		if _, caps := g.LastMove(); caps != replyCaps {
+			t.Fatalf("engine's move %s: captures %v, want %v", s.Moves[1], names(replyCaps), names(caps))
+		}
+		checkBoard(t, "after the engine's move", s, g)
+		if got, want := sorted(s.Captured), names(replyCaps); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("capture marks %v, want %v", got, want)
+		}
+		// The king's way to a corner that is still open.
+		var win rules.Move
+		for _, m := range g.GenerateMoves(nil) {
+			if m.From() == g.Position().King && v.Corners().Has(m.To()) {
+				win = m
+			}
+		}
+		if win == rules.NoMove {
+			t.Fatalf("no escape for the king after %v: the test position is wrong", s.Moves)
+		}
+		b.cursorTo(win.From().String())
+		b.keys(" ") // Space selects as Enter does
+		if got, want := sorted(b.state("play").Legal), destinations(g, win.From().String()); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("legal marks %v, want %v", got, want)
+		}
+		b.cursorTo(win.To().String())
+		b.keys(kb.Enter)
+		b.keys(kb.Enter)
+		b.wait(`!document.getElementById("play-end").hidden`)
+		g.Play(win)
+		s = b.state("play")
+		checkBoard(t, "at the end", s, g)
+		if o := g.Outcome(); s.Reason != o.Reason.String() || s.Winner != o.Winner.String() || !strings.Contains(s.EndText, "corner") {
+			t.Fatalf("end shown as %s/%s %q, want %s/%s (the king reached a corner)", s.Winner, s.Reason, s.EndText, o.Winner, o.Reason)
+		}
+		record, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("play-record").value`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := rules.ParseRecord(1, record)
+		if err != nil {
+			t.Fatalf("record %q: %v", record, err)
+		}
+		if r := rules.Replay(v, rec.StartOr(v.Start()), rec.Moves, 1); r.Err != nil || r.Outcome != g.Outcome() || rec.Result != rules.ResultWhite {
+			t.Fatalf("record %q replays to %v (%v), result %v; want %v, White", record, r.Outcome, r.Err, rec.Result, g.Outcome())
+		}
+		b.screenshot(shots, "play-end.png")
+
+		// A game from the rule set's start, a defender selected: the
+		// screenshot of the play view.
+		b.tabTo("the start position field", `a.id === "play-start"`)
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("play-start").value = ""`))
+		b.tabTo("the New game button", `a.id === "play-new"`)
+		b.keys(kb.Enter)
+		b.wait(`document.getElementById("play-board").dataset.ply === "1"`)
+		b.tabTo("the board", `a.classList && a.classList.contains("cell")`)
+		b.cursorTo("e5")
+		b.keys(kb.Enter)
+		if s := b.state("play"); s.Selected != "e5" || len(s.Legal) == 0 {
+			t.Fatalf("selected %q with %d legal marks, want e5 with some", s.Selected, len(s.Legal))
+		}
+		b.screenshot(shots, "play.png")
+		// A phone-sized window: the page fits its width.
+		b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		if w, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`)); err != nil || w > 0 {
+			t.Fatalf("phone width: the page is %d px wider than the window (%v)", w, err)
+		}
+		b.screenshot(shots, "play-phone.png")
+		b.do(chromedp.EmulateViewport(1280, 900))
+	})
+
+	t.Run("replay", func(t *testing.T) {
+		b.t = t
+		b.do(chromedp.Click("#tab-replay"))
+		b.wait(`document.getElementById("replay-file").options.length > 1`)
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("replay-file");
+			s.value = [...s.options].find((o) => o.text.endsWith("test.games.arrow")).value; s.dispatchEvent(new Event("change")); })()`))
+		b.wait(`document.getElementById("replay-board").dataset.ply === "0"`)
+		g := rules.NewGame(v)
+		checkBoard(t, "replay at ply 0", b.state("replay"), g)
+		// Step by keyboard: the Right arrow, from the Next button.
+		b.do(chromedp.Focus("#replay-next"))
+		shot := false
+		for i, text := range row.Moves {
+			b.keys(kb.ArrowRight)
+			m, caps, _ := rules.ParseMove(text)
+			if err := g.Play(m); err != nil {
+				t.Fatal(err)
+			}
+			s := b.state("replay")
+			if s.Ply != fmt.Sprint(i+1) {
+				t.Fatalf("ply %s after %d steps", s.Ply, i+1)
+			}
+			checkBoard(t, fmt.Sprintf("replay at ply %d", i+1), s, g)
+			if got, want := sorted(s.Captured), names(caps); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("ply %d (%s): capture marks %v, want %v", i+1, text, got, want)
+			}
+			if caps.Any() && !shot {
+				b.screenshot(shots, "replay.png")
+				shot = true
+			}
+		}
+		s := b.state("replay")
+		if o := g.Outcome(); !s.EndShown || s.Reason != o.Reason.String() || s.Winner != o.Winner.String() {
+			t.Fatalf("end shown %v as %s/%s, want %s/%s", s.EndShown, s.Winner, s.Reason, o.Winner, o.Reason)
+		}
+		// And by mouse: Previous goes back a move.
+		b.do(chromedp.Click("#replay-prev"))
+		if s := b.state("replay"); s.Ply != fmt.Sprint(len(row.Moves)-1) || s.EndShown {
+			t.Fatalf("after Previous: ply %s, end shown %v; want %d and no end", s.Ply, s.EndShown, len(row.Moves)-1)
+		}
+	})
+
+	t.Run("analysis", func(t *testing.T) {
+		b.t = t
+		b.do(chromedp.Click("#replay-analyse"))
+		b.wait(`!document.getElementById("view-analysis").hidden`)
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("analysis-network").value = "net"`))
+		b.do(chromedp.Click("#analysis-eval"))
+		b.wait(`document.getElementById("analysis-wdl").children.length === 3`)
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("analysis-playouts").value = "40"`))
+		b.do(chromedp.Click("#analysis-search"))
+		b.wait(`document.querySelectorAll("#analysis-searchtable tbody tr").length > 0`)
+		n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.arrows line").length`))
+		if err != nil || n == 0 {
+			t.Fatalf("%d arrows drawn (%v), want some", n, err)
+		}
+		b.screenshot(shots, "analysis.png")
+	})
+
+	t.Run("runs", func(t *testing.T) {
+		b.t = t
+		b.do(chromedp.Click("#tab-runs"))
+		b.wait(`document.querySelectorAll("#runs-charts svg[role=img]").length >= 3`)
+		var summary []struct {
+			Generation int `json:"generation"`
+		}
+		raw, err := os.ReadFile(filepath.Join("testdata", "run", "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &summary); err != nil {
+			t.Fatal(err)
+		}
+		// The generation axis reads whole numbers, from the first to the last.
+		ticks, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs-charts svg[role=img]")[0].querySelectorAll("text[text-anchor=middle]")].map((t) => t.textContent).filter((s) => /^-?[0-9.]+$/.test(s))`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{}
+		for _, s := range summary {
+			want = append(want, fmt.Sprint(s.Generation))
+		}
+		if fmt.Sprint(ticks) != fmt.Sprint(want) {
+			t.Fatalf("generation ticks %v, want %v", ticks, want)
+		}
+		b.screenshot(shots, "runs.png")
+	})
+}
+
+func mustSquare(t *testing.T, name string) rules.Square {
+	s, err := rules.ParseSquare(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,22 @@
+// Package web is taflab's local web page: play a game against the built-in
+// searcher or a network, replay the games the project writes and reads
+// (self-play datasets, a match's games.csv, game-record files), see what a
+// network thinks of a position, and read a run folder's generations as
+// charts. The page (HTML, CSS and plain JavaScript) is embedded in the
+// binary: nothing is built or fetched at run time.
+//
+// Its main use is `go run ./cmd/eval serve`, which wires flags to a Config:
+//
+//	cfg := web.DefaultConfig()
+//	cfg.DataDir, cfg.RunDir, cfg.NetFile = "data", "runs/loop", "networks/copenhagen.safetensors"
+//	srv, err := web.New(cfg)
+//	if err != nil { ... }
+//	http.ListenAndServe("127.0.0.1:8080", srv)
+//
+// The server reads files only inside the folders it was given, through
+// os.Root: a path with "..", an absolute path or a symbolic link leading
+// out is refused. Every game in progress lives on the server and is guarded
+// by its own mutex, so any number of requests at once see and change it one
+// at a time; a search runs without the lock and is played only if the game
+// did not change meanwhile.
+package web

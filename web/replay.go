@@ -1,0 +1,254 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"taflab/datasets"
+	"taflab/rules"
+)
+
+// maxListed bounds the files a listing returns.
+const maxListed = 5000
+
+type fileInfo struct {
+	Src  string `json:"src"`  // "data" or "run"
+	Path string `json:"path"` // relative to the folder, slash-separated
+	Kind string `json:"kind"` // "dataset" (*.games.arrow) or "records" (*.csv)
+}
+
+func fileKind(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".games.arrow"):
+		return "dataset"
+	case strings.HasSuffix(name, ".csv") && name != "metrics.csv":
+		return "records"
+	}
+	return ""
+}
+
+// handleFiles lists the games files in the served folders.
+func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
+	out := []fileInfo{}
+	for _, src := range []string{"data", "run"} {
+		root, err := s.root(src)
+		if err != nil {
+			continue
+		}
+		fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || len(out) >= maxListed {
+				return nil
+			}
+			if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			if d.Type().IsRegular() {
+				if k := fileKind(d.Name()); k != "" {
+					out = append(out, fileInfo{src, p, k})
+				}
+			}
+			return nil
+		})
+	}
+	writeJSON(w, out)
+}
+
+// replayedGame is a game of a file, replayed through the rules.
+type replayedGame struct {
+	Index     int          `json:"index"`
+	Line      int          `json:"line,omitempty"` // a record's line in its file
+	Label     string       `json:"label"`
+	Board     boardInfo    `json:"board"`
+	Start     string       `json:"start"`
+	Positions []string     `json:"positions,omitempty"` // before the first move, then after each
+	Moves     []*moveInfo  `json:"moves,omitempty"`     // as the rules made them
+	Written   []string     `json:"written,omitempty"`   // as the file writes them
+	Plies     int          `json:"plies"`
+	Outcome   outcomeInfo  `json:"outcome"`  // as the rules end the game
+	Recorded  string       `json:"recorded"` // the winner (and reason) the file states
+	Mismatch  int          `json:"capture_mismatches"`
+	Error     string       `json:"error,omitempty"`
+	Info      *gameDetails `json:"info,omitempty"`
+}
+
+type gameDetails struct {
+	GameID           string `json:"game_id"`
+	Evaluator        string `json:"evaluator"`
+	Seed             uint64 `json:"seed"`
+	AttackerPlayouts int32  `json:"attacker_playouts"`
+	DefenderPlayouts int32  `json:"defender_playouts"`
+}
+
+// fileGame is one game as a file holds it, before replay.
+type fileGame struct {
+	line     int
+	start    rules.Position
+	moves    []rules.RecordedMove
+	recorded string
+	info     *gameDetails
+	err      error
+}
+
+// readGames reads a games file: a dataset's games table, or game records
+// (CSV) under the rule set named by variant, or else the one the match.json
+// beside it names, or else copenhagen.
+func (s *Server) readGames(src, rel, variant string) (*rules.Variant, []fileGame, error) {
+	data, err := s.readFile(src, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch fileKind(path.Base(rel)) {
+	case "dataset":
+		rows, meta, err := datasets.DecodeGames(src+"/"+rel, data)
+		if err != nil {
+			return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+		}
+		v, err := rules.Compile(meta.Definition)
+		if err != nil {
+			return nil, nil, errorf(http.StatusUnprocessableEntity, "%s/%s: rule set: %v", src, rel, err)
+		}
+		out := make([]fileGame, len(rows))
+		for i, row := range rows {
+			fg := fileGame{start: v.Start(), recorded: row.Winner.String() + " (" + row.Reason.String() + ")",
+				info: &gameDetails{row.GameID, row.Evaluator, row.Seed, row.AttackerPlayouts, row.DefenderPlayouts}}
+			if row.Start != "" {
+				if fg.start, err = rules.ParsePosition(row.Start); err != nil {
+					fg.err = err
+				}
+			}
+			for j, text := range row.Moves {
+				m, captures, err := rules.ParseMove(text)
+				if err != nil && fg.err == nil {
+					fg.err = &rules.RecordError{Ply: j + 1, Token: text, Err: err}
+				}
+				fg.moves = append(fg.moves, rules.RecordedMove{Move: m, Captures: captures})
+			}
+			out[i] = fg
+		}
+		return v, out, nil
+	case "records":
+		if variant == "" {
+			variant = s.matchVariant(src, rel)
+		}
+		v, err := loadVariant(variant, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		recs, err := rules.ReadRecords(bytes.NewReader(data))
+		if err != nil {
+			return nil, nil, errorf(http.StatusUnprocessableEntity, "%s/%s: %v", src, rel, err)
+		}
+		out := make([]fileGame, len(recs))
+		for i, rec := range recs {
+			res := rec.Result.String()
+			if res == "" {
+				res = "no result"
+			}
+			out[i] = fileGame{line: rec.Line, start: rec.StartOr(v.Start()), moves: rec.Moves, recorded: res}
+		}
+		return v, out, nil
+	}
+	return nil, nil, errorf(http.StatusBadRequest, "%s/%s: not a games file (want *.games.arrow or *.csv)", src, rel)
+}
+
+// matchVariant returns the rule set of the match.json beside a games.csv,
+// or "copenhagen".
+func (s *Server) matchVariant(src, rel string) string {
+	data, err := s.readFile(src, path.Join(path.Dir(rel), "match.json"))
+	if err != nil {
+		return "copenhagen"
+	}
+	var m struct {
+		Variant string `json:"variant"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Variant == "" {
+		return "copenhagen"
+	}
+	return m.Variant
+}
+
+// replay plays a file's game through the rules; with full, it keeps every
+// position and move.
+func replay(v *rules.Variant, i int, fg fileGame, full bool) replayedGame {
+	rg := replayedGame{Index: i, Line: fg.line, Board: newBoardInfo(v), Start: fg.start.String(), Recorded: fg.recorded, Info: fg.info}
+	rg.Label = "game " + strconv.Itoa(i+1)
+	if fg.line > 0 {
+		rg.Label = "line " + strconv.Itoa(fg.line)
+	}
+	if fg.err != nil {
+		rg.Error = fg.err.Error()
+		return rg
+	}
+	g, err := rules.NewGameFrom(v, fg.start)
+	if err != nil {
+		rg.Error = "start: " + err.Error()
+		return rg
+	}
+	if full {
+		rg.Positions = append(rg.Positions, g.Position().String())
+	}
+	for j, rm := range fg.moves {
+		if g.Outcome().Over() {
+			rg.Error = strconv.Itoa(len(fg.moves)-j) + " moves left after the end of the game"
+			break
+		}
+		if err := g.Play(rm.Move); err != nil {
+			rg.Error = "ply " + strconv.Itoa(j+1) + ": " + err.Error()
+			break
+		}
+		_, captured := g.LastMove()
+		if rm.Captures.Without(g.Position().King) != captured {
+			rg.Mismatch++
+		}
+		if full {
+			rg.Positions = append(rg.Positions, g.Position().String())
+			rg.Moves = append(rg.Moves, newMoveInfo(rules.RecordedMove{Move: rm.Move, Captures: captured}))
+			rg.Written = append(rg.Written, rm.String())
+		}
+	}
+	rg.Plies = g.Ply()
+	rg.Outcome = newOutcomeInfo(g.Outcome())
+	return rg
+}
+
+// handleFileGames lists a file's games, each replayed for its end.
+func (s *Server) handleFileGames(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v, games, err := s.readGames(q.Get("src"), q.Get("path"), q.Get("variant"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := make([]replayedGame, len(games))
+	for i, fg := range games {
+		out[i] = replay(v, i, fg, false)
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Index < out[b].Index })
+	writeJSON(w, out)
+}
+
+// handleReplay returns one game of a file, every position and move.
+func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	i, err := strconv.Atoi(q.Get("game"))
+	if err != nil || i < 0 {
+		writeError(w, errorf(http.StatusBadRequest, "game %q: want a game's index from 0", q.Get("game")))
+		return
+	}
+	v, games, err := s.readGames(q.Get("src"), q.Get("path"), q.Get("variant"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if i >= len(games) {
+		writeError(w, errorf(http.StatusNotFound, "game %d: the file has %d games", i, len(games)))
+		return
+	}
+	writeJSON(w, replay(v, i, games[i], true))
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+)
+
+// isRun reports whether folder rel of the run root looks like a loop run.
+func (s *Server) isRun(rel string) bool {
+	for _, name := range []string{"summary.json", "manifest.json", "gen-001"} {
+		if _, err := s.run.Stat(path.Join(rel, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// handleRuns lists the run folders: -run itself when it is one, else its
+// subfolders that are.
+func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
+	out := []string{}
+	if s.run == nil {
+		writeJSON(w, out)
+		return
+	}
+	if s.isRun(".") {
+		out = append(out, ".")
+	}
+	entries, _ := fs.ReadDir(s.run.FS(), ".")
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && s.isRun(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	writeJSON(w, out)
+}
+
+type reportFile struct {
+	Path   string          `json:"path"`
+	Report json.RawMessage `json:"report"`
+}
+
+type runReply struct {
+	Path    string          `json:"path"`
+	Summary json.RawMessage `json:"summary"` // summary.json: one object per generation; null if absent
+	Balance []reportFile    `json:"balance"` // every balance.json in the run
+	Ratings []reportFile    `json:"ratings"` // every ratings.json in the run
+	Errors  []string        `json:"errors"`  // files that could not be read
+}
+
+// handleRun returns a run's summary and its balance and ratings reports.
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
+	if s.run == nil {
+		writeError(w, errorf(http.StatusNotFound, "run: the server was started without -run"))
+		return
+	}
+	rel, err := cleanRel(r.URL.Query().Get("path"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if st, err := s.run.Stat(rel); err != nil {
+		writeError(w, rootError("run", rel, err))
+		return
+	} else if !st.IsDir() {
+		writeError(w, errorf(http.StatusBadRequest, "run/%s: not a folder", rel))
+		return
+	}
+	rep := runReply{Path: rel, Summary: json.RawMessage("null"), Balance: []reportFile{}, Ratings: []reportFile{}, Errors: []string{}}
+	readJSONFile := func(p string) (json.RawMessage, bool) {
+		b, err := s.readFile("run", p)
+		if err != nil {
+			rep.Errors = append(rep.Errors, err.Error())
+			return nil, false
+		}
+		if !json.Valid(b) {
+			rep.Errors = append(rep.Errors, "run/"+p+": not valid JSON")
+			return nil, false
+		}
+		return b, true
+	}
+	if _, err := s.run.Stat(path.Join(rel, "summary.json")); err == nil {
+		if b, ok := readJSONFile(path.Join(rel, "summary.json")); ok {
+			rep.Summary = b
+		}
+	}
+	var found []string
+	fs.WalkDir(s.run.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && p != rel && (strings.HasPrefix(d.Name(), ".") || d.Name() == "data" || d.Name() == "train") {
+			return fs.SkipDir
+		}
+		if d.Type().IsRegular() && (d.Name() == "balance.json" || d.Name() == "ratings.json") && len(found) < 100 {
+			found = append(found, p)
+		}
+		return nil
+	})
+	sort.Strings(found)
+	for _, p := range found {
+		if b, ok := readJSONFile(p); ok {
+			if path.Base(p) == "balance.json" {
+				rep.Balance = append(rep.Balance, reportFile{p, b})
+			} else {
+				rep.Ratings = append(rep.Ratings, reportFile{p, b})
+			}
+		}
+	}
+	writeJSON(w, rep)
+}

@@ -1,0 +1,261 @@
+package web
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	"taflab/net"
+)
+
+//go:embed static
+var static embed.FS
+
+// maxFileBytes bounds a file the server reads whole (datasets, records,
+// networks, reports): a corrupt or foreign file must not exhaust memory.
+const maxFileBytes = 512 << 20
+
+// Server is the page and its API. It is an http.Handler; create it with New.
+type Server struct {
+	cfg  Config   // immutable
+	data *os.Root // DataDir, or nil; os.Root is safe for concurrent use
+	run  *os.Root // RunDir, or nil
+	mux  *http.ServeMux
+
+	gamesMu sync.Mutex       // guards games and nextID
+	games   map[string]*game // games in progress by id
+	nextID  uint64
+
+	netMu    sync.Mutex              // guards networks
+	networks map[string]*net.Network // loaded networks by id; a Network is immutable once loaded
+}
+
+// New checks cfg, opens its folders and returns the server.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, games: map[string]*game{}, networks: map[string]*net.Network{}}
+	var err error
+	if cfg.DataDir != "" {
+		if s.data, err = os.OpenRoot(cfg.DataDir); err != nil {
+			return nil, fmt.Errorf("web: data folder: %w", err)
+		}
+	}
+	if cfg.RunDir != "" {
+		if s.run, err = os.OpenRoot(cfg.RunDir); err != nil {
+			return nil, fmt.Errorf("web: run folder: %w", err)
+		}
+	}
+	page, err := fs.Sub(static, "static")
+	if err != nil {
+		panic(err) // the embedded folder is part of the build
+	}
+	m := http.NewServeMux()
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(page)))
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		b, _ := fs.ReadFile(page, "index.html")
+		w.Write(b)
+	})
+	m.HandleFunc("GET /api/info", s.handleInfo)
+	m.HandleFunc("POST /api/games", s.handleNewGame)
+	m.HandleFunc("GET /api/games/{id}", s.handleGame)
+	m.HandleFunc("POST /api/games/{id}/move", s.handleMove)
+	m.HandleFunc("POST /api/games/{id}/engine", s.handleEngine)
+	m.HandleFunc("POST /api/games/{id}/undo", s.handleUndo)
+	m.HandleFunc("GET /api/files", s.handleFiles)
+	m.HandleFunc("GET /api/file-games", s.handleFileGames)
+	m.HandleFunc("GET /api/replay", s.handleReplay)
+	m.HandleFunc("GET /api/networks", s.handleNetworks)
+	m.HandleFunc("POST /api/analyze", s.handleAnalyze)
+	m.HandleFunc("GET /api/runs", s.handleRuns)
+	m.HandleFunc("GET /api/run", s.handleRun)
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(http.StatusNotFound, "no API %s %s", r.Method, r.URL.Path))
+	})
+	s.mux = m
+	return s, nil
+}
+
+// Close releases the folders the server holds open.
+func (s *Server) Close() error {
+	var errs []error
+	for _, r := range []*os.Root{s.data, s.run} {
+		if r != nil {
+			errs = append(errs, r.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:")
+	s.mux.ServeHTTP(w, r)
+}
+
+// httpError is an error with the HTTP status it answers.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func errorf(status int, format string, a ...any) error {
+	return &httpError{status, fmt.Sprintf(format, a...)}
+}
+
+// writeError answers {"error": message} with the error's status (500 for
+// an error that carries none).
+func writeError(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	var he *httpError
+	if errors.As(err, &he) {
+		status = he.status
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// readJSON decodes a request body of at most MaxBody bytes into v,
+// refusing unknown fields and trailing data.
+func (s *Server) readJSON(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return errorf(http.StatusUnsupportedMediaType, "request body: Content-Type %q, want application/json", ct)
+	}
+	body := http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errorf(http.StatusRequestEntityTooLarge, "request body: more than %d bytes", s.cfg.MaxBody)
+		}
+		if errors.Is(err, io.EOF) {
+			return errorf(http.StatusBadRequest, "request body: empty, want a JSON object")
+		}
+		return errorf(http.StatusBadRequest, "request body: %v", err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "request body: data after the JSON object")
+	}
+	return nil
+}
+
+// root returns the folder a request's src names: "data" or "run".
+func (s *Server) root(src string) (*os.Root, error) {
+	switch src {
+	case "data":
+		if s.data == nil {
+			return nil, errorf(http.StatusNotFound, "src data: the server was started without -data")
+		}
+		return s.data, nil
+	case "run":
+		if s.run == nil {
+			return nil, errorf(http.StatusNotFound, "src run: the server was started without -run")
+		}
+		return s.run, nil
+	}
+	return nil, errorf(http.StatusBadRequest, "src %q: want data or run", src)
+}
+
+// cleanRel checks a path relative to a served folder: slash-separated, no
+// "..", ".", empty or absolute element. os.Root refuses those too, and
+// symbolic links that lead out; this gives the clearer message first.
+func cleanRel(rel string) (string, error) {
+	if rel == "" {
+		return "", errorf(http.StatusBadRequest, "path: empty")
+	}
+	if strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || strings.Contains(rel, ":") && len(rel) > 1 && rel[1] == ':' {
+		return "", errorf(http.StatusForbidden, "path %q: absolute paths are refused: give a path inside the served folder", rel)
+	}
+	for _, el := range strings.Split(rel, "/") {
+		if el == ".." {
+			return "", errorf(http.StatusForbidden, "path %q: \"..\" is refused: only files inside the served folder are served", rel)
+		}
+	}
+	if rel != "." && !fs.ValidPath(rel) {
+		return "", errorf(http.StatusBadRequest, "path %q: not a clean relative path", rel)
+	}
+	return path.Clean(rel), nil
+}
+
+// readFile reads a regular file inside a served folder whole.
+func (s *Server) readFile(src, rel string) ([]byte, error) {
+	root, err := s.root(src)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err = cleanRel(rel); err != nil {
+		return nil, err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, rootError(src, rel, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, rootError(src, rel, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errorf(http.StatusBadRequest, "%s/%s: not a regular file", src, rel)
+	}
+	if st.Size() > maxFileBytes {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "%s/%s: %d bytes, more than the %d the server reads", src, rel, st.Size(), maxFileBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, rootError(src, rel, err)
+	}
+	return b, nil
+}
+
+// rootError turns an os.Root error into an answer: a path that escapes the
+// folder (through a symbolic link) is forbidden, a missing one not found.
+func rootError(src, rel string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorf(http.StatusNotFound, "%s/%s: no such file", src, rel)
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		return errorf(http.StatusForbidden, "%s/%s: leads outside the served folder (a symbolic link?): refused", src, rel)
+	case errors.Is(err, fs.ErrPermission):
+		return errorf(http.StatusForbidden, "%s/%s: permission denied", src, rel)
+	}
+	return errorf(http.StatusBadRequest, "%s/%s: %v", src, rel, unwrapPath(err))
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, map[string]any{
+		"variants":     variantNames(),
+		"data":         s.data != nil,
+		"run":          s.run != nil,
+		"net":          s.cfg.NetFile != "",
+		"max_playouts": s.cfg.MaxPlayouts,
+	})
+}
