@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -210,11 +212,27 @@ func plotSummary(path string, gens []GenSummary) error {
 		def = append(def, plotter.XY{X: x, Y: s.DefenderShare})
 		draws = append(draws, plotter.XY{X: x, Y: s.DrawShare})
 	}
+	// Generations are whole numbers: the axis ticks only those (every one,
+	// or every k-th past a dozen), with half a generation of margin.
+	genTicks := plot.ConstantTicks(nil)
+	if len(gens) > 0 {
+		first, last := gens[0].Generation, gens[len(gens)-1].Generation
+		step := max(1, (last-first+11)/12)
+		var ticks []plot.Tick
+		for g := first; g <= last; g += step {
+			ticks = append(ticks, plot.Tick{Value: float64(g), Label: strconv.Itoa(g)})
+		}
+		genTicks = plot.ConstantTicks(ticks)
+	}
+	// The Okabe-Ito colours, told apart by most colour-blind readers, and a
+	// shape per series.
+	colors := []color.Color{color.RGBA{R: 0xd5, G: 0x5e, A: 255}, color.RGBA{G: 0x72, B: 0xb2, A: 255}, color.RGBA{G: 0x9e, B: 0x73, A: 255}}
 	panel := func(title, ylabel string, series ...any) (*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "generation", ylabel
-		p.Legend.Top = true
-		colors := []color.Color{color.RGBA{R: 200, A: 255}, color.RGBA{B: 200, A: 255}, color.RGBA{G: 150, A: 255}}
+		p.Legend.Top, p.Legend.Left = true, true
+		p.X.Tick.Marker = genTicks
+		lo, hi, entries := math.Inf(1), math.Inf(-1), 0
 		for i := 0; i+1 < len(series); i += 2 {
 			xys := series[i+1].(plotter.XYs)
 			if len(xys) == 0 {
@@ -225,8 +243,22 @@ func plotSummary(path string, gens []GenSummary) error {
 				return nil, err
 			}
 			l.Color, pts.Color = colors[i/2%len(colors)], colors[i/2%len(colors)]
+			pts.Shape = plotutil.Shape(i / 2)
 			p.Add(l, pts)
 			p.Legend.Add(series[i].(string), l, pts)
+			for _, xy := range xys {
+				lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+			}
+			entries++
+		}
+		if len(gens) > 0 {
+			p.X.Min, p.X.Max = float64(gens[0].Generation)-0.5, float64(gens[len(gens)-1].Generation)+0.5
+		}
+		if entries > 0 {
+			// Room above the data for the legend, a row per series, so it
+			// never covers a line.
+			span := math.Max(hi-lo, math.Max(math.Abs(hi)*0.1, 1e-3))
+			p.Y.Min, p.Y.Max = lo-0.05*span, hi+span*(0.1+0.14*float64(entries))
 		}
 		return p, nil
 	}
