@@ -6,7 +6,11 @@
 //	res, err := match.Play(ctx, match.Config{Variant: v, A: a, B: b, Openings: book, ...}, onPair)
 //
 // A player is a search budget with an evaluator (a network's, or the
-// built-in one); the commands turn "net=FILE,playouts=200" into one.
+// built-in one); the commands turn "net=FILE,playouts=200" into one. A
+// player may also be an engine program (Player.NewEngine, an Engine): the
+// match's rules referee its moves, and an illegal move, a move past its
+// time allowance or a failure of the program loses that game for it
+// (Game.Forfeit) while the match goes on.
 package match
 
 import (
@@ -16,6 +20,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 
 	"taflab/mcts"
 	"taflab/rules"
@@ -35,7 +40,51 @@ type Player struct {
 	// Search, if set, replaces the match's search settings for this player
 	// (another root search, say).
 	Search *mcts.Config
+	// NewEngine, if set, makes the player an engine program instead of a
+	// search (Playouts and NewEvaluator are then not used): each game gets
+	// an engine session, started by NewEngine and reused for later games
+	// unless it forfeited one.
+	NewEngine func() (Engine, error)
+	// MoveLimit is an engine's time allowance per move, past which it
+	// loses the game. Required with NewEngine.
+	MoveLimit time.Duration
+	// Engine describes the engine program (its command), for reports.
+	Engine string
 }
+
+// Engine is an engine program playing games of a match, one at a time.
+// Its methods are called from one goroutine at a time.
+type Engine interface {
+	// NewGame starts a game of v from start (the zero Position: v's
+	// start), the engine playing side.
+	NewGame(v *rules.Variant, start rules.Position, side rules.Side) error
+	// Move returns the engine's move in g, where it is to move; g holds
+	// every move since the start and does not change until Move returns.
+	// Move must return soon after ctx is done (the move's allowance).
+	Move(ctx context.Context, g *rules.Game) (rules.Move, error)
+	// EndGame tells the engine how the game ended.
+	EndGame(o rules.Outcome)
+	// Close ends the engine program.
+	Close() error
+}
+
+// The reasons an engine forfeits a game (Game.Forfeit).
+const (
+	ForfeitIllegal = "illegal-move" // a move the rules refuse, or not a move
+	ForfeitTime    = "timeout"      // no move within the allowance
+	ForfeitCrash   = "crash"        // the program failed or exited
+)
+
+// ForfeitError is an Engine's error that names its forfeit reason; any
+// other error from Move is a crash, or a timeout once the move's context is
+// done.
+type ForfeitError struct {
+	Reason string // ForfeitIllegal, ForfeitTime or ForfeitCrash
+	Err    error
+}
+
+func (e *ForfeitError) Error() string { return e.Reason + ": " + e.Err.Error() }
+func (e *ForfeitError) Unwrap() error { return e.Err }
 
 // search returns the player's search settings in a match of cfg.
 func (p *Player) search(cfg *Config) *mcts.Config {
@@ -75,6 +124,12 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("match: no rule set"))
 	}
 	for _, p := range []*Player{&c.A, &c.B} {
+		if p.NewEngine != nil {
+			if p.MoveLimit <= 0 {
+				errs = append(errs, fmt.Errorf("match: player %s: an engine needs a move time allowance", p.Name))
+			}
+			continue
+		}
 		if p.Playouts < 1 {
 			errs = append(errs, fmt.Errorf("match: player %s: playouts = %d: want at least 1", p.Name, p.Playouts))
 		}
@@ -140,6 +195,12 @@ type Game struct {
 	Captures  []rules.Bitboard
 	Outcome   rules.Outcome
 	OpeningOf int // the opening's index in the book
+	// Forfeit is why an engine lost the game outside the rules
+	// (ForfeitIllegal, ForfeitTime, ForfeitCrash), "" if the rules ended
+	// it; Outcome.Winner is then its opponent's side and Outcome.Reason
+	// rules.NotOver. ForfeitDetail says what happened.
+	Forfeit       string
+	ForfeitDetail string
 }
 
 // ScoreA returns player A's score in the game: 1, 0.5 or 0.
@@ -183,6 +244,13 @@ func Play(ctx context.Context, cfg Config, onPair func(Pair) bool) error {
 	perWorker := cfg.GamesPerWorker
 	if perWorker == 0 {
 		perWorker = 8
+		if cfg.A.NewEngine != nil || cfg.B.NewEngine != nil {
+			// Each game in play holds a program: one pair at a time.
+			perWorker = 2
+		}
+	}
+	if cfg.Workers == 0 && (cfg.A.NewEngine != nil || cfg.B.NewEngine != nil) {
+		workers = 1 // engine programs bring their own threads
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -244,28 +312,48 @@ func Play(ctx context.Context, cfg Config, onPair func(Pair) bool) error {
 	return nil
 }
 
-// worker plays several games at once, each player's searches batched
-// through that player's runner.
+// worker plays several games at once, each searching player's searches
+// batched through that player's runner; an engine player's moves are asked
+// for on goroutines of their own, so that a slow engine does not hold up
+// the searches of the other games.
 type worker struct {
 	cfg     *Config
-	runners [2]*mcts.Runner // A's and B's
+	runners [2]*mcts.Runner // A's and B's; nil for an engine
 	games   []*liveGame
 	slots   int
 	batch   [2][]*mcts.Search
+	idle    [2][]Engine      // sessions between games, by player
+	replies chan engineReply // engines' moves, from their goroutines
+	asking  int              // engine moves asked for and not yet back
 }
 
-// liveGame is a game in progress: one search per player, each with its own
-// copy of the game (a player's tree stays its own).
+// engineReply is an engine's answer for one game.
+type engineReply struct {
+	game    *liveGame
+	move    rules.Move
+	err     error
+	timeout bool // the move's allowance ran out
+}
+
+// liveGame is a game in progress: the referee's game, and per player
+// either a search with its own copy of the game (a player's tree stays its
+// own) or an engine session.
 type liveGame struct {
 	pair     int
 	half     int             // 0: A attacks, 1: B attacks
-	searches [2]*mcts.Search // A's and B's
+	ref      *rules.Game     // the referee's game
+	searches [2]*mcts.Search // A's and B's; nil for an engine
+	engines  [2]Engine       // A's and B's sessions; nil for a search
+	waiting  bool            // an engine's move is being asked for
 	game     Game
 }
 
 func newWorker(cfg *Config, slots int) (*worker, error) {
-	w := &worker{cfg: cfg, slots: slots}
+	w := &worker{cfg: cfg, slots: slots, replies: make(chan engineReply, slots)}
 	for i, p := range []Player{cfg.A, cfg.B} {
+		if p.NewEngine != nil {
+			continue
+		}
 		eval, err := p.NewEvaluator()
 		if err != nil {
 			return nil, fmt.Errorf("match: player %s: %w", p.Name, err)
@@ -282,43 +370,74 @@ type pending struct {
 }
 
 func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<- Pair) error {
+	defer w.closeEngines()
 	open := map[int]*pending{}
-	start := func() bool {
+	start := func() (bool, error) {
 		p, ok := takePair()
 		if !ok {
-			return false
+			return false, nil
 		}
 		open[p] = &pending{}
 		for half := range 2 {
-			w.games = append(w.games, w.newGame(p, half))
+			g, err := w.newGame(p, half)
+			if err != nil {
+				return false, err
+			}
+			w.games = append(w.games, g)
 		}
-		return true
+		return true, nil
 	}
-	for len(w.games)+2 <= max(w.slots, 2) && start() {
+	for len(w.games)+2 <= max(w.slots, 2) {
+		ok, err := start()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
 	}
 	for len(w.games) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// Each player searches where it is to move, in one batch per player.
+		// Each player searches where it is to move, in one batch per
+		// player; engines to move are asked on their own goroutines.
 		w.batch[0], w.batch[1] = w.batch[0][:0], w.batch[1][:0]
 		for _, g := range w.games {
-			if !g.over() {
+			if !g.over() && !g.waiting {
 				p := g.toMovePlayer()
-				w.batch[p] = append(w.batch[p], g.searches[p])
+				if g.engines[p] != nil {
+					w.ask(ctx, g, p)
+				} else {
+					w.batch[p] = append(w.batch[p], g.searches[p])
+				}
 			}
 		}
+		searching := false
 		for p := range 2 {
 			if len(w.batch[p]) > 0 {
+				searching = true
 				if err := w.runners[p].Step(w.batch[p]); err != nil {
 					return err
 				}
 			}
 		}
+		if w.asking > 0 {
+			if err := w.collect(ctx, !searching); err != nil {
+				return err
+			}
+		}
 		for i := 0; i < len(w.games); i++ {
 			g := w.games[i]
 			if !g.over() {
-				s := g.searches[g.toMovePlayer()]
+				if g.waiting {
+					continue
+				}
+				p := g.toMovePlayer()
+				if g.engines[p] != nil {
+					continue // asked next round
+				}
+				s := g.searches[p]
 				if !s.Done() {
 					continue
 				}
@@ -330,7 +449,10 @@ func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<
 					continue
 				}
 			}
-			g.game.Outcome = g.searches[0].Game().Outcome()
+			if g.game.Forfeit == "" {
+				g.game.Outcome = g.ref.Outcome()
+			}
+			w.endGame(g)
 			pend := open[g.pair]
 			pend.games[g.half] = g.game
 			pend.done++
@@ -343,16 +465,142 @@ func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<
 				case <-ctx.Done():
 					return ctx.Err()
 				}
-				start()
+				if _, err := start(); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// newGame sets up one half of a pair: the opening played, both searches at
-// the first position the players choose in.
-func (w *worker) newGame(pair, half int) *liveGame {
+// ask asks player p's engine for its move in g, on a goroutine of its own,
+// within the player's allowance.
+func (w *worker) ask(ctx context.Context, g *liveGame, p int) {
+	player := w.player(p)
+	g.waiting = true
+	w.asking++
+	go func() {
+		mctx, cancel := context.WithTimeout(ctx, player.MoveLimit)
+		defer cancel()
+		m, err := g.engines[p].Move(mctx, g.ref)
+		timeout := err != nil && mctx.Err() == context.DeadlineExceeded
+		w.replies <- engineReply{game: g, move: m, err: err, timeout: timeout}
+	}()
+}
+
+// collect plays the engines' moves that are back, waiting for one if wait
+// is set (no search has work meanwhile). The referee judges each: a move
+// the rules refuse, no move in time, or a failure forfeits the game.
+func (w *worker) collect(ctx context.Context, wait bool) error {
+	for w.asking > 0 {
+		var r engineReply
+		if wait {
+			select {
+			case r = <-w.replies:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wait = false
+		} else {
+			select {
+			case r = <-w.replies:
+			default:
+				return nil
+			}
+		}
+		w.asking--
+		g := r.game
+		g.waiting = false
+		p := g.toMovePlayer()
+		var fe *ForfeitError
+		switch {
+		case r.timeout:
+			g.forfeit(p, ForfeitTime, fmt.Sprintf("no move within %v", w.player(p).MoveLimit))
+		case errors.As(r.err, &fe):
+			g.forfeit(p, fe.Reason, fe.Err.Error())
+		case r.err != nil:
+			g.forfeit(p, ForfeitCrash, r.err.Error())
+		case !g.ref.IsLegal(r.move):
+			g.forfeit(p, ForfeitIllegal, g.ref.Play(r.move).Error())
+		default:
+			if err := g.play(r.move); err != nil {
+				return err
+			}
+			if !g.over() {
+				g.startSearch(w.cfg)
+			}
+		}
+	}
+	return nil
+}
+
+// player returns player p's settings: 0 for A, 1 for B.
+func (w *worker) player(p int) *Player {
+	if p == 0 {
+		return &w.cfg.A
+	}
+	return &w.cfg.B
+}
+
+// endGame tells the game's engines how it ended and keeps their sessions
+// for the next game, but for one that forfeited: its state is unknown (it
+// may hang, or be gone), so it is closed and the next game starts another.
+func (w *worker) endGame(g *liveGame) {
+	for p, e := range g.engines {
+		if e == nil {
+			continue
+		}
+		forfeited := g.game.Forfeit != "" && g.game.Outcome.Winner != winnerOf(p, g.half)
+		if forfeited {
+			e.Close()
+			continue
+		}
+		e.EndGame(g.game.Outcome)
+		w.idle[p] = append(w.idle[p], e)
+	}
+	g.engines = [2]Engine{}
+}
+
+func (w *worker) closeEngines() {
+	// Moves still asked for: their games are dropped, but their sessions
+	// must not be closed under them.
+	for ; w.asking > 0; w.asking-- {
+		<-w.replies
+	}
+	for _, g := range w.games {
+		for _, e := range g.engines {
+			if e != nil {
+				e.Close()
+			}
+		}
+	}
+	for p := range w.idle {
+		for _, e := range w.idle[p] {
+			e.Close()
+		}
+		w.idle[p] = nil
+	}
+}
+
+// winnerOf returns the win of player p (0 A, 1 B) in a game's half.
+func winnerOf(p, half int) rules.Winner {
+	if (p == 0) == (half == 0) {
+		return rules.AttackersWin
+	}
+	return rules.DefendersWin
+}
+
+// forfeit ends the game: player p loses it for reason.
+func (g *liveGame) forfeit(p int, reason, detail string) {
+	g.game.Forfeit, g.game.ForfeitDetail = reason, detail
+	g.game.Outcome = rules.Outcome{Winner: winnerOf(1-p, g.half), Ply: int32(len(g.game.Moves))}
+}
+
+// newGame sets up one half of a pair: the opening played, each searching
+// player's search at the first position the players choose in, each
+// engine told the game.
+func (w *worker) newGame(pair, half int) (*liveGame, error) {
 	cfg := w.cfg
 	var opening Opening
 	index := 0
@@ -363,14 +611,19 @@ func (w *worker) newGame(pair, half int) *liveGame {
 	g := &liveGame{pair: pair, half: half}
 	g.game = Game{Pair: pair, AAttacks: half == 0, OpeningOf: index, Start: opening.Start}
 	seed := uint64(pair)*2 + uint64(half)
+	ref, err := startGame(cfg.Variant, opening)
+	if err != nil {
+		panic(err) // Validate checked the openings
+	}
+	g.ref = ref
 	for p := range 2 {
+		player := w.player(p)
+		if player.NewEngine != nil {
+			continue
+		}
 		game, err := startGame(cfg.Variant, opening)
 		if err != nil {
 			panic(err) // Validate checked the openings
-		}
-		player := &cfg.A
-		if p == 1 {
-			player = &cfg.B
 		}
 		g.searches[p] = mcts.NewSearch(player.search(cfg), game, seed)
 	}
@@ -382,37 +635,69 @@ func (w *worker) newGame(pair, half int) *liveGame {
 			panic(err) // Validate checked the openings
 		}
 	}
+	for p := range 2 {
+		player := w.player(p)
+		if player.NewEngine == nil {
+			continue
+		}
+		var e Engine
+		if n := len(w.idle[p]); n > 0 {
+			e, w.idle[p] = w.idle[p][n-1], w.idle[p][:n-1]
+		} else if e, err = player.NewEngine(); err != nil {
+			return nil, fmt.Errorf("match: player %s: %w", player.Name, err)
+		}
+		g.engines[p] = e
+		side := rules.Attackers
+		if winnerOf(p, half) == rules.DefendersWin {
+			side = rules.Defenders
+		}
+		if err := e.NewGame(cfg.Variant, opening.Start, side); err != nil {
+			g.forfeit(p, ForfeitCrash, "starting the game: "+err.Error())
+			return g, nil
+		}
+	}
 	if !g.over() {
 		g.startSearch(cfg)
 	}
-	return g
+	return g, nil
 }
 
 // toMovePlayer returns 0 if player A is to move, 1 if B.
 func (g *liveGame) toMovePlayer() int {
-	attackersToMove := g.searches[0].Game().ToMove() == rules.Attackers
+	attackersToMove := g.ref.ToMove() == rules.Attackers
 	if attackersToMove == (g.half == 0) {
 		return 0
 	}
 	return 1
 }
 
-func (g *liveGame) over() bool { return g.searches[0].Game().Outcome().Over() }
+func (g *liveGame) over() bool { return g.game.Forfeit != "" || g.ref.Outcome().Over() }
 
+// play makes m, which must be legal, on the referee's game and every search.
 func (g *liveGame) play(m rules.Move) error {
+	if err := g.ref.Play(m); err != nil {
+		return err
+	}
 	for _, s := range g.searches {
+		if s == nil {
+			continue
+		}
 		if err := s.Advance(m); err != nil {
 			return err
 		}
 	}
-	_, captured := g.searches[0].Game().LastMove()
+	_, captured := g.ref.LastMove()
 	g.game.Moves = append(g.game.Moves, m)
 	g.game.Captures = append(g.game.Captures, captured)
 	return nil
 }
 
+// startSearch starts the search of the player to move, if it searches.
 func (g *liveGame) startSearch(cfg *Config) {
 	p := g.toMovePlayer()
+	if g.searches[p] == nil {
+		return
+	}
 	playouts := cfg.A.Playouts
 	if p == 1 {
 		playouts = cfg.B.Playouts

@@ -75,6 +75,10 @@ type Record struct {
 	Result RecordResult
 	// Timeout is set when the moves end with the token "timeout".
 	Timeout bool
+	// Forfeit is the token the moves end with when a game was lost
+	// outside the rules: "timeout" (as Timeout), or, in the games of
+	// matches with engine programs, "illegal-move" or "crash"; "" if none.
+	Forfeit string
 	// Start is the position the game started from (the fifth field), or
 	// nil for the rule set's start.
 	Start *Position
@@ -125,6 +129,9 @@ func (e *RecordError) Error() string {
 // Unwrap returns the underlying error.
 func (e *RecordError) Unwrap() error { return e.Err }
 
+// forfeitTokens are the words a record's moves may end with (Record.Forfeit).
+var forfeitTokens = []string{"timeout", "illegal-move", "crash"}
+
 // recordFields names the fields of a record line, in order.
 const recordFields = "moves,attacker_captures,defender_captures,result[,start]"
 
@@ -148,15 +155,17 @@ func ParseRecord(line int, text string) (Record, error) {
 
 	rec := Record{Line: line}
 	var err error
-	timeout := false
 	trimmed := strings.TrimRight(moves, " \t")
-	if before, ok := strings.CutSuffix(trimmed, "timeout"); ok && (before == "" || strings.HasSuffix(before, " ") || strings.HasSuffix(before, "\t")) {
-		moves, timeout = before, true
+	for _, token := range forfeitTokens {
+		if before, ok := strings.CutSuffix(trimmed, token); ok && (before == "" || strings.HasSuffix(before, " ") || strings.HasSuffix(before, "\t")) {
+			moves, rec.Forfeit = before, token
+			break
+		}
 	}
 	if rec.Moves, err = parseMoves(line, moves); err != nil {
 		return Record{}, err
 	}
-	rec.Timeout = timeout
+	rec.Timeout = rec.Forfeit == "timeout"
 	counts := [2]struct {
 		name, text string
 		dst        *int

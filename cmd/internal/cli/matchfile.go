@@ -82,6 +82,7 @@ type PlayerInfo struct {
 	Name     string `json:"name"`
 	Playouts int    `json:"playouts"`
 	Network  string `json:"network,omitempty"`
+	Engine   string `json:"engine,omitempty"` // an engine program's command
 }
 
 // MatchGame is one game of a match.
@@ -94,6 +95,11 @@ type MatchGame struct {
 	Plies    int    `json:"plies"`
 	Moves    string `json:"moves"`           // notation, with captures
 	Start    string `json:"start,omitempty"` // the start position, if not the rule set's
+	// Forfeit is why an engine program lost the game outside the rules
+	// ("illegal-move", "timeout", "crash"; Reason says the same), and
+	// Detail what happened.
+	Forfeit string `json:"forfeit,omitempty"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // AttackerScore returns the attacker's score: 1, 0.5 or 0.
@@ -116,7 +122,7 @@ func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res matc
 		}
 	}
 	f := MatchFile{Variant: v.Name(), SPRT: test, Report: rep, Stopped: res.Stopped, Finished: time.Now().UTC(),
-		A: PlayerInfo{a.Name, a.Playouts, a.Network}, B: PlayerInfo{b.Name, b.Playouts, b.Network}}
+		A: PlayerInfo{a.Name, a.Playouts, a.Network, a.Engine}, B: PlayerInfo{b.Name, b.Playouts, b.Network, b.Engine}}
 	switch res.Report.Decision {
 	case stats.AcceptH1:
 		f.Decision = "H1"
@@ -141,9 +147,13 @@ func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res matc
 			if g.Start.Size != 0 {
 				start = g.Start.String()
 			}
+			reason := g.Outcome.Reason.String()
+			if g.Forfeit != "" {
+				reason = g.Forfeit
+			}
 			f.Games = append(f.Games, MatchGame{Pair: p.Index, Attacker: attacker, Defender: defender,
-				Winner: g.Outcome.Winner.String(), Reason: g.Outcome.Reason.String(), Plies: len(g.Moves),
-				Moves: strings.Join(moves, " "), Start: start})
+				Winner: g.Outcome.Winner.String(), Reason: reason, Plies: len(g.Moves),
+				Moves: strings.Join(moves, " "), Start: start, Forfeit: g.Forfeit, Detail: g.ForfeitDetail})
 		}
 	}
 	return f
@@ -262,7 +272,12 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 			captures[mover] += strings.Count(m, "x")
 			mover = mover.Opponent()
 		}
-		fmt.Fprintf(&csv, "%s,%d,%d,%s", g.Moves, captures[rules.Attackers], captures[rules.Defenders], result)
+		moves := g.Moves
+		if g.Forfeit != "" {
+			// The record's word for a game lost outside the rules.
+			moves = strings.TrimSpace(moves + " " + g.Forfeit)
+		}
+		fmt.Fprintf(&csv, "%s,%d,%d,%s", moves, captures[rules.Attackers], captures[rules.Defenders], result)
 		if g.Start != "" {
 			csv.WriteString("," + g.Start)
 		}
@@ -289,6 +304,19 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 		r.AsAttacker.Wins, r.AsAttacker.Draws, r.AsAttacker.Losses, r.AsDefender.Wins, r.AsDefender.Draws, r.AsDefender.Losses)
 	if f.Openings != "" {
 		md += fmt.Sprintf("| openings | %s |\n", f.Openings)
+	}
+	forfeits := ""
+	for _, g := range f.Games {
+		if g.Forfeit != "" {
+			loser := g.Attacker
+			if g.Winner == "attackers" {
+				loser = g.Defender
+			}
+			forfeits += fmt.Sprintf("| %d | %s | %s after %d plies | %s |\n", g.Pair, loser, g.Forfeit, g.Plies, strings.ReplaceAll(g.Detail, "|", "/"))
+		}
+	}
+	if forfeits != "" {
+		md += "\nGames lost outside the rules (engine programs):\n\n| pair | lost by | reason | detail |\n| --- | --- | --- | --- |\n" + forfeits
 	}
 	if o := f.Odds; o != nil {
 		md += fmt.Sprintf("| playout odds | B needs %s its playouts to score level with A |\n", o.Text)

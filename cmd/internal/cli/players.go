@@ -2,11 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	"taflab/engine"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
@@ -45,7 +48,17 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 // ",root=gumbel" for Gumbel root search instead of PUCT. It loads the
 // network, so that a missing or wrong file is an error before any game.
 // Errors name the spec and the part that is wrong.
+//
+// An engine program is "otep:cmd=COMMAND,movetime=MS" or
+// "uci:cmd=COMMAND,movetime=MS" (or nodes=N for UCI), with optional
+// limit=MS (its allowance per move, past which it loses the game; default
+// the move time plus a second, or a minute with nodes) and name=NAME. The
+// command is split into words at spaces (quote a word with ' to keep its
+// spaces); quote the whole value with " when it holds commas.
 func ParsePlayer(spec string) (match.Player, error) {
+	if proto, body, ok := strings.Cut(spec, ":"); ok && (proto == engine.OTEP || proto == engine.UCI) {
+		return parseEngine(spec, proto, body)
+	}
 	p := match.Player{Playouts: 800}
 	body, builtin := strings.CutPrefix(spec, "builtin")
 	if builtin {
@@ -106,4 +119,119 @@ func ParsePlayer(spec string) (match.Player, error) {
 		p.Name += "-gumbel"
 	}
 	return p, nil
+}
+
+// parseEngine reads the body of an engine player's spec.
+func parseEngine(spec, proto, body string) (match.Player, error) {
+	bad := func(format string, a ...any) (match.Player, error) {
+		return match.Player{}, fmt.Errorf("cli: player %q: %s", spec, fmt.Sprintf(format, a...))
+	}
+	x := engine.External{Protocol: proto}
+	var limit time.Duration
+	name := ""
+	parts, err := splitQuoted(body, ',')
+	if err != nil {
+		return bad("%v", err)
+	}
+	for _, part := range parts {
+		if part == "" {
+			continue
+		}
+		key, value, ok := strings.Cut(part, "=")
+		if !ok {
+			return bad("%q is not key=value", part)
+		}
+		if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+			value = value[1 : len(value)-1]
+		}
+		number := func() (int, error) {
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return 0, fmt.Errorf("%s=%s: want a whole number of at least 1", key, value)
+			}
+			return n, nil
+		}
+		switch key {
+		case "cmd":
+			words, err := splitQuoted(value, ' ')
+			if err != nil {
+				return bad("cmd: %v", err)
+			}
+			x.Command = nil
+			for _, w := range words {
+				if w != "" {
+					x.Command = append(x.Command, strings.Trim(w, "'"))
+				}
+			}
+		case "movetime", "nodes", "limit":
+			n, err := number()
+			if err != nil {
+				return bad("%v", err)
+			}
+			switch key {
+			case "movetime":
+				x.MoveTime = time.Duration(n) * time.Millisecond
+			case "nodes":
+				if proto != engine.UCI {
+					return bad("nodes: OTEP has no node budget: give movetime")
+				}
+				x.Nodes = n
+			default:
+				limit = time.Duration(n) * time.Millisecond
+			}
+		case "name":
+			name = value
+		default:
+			return bad("unknown key %q (cmd, movetime, nodes, limit, name)", key)
+		}
+	}
+	if len(x.Command) == 0 {
+		return bad("want %s:cmd=COMMAND,movetime=MS", proto)
+	}
+	if err := x.Validate(); err != nil {
+		return bad("%s", strings.TrimPrefix(err.Error(), "engine: "))
+	}
+	if limit == 0 {
+		limit = x.MoveTime + time.Second
+		if x.MoveTime == 0 {
+			limit = time.Minute
+		}
+	}
+	if limit < x.MoveTime {
+		return bad("limit=%d: less than the move time", limit.Milliseconds())
+	}
+	if name == "" {
+		budget := fmt.Sprintf("%dms", x.MoveTime.Milliseconds())
+		if x.MoveTime == 0 {
+			budget = fmt.Sprintf("%dn", x.Nodes)
+		}
+		name = fmt.Sprintf("%s-%s-%s", proto, strings.TrimSuffix(filepath.Base(x.Command[0]), ".exe"), budget)
+	}
+	x.Stderr = os.Stderr
+	return match.Player{Name: name, NewEngine: x.Start, MoveLimit: limit, Engine: strings.Join(x.Command, " ")}, nil
+}
+
+// splitQuoted splits s at sep outside double or single quotes.
+func splitQuoted(s string, sep byte) ([]string, error) {
+	var parts []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == sep:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("%q: an unclosed quote", s)
+	}
+	return append(parts, s[start:]), nil
 }

@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"taflab/match"
+	"taflab/protocol"
+	"taflab/rules"
+)
+
+// External is another engine program as a match player: how to start it and
+// what budget to give it per move. Start returns a session (a
+// match.Engine); the match referees its moves.
+type External struct {
+	// Protocol is OTEP or UCI.
+	Protocol string
+	// Command is the program and its arguments (no shell).
+	Command []string
+	// Dir is the program's working folder; "" for the current one.
+	Dir string
+	// MoveTime is the time the engine is given per move: OTEP's clock
+	// (in an overtime period of this length) or UCI's "go movetime".
+	MoveTime time.Duration
+	// Nodes is UCI's "go nodes" budget, used when MoveTime is 0.
+	Nodes int
+	// StartTimeout bounds the wait for the program's greeting (hello, or
+	// uciok). Default (0) 30 s: "go run" compiles first.
+	StartTimeout time.Duration
+	// Stderr receives the program's standard error; nil discards it.
+	Stderr io.Writer
+}
+
+// Validate reports a setting that cannot be played.
+func (x *External) Validate() error {
+	switch {
+	case x.Protocol != OTEP && x.Protocol != UCI:
+		return fmt.Errorf("engine: protocol %q: want %s or %s", x.Protocol, OTEP, UCI)
+	case len(x.Command) == 0 || x.Command[0] == "":
+		return errors.New("engine: no command")
+	case x.MoveTime < 0 || x.Nodes < 0:
+		return fmt.Errorf("engine: move time %v, nodes %d: want 0 or more", x.MoveTime, x.Nodes)
+	case x.MoveTime == 0 && (x.Protocol == OTEP || x.Nodes == 0):
+		return fmt.Errorf("engine: %s needs a move time%s", x.Protocol, map[bool]string{true: "", false: " or nodes"}[x.Protocol == OTEP])
+	}
+	return nil
+}
+
+// session is one running engine program.
+type session struct {
+	x     *External
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan string // the program's output; closed when it ends
+	exit  chan struct{}
+	err   error // how the program ended; set before exit is closed
+	once  sync.Once
+
+	options map[string]bool // UCI options the engine offers
+	variant *rules.Variant
+	start   rules.Position
+	side    rules.Side
+	known   int // moves of the game the engine has been told of
+}
+
+// Start starts the program and waits for its greeting: "hello" (OTEP) or
+// "uciok" after "uci" (UCI).
+func (x *External) Start() (match.Engine, error) {
+	if err := x.Validate(); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(x.Command[0], x.Command[1:]...)
+	cmd.Dir = x.Dir
+	cmd.Stderr = x.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("engine: start %s: %w", x.Command[0], err)
+	}
+	s := &session{x: x, cmd: cmd, in: in, lines: make(chan string, 256), exit: make(chan struct{}), options: map[string]bool{}}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			s.lines <- strings.TrimRight(sc.Text(), "\r")
+		}
+		close(s.lines)
+		s.err = cmd.Wait()
+		close(s.exit)
+	}()
+	timeout := x.StartTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	want := "hello"
+	if x.Protocol == UCI {
+		want = "uciok"
+		if err := s.send("uci"); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	for {
+		l, err := s.read(ctx)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("engine: %s: waiting for %q: %w", x.Command[0], want, err)
+		}
+		if name, ok := strings.CutPrefix(l, "option name "); ok {
+			if n, _, ok := strings.Cut(name, " type "); ok {
+				s.options[strings.ToLower(strings.TrimSpace(n))] = true
+			}
+		}
+		if strings.TrimSpace(l) == want {
+			return s, nil
+		}
+	}
+}
+
+func (s *session) send(lines ...string) error {
+	if _, err := io.WriteString(s.in, strings.Join(lines, "\n")+"\n"); err != nil {
+		return &match.ForfeitError{Reason: match.ForfeitCrash, Err: fmt.Errorf("writing to the engine: %w", s.exited(err))}
+	}
+	return nil
+}
+
+// read returns the program's next line.
+func (s *session) read(ctx context.Context) (string, error) {
+	select {
+	case l, ok := <-s.lines:
+		if !ok {
+			<-s.exit
+			return "", &match.ForfeitError{Reason: match.ForfeitCrash, Err: s.exited(io.EOF)}
+		}
+		return l, nil
+	case <-ctx.Done():
+		return "", &match.ForfeitError{Reason: match.ForfeitTime, Err: ctx.Err()}
+	}
+}
+
+// exited says how the program ended, if it has.
+func (s *session) exited(fallback error) error {
+	select {
+	case <-s.exit:
+		if s.err != nil {
+			return fmt.Errorf("the engine exited: %v", s.err)
+		}
+		return errors.New("the engine exited")
+	case <-time.After(100 * time.Millisecond):
+		return fallback
+	}
+}
+
+// NewGame implements match.Engine: OTEP gets the rules (with the game's
+// start as their start position), its side and start; UCI gets the Rules
+// option if the engine offers it, and ucinewgame.
+func (s *session) NewGame(v *rules.Variant, start rules.Position, side rules.Side) error {
+	if start.Size == 0 {
+		start = v.Start()
+	}
+	s.variant, s.start, s.side, s.known = v, start, side, 0
+	def := v.Definition()
+	def.Start = start.String()
+	otr, err := protocol.RulesString(def)
+	if err != nil {
+		return err
+	}
+	if s.x.Protocol == OTEP {
+		return s.send("rules "+otr, "side "+side.String(), "start")
+	}
+	if s.options["rules"] {
+		if err := s.send("setoption name Rules value " + otr); err != nil {
+			return err
+		}
+	}
+	return s.send("ucinewgame")
+}
+
+// Move implements match.Engine.
+func (s *session) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	if s.x.Protocol == OTEP {
+		return s.otepMove(ctx, g)
+	}
+	return s.uciMove(ctx, g)
+}
+
+func (s *session) otepMove(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	moves := g.Moves(nil)
+	// Tell the engine the moves it has not seen, one at a time, each with
+	// the board after it.
+	if s.known < len(moves) {
+		replay, err := rules.NewGameFrom(s.variant, s.start)
+		if err != nil {
+			return rules.NoMove, err
+		}
+		for i, m := range moves {
+			replay.Make(m)
+			if i >= s.known {
+				if err := s.send("opponent-move " + protocol.FormatMove(m) + " " + protocol.FormatBoard(replay.Position())); err != nil {
+					return rules.NoMove, err
+				}
+			}
+		}
+		s.known = len(moves)
+	}
+	ms := s.x.MoveTime.Milliseconds()
+	secs := (ms + 999) / 1000
+	// The allowance as an overtime period the engine is in, with none
+	// after it: this move must come within it.
+	if err := s.send("play "+g.ToMove().String(), fmt.Sprintf("clock %d* %d* %d 0 0", ms, ms, secs)); err != nil {
+		return rules.NoMove, err
+	}
+	for {
+		l, err := s.read(ctx)
+		if err != nil {
+			return rules.NoMove, err
+		}
+		cmd, args := firstWord(l)
+		switch cmd {
+		case "move":
+			m, _, err := protocol.ParseMove(args)
+			if err != nil {
+				return rules.NoMove, &match.ForfeitError{Reason: match.ForfeitIllegal, Err: err}
+			}
+			if g.IsLegal(m) {
+				after, _ := rules.NewGameFrom(s.variant, g.Position())
+				after.Make(m)
+				s.send("move " + protocol.FormatBoard(after.Position()))
+				s.known = len(moves) + 1
+			}
+			return m, nil // the referee judges it
+		case "error":
+			if code, msg := firstWord(args); code == "-1" {
+				return rules.NoMove, &match.ForfeitError{Reason: match.ForfeitCrash, Err: fmt.Errorf("the engine gave up: %s", msg)}
+			}
+		case "rules":
+			// The engine asks for the rules again.
+			def := s.variant.Definition()
+			def.Start = s.start.String()
+			if otr, err := protocol.RulesString(def); err == nil {
+				s.send("rules " + otr)
+			}
+		}
+		// status, analysis, simple-moves and the like: nothing to do.
+	}
+}
+
+func (s *session) uciMove(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	var b strings.Builder
+	b.WriteString("position fen " + s.start.String())
+	moves := g.Moves(nil)
+	if len(moves) > 0 {
+		b.WriteString(" moves")
+		for _, m := range moves {
+			b.WriteString(" " + protocol.FormatUCIMove(m))
+		}
+	}
+	goLine := fmt.Sprintf("go nodes %d", s.x.Nodes)
+	if s.x.MoveTime > 0 {
+		goLine = fmt.Sprintf("go movetime %d", s.x.MoveTime.Milliseconds())
+	}
+	if err := s.send(b.String(), goLine); err != nil {
+		return rules.NoMove, err
+	}
+	for {
+		l, err := s.read(ctx)
+		if err != nil {
+			return rules.NoMove, err
+		}
+		if text, ok := strings.CutPrefix(l, "bestmove "); ok {
+			text, _ = firstWord(text)
+			m, err := protocol.ParseUCIMove(text)
+			if err != nil {
+				return rules.NoMove, &match.ForfeitError{Reason: match.ForfeitIllegal, Err: err}
+			}
+			return m, nil
+		}
+	}
+}
+
+// EndGame implements match.Engine.
+func (s *session) EndGame(o rules.Outcome) {
+	if s.x.Protocol == OTEP {
+		code := map[rules.Winner]int{rules.Draw: 1, rules.AttackersWin: 2, rules.DefendersWin: 3}[o.Winner]
+		s.send(fmt.Sprintf("finish %d", code))
+	}
+}
+
+// Close implements match.Engine: it says goodbye (quit), and kills the
+// program if it has not exited within a second.
+func (s *session) Close() error {
+	s.once.Do(func() {
+		if s.x.Protocol == OTEP {
+			s.send("goodbye")
+		} else {
+			s.send("quit")
+		}
+		s.in.Close()
+		go func() {
+			for range s.lines { // let the reader reach the end
+			}
+		}()
+		select {
+		case <-s.exit:
+		case <-time.After(time.Second):
+			s.cmd.Process.Kill()
+			<-s.exit
+		}
+	})
+	return nil
+}

@@ -1,0 +1,70 @@
+// Command misbehave is an engine program for the tests of external
+// players: -mode good plays (engine.Serve with the built-in searcher),
+// hang greets and then never answers, illegal answers every request for a
+// move with a move from an empty square, exit plays two moves and exits
+// when asked for the third. -protocol is otep or uci.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"taflab/configs/variants"
+	"taflab/engine"
+	"taflab/mcts"
+)
+
+func main() {
+	mode := flag.String("mode", "good", "good, hang, illegal or exit")
+	proto := flag.String("protocol", "otep", "otep or uci")
+	flag.Parse()
+	switch *mode {
+	case "hang", "illegal":
+		if *proto == engine.OTEP {
+			fmt.Println("hello")
+		}
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			cmd, _, _ := strings.Cut(sc.Text(), " ")
+			switch {
+			case cmd == "uci":
+				fmt.Println("uciok")
+			case *mode == "hang":
+			case cmd == "play":
+				fmt.Println("move a1-a2")
+			case cmd == "go":
+				fmt.Println("bestmove a1a2")
+			}
+		}
+		return // the host closed the input
+	}
+	in := io.Reader(os.Stdin)
+	if *mode == "exit" {
+		r, w := io.Pipe()
+		go func() {
+			sc := bufio.NewScanner(os.Stdin)
+			asked := 0
+			for sc.Scan() {
+				if cmd, _, _ := strings.Cut(sc.Text(), " "); cmd == "play" || cmd == "go" {
+					if asked++; asked == 3 {
+						os.Exit(3)
+					}
+				}
+				fmt.Fprintln(w, sc.Text())
+			}
+			w.Close()
+		}()
+		in = r
+	}
+	cfg := engine.DefaultConfig()
+	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, variants.MustLoad("copenhagen"), 30
+	if err := engine.Serve(context.Background(), in, os.Stdout, cfg, mcts.NewHeuristic()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
