@@ -32,7 +32,14 @@ starts (-openings random), or a suite file. The pentanomial
 SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
 against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or
-"net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search.
+"net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search,
+or an engine program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
+protocol) or "uci:cmd=COMMAND,movetime=MS" or ",nodes=N" (TaflZero's), with
+",limit=MS" its allowance per move (default the move time plus a second).
+The rules referee an engine's moves: an illegal move, a move past its
+allowance or a crash loses that game (games.csv ends its moves with
+illegal-move, timeout or crash; match.json and match.md say what happened),
+and the engine is restarted for the next game.
 
 -odds climbs B's playout ladder after the match (B at 2, 4, 8 times its
 playouts against B, -odds-pairs pairs each) and reports the playout odds:
@@ -118,6 +125,9 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if a.Name == b.Name {
 		b.Name += "-b" // the same player on both sides: keep the names apart in ratings
+	}
+	if len(multipliers) > 0 && b.NewEngine != nil {
+		return bad("-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
 	}
 	if *gate && a.Network == "" {
 		return bad("-gate promotes a network: -a must be net=FILE,...")
