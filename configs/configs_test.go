@@ -84,10 +84,17 @@ func TestLoopConfigs(t *testing.T) {
 	if tiny.Generations != 2 || tiny.Train.Network.Channels != 8 {
 		t.Errorf("got %+v, want the tiny loop", tiny)
 	}
+	if def.SelfPlay.External || tiny.SelfPlay.External {
+		t.Errorf("selfplay.external: got %v and %v, want in-process self-play by default", def.SelfPlay.External, tiny.SelfPlay.External)
+	}
+	if ext, err := configs.ParseLoop("mine.toml", []byte("[selfplay]\nexternal = true\n")); err != nil || !ext.SelfPlay.External {
+		t.Errorf("selfplay.external = true: got %v, %v; want external self-play", ext.SelfPlay.External, err)
+	}
 	for _, c := range []struct{ text, want string }{
 		{"[gate]\nalpha = 0.9\n", "alpha"},
 		{"[train]\nsteps = 0\n", "train.steps"},
 		{"[selfplay]\ngamez = 1\n", `unknown key "selfplay.gamez"`},
+		{"[selfplay]\nexternal = 1\n", "external"},
 		{"generations = 0\n", "generations"},
 		{"[train]\nsearch_value_weight = 2\n", "search_value_weight = 2"},
 		{"[train]\npretrain_steps = -1\n", "train.pretrain_steps"},

@@ -40,6 +40,11 @@ type LoopSelfPlay struct {
 	GamesPerWorker int         `toml:"games_per_worker"` // games a worker plays at once
 	Mix            GameMix     `toml:"mix"`              // where games start, and odds
 	Search         mcts.Config `toml:"search"`
+	// External leaves a generation's games to followers (selfplay -follow
+	// RUN, on any machines that share the run folder): the loop waits until
+	// the data folder holds Games new games of the current best network.
+	// Default false: the loop plays them in its own process.
+	External bool `toml:"external"`
 }
 
 // LoopTrain is the training stage of a generation.

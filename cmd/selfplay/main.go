@@ -6,6 +6,7 @@
 //	go run ./cmd/selfplay                      # the embedded default run (configs/selfplay.toml)
 //	go run ./cmd/selfplay -config my.toml      # a run of your own
 //	go run ./cmd/selfplay -variant fetlar -games 100 -playouts 400 -out data/fetlar
+//	go run ./cmd/selfplay -follow runs/loop    # a worker of a loop's external self-play
 //
 // Flags override the config file's keys. The dataset folder receives shards
 // (NAME.positions.arrow and NAME.games.arrow), each written whole, every few
@@ -13,10 +14,16 @@
 // stops cleanly: finished games are written, unfinished ones dropped, and no
 // half-written file is left. Exit status: 0 done, 1 failed, 2 bad flags or
 // config, 130 stopped by a signal (what was finished is kept).
+//
+// With -follow RUN it is a worker of the loop in folder RUN (whose
+// selfplay.external is set): it plays with the run's best network, switches
+// to a newly promoted one between games, writes shards into RUN/data and
+// runs until stopped (exit 0 after Ctrl-C or SIGTERM; 1 on a failure).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +35,7 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
+	"taflab/cmd/internal/loop"
 	"taflab/cmd/internal/selfplay"
 	"taflab/configs"
 	"taflab/rules"
@@ -41,11 +49,20 @@ func main() {
 
 const usage = `usage: selfplay [-config FILE] [-variant NAME|FILE.toml] [-games N] [-workers N]
                 [-playouts N] [-net FILE] [-out DIR] [-seed N]
+       selfplay -follow RUN [-workers N] [-games-per-worker N] [-shard-games N]
+                [-shard-seconds S] [-seed N] [-host NAME]
 
 Plays games of the search against itself and writes every searched position
 to an Arrow dataset in -out (default data/selfplay). With no flags it plays
 the embedded default run (print it with -print-config). Flags override the
 config file's keys.
+
+With -follow it is a worker of a training loop's external self-play
+(train loop -external, or selfplay.external in its config): it plays with
+the run's current best network, picks up a newly promoted one between games,
+writes its games into RUN/data, and runs until stopped. Start any number,
+on any machines that share the run folder; the rule set and search come
+from RUN/loop.toml.
 
 Flags:
 `
@@ -61,8 +78,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "dataset `folder`")
 	seed := fs.Uint64("seed", 0, "`seed` of every random choice (default: the config's)")
 	netFile := fs.String("net", "", "a network `file` to evaluate with (default: the built-in evaluator)")
+	follow := fs.String("follow", "", "play for the loop in run `folder` RUN until stopped")
+	perWorker := fs.Int("games-per-worker", 0, "with -follow: games a worker plays at once (`N`; default: the run's)")
+	shardGames := fs.Int("shard-games", 0, "with -follow: games per shard (`N`; default 16)")
+	shardSeconds := fs.Float64("shard-seconds", 0, "with -follow: most `seconds` between shards (default 30)")
+	host := fs.String("host", "", "with -follow: this machine's `name` in shard names (default: the host name)")
 	if code, done := cli.ParseFlags(fs, args, printConfig, configs.SelfPlayFile(), stdout, stderr); done {
 		return code
+	}
+	if set := cli.SetFlags(fs); set["follow"] {
+		for _, f := range []string{"config", "variant", "games", "playouts", "out", "net"} {
+			if set[f] {
+				fmt.Fprintf(stderr, "selfplay: -%s with -follow: a follower takes its settings from the run's %s\n", f, loop.ConfigFile)
+				return 2
+			}
+		}
+		opt := loop.FollowOptions{Workers: -1, GamesPerWorker: *perWorker, ShardGames: *shardGames, ShardSeconds: *shardSeconds,
+			Seed: *seed, Host: *host, Log: stdout}
+		if set["workers"] {
+			opt.Workers = *workers
+		}
+		if opt.Workers < -1 || *perWorker < 0 || *shardGames < 0 || *shardSeconds < 0 {
+			fmt.Fprintln(stderr, "selfplay: -workers, -games-per-worker, -shard-games, -shard-seconds: want 0 or more")
+			return 2
+		}
+		if _, err := loop.Follow(ctx, *follow, opt); err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "selfplay:", err)
+			return 1
+		}
+		return 0
+	} else if set["games-per-worker"] || set["shard-games"] || set["shard-seconds"] || set["host"] {
+		fmt.Fprintln(stderr, "selfplay: -games-per-worker, -shard-games, -shard-seconds and -host go with -follow (the config file sets them otherwise)")
+		return 2
 	}
 	cfg, err := cli.ReadConfig("selfplay", *configFile, configs.DefaultSelfPlay(), configs.ParseSelfPlay)
 	if err != nil {

@@ -202,3 +202,27 @@ func exitCode(err error) int {
 	}
 	return -1
 }
+
+// TestFollowFlags: -follow takes its settings from the run, so the flags
+// of a run of one's own are refused with it, and the follower's flags
+// without it.
+func TestFollowFlags(t *testing.T) {
+	run := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"games with follow", []string{"-follow", run, "-games", "5"}, "-games with -follow"},
+		{"net with follow", []string{"-follow", run, "-net", "x.safetensors"}, "-net with -follow"},
+		{"shard games without follow", []string{"-shard-games", "2"}, "go with -follow"},
+		{"negative shard games", []string{"-follow", run, "-shard-games", "-1"}, "want 0 or more"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runSelfplay(t, c.args...)
+			if code != 2 || !strings.Contains(errs, c.want) {
+				t.Errorf("got exit %d, %q%q; want 2 and %q", code, out, errs, c.want)
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"taflab/configs"
 )
 
-const loopUsage = `usage: train loop [-run DIR] [-config FILE] [-generations N]
+const loopUsage = `usage: train loop [-run DIR] [-config FILE] [-generations N] [-external]
 
 The whole cycle in one command: generations of self-play (with the best
 network so far; the network-free searcher before the first), training of a
@@ -28,6 +28,12 @@ match result is lost (a match cut short is played again). The run folder
 records everything the run used: loop.toml, variant.toml, manifest.json
 (versions, seeds); summary.md and summary.png show the run. A run folder
 keeps its own loop.toml: -config on an existing run must be the same file.
+
+With -external (or selfplay.external in the config) the loop plays no
+self-play itself: each generation waits until followers (selfplay -follow
+DIR, on any machines that share the run folder) have written its games
+with the best network, showing the count and the rate, then trains and
+gates as usual. Keep a run's mode from start to end.
 Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by a
 signal.
 
@@ -40,6 +46,7 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	configFile := fs.String("config", "", "a loop config `file` (TOML, as configs/loop.toml); default: the run's own, or the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
 	generations := fs.Int("generations", 0, "run until this many `generations` are done (default: the config's)")
+	external := fs.Bool("external", false, "wait for followers' self-play (selfplay -follow RUN) instead of playing it (default: the config's selfplay.external)")
 	if code, done := cli.ParseFlags(fs, args, printConfig, configs.LoopFile(), stdout, stderr); done {
 		return code
 	}
@@ -72,7 +79,14 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *generations > 0 {
 		cfg.Generations = *generations
 	}
-	fmt.Fprintf(stdout, "train loop: %s, %d generations into %s (config %s)\n", cfg.Variant, cfg.Generations, *runDir, name)
+	if cli.SetFlags(fs)["external"] {
+		cfg.SelfPlay.External = *external
+	}
+	mode := "self-play in this process"
+	if cfg.SelfPlay.External {
+		mode = "self-play by followers: selfplay -follow " + *runDir
+	}
+	fmt.Fprintf(stdout, "train loop: %s, %d generations into %s (config %s; %s)\n", cfg.Variant, cfg.Generations, *runDir, name, mode)
 	err = loop.Run(ctx, *runDir, cfg, text, loop.Options{Log: stdout})
 	switch {
 	case errors.Is(err, context.Canceled):

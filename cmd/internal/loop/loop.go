@@ -12,7 +12,15 @@
 // finished pairs of a match still going, so that a resumed match keeps
 // them), and a marker file per finished stage),
 // best.json (the best network so far; absent while the network-free
-// searcher is the best) and summary.md, summary.json, summary.png.
+// searcher is the best), workers/ (the followers' records) and summary.md,
+// summary.json, summary.png.
+//
+// With external self-play (selfplay.external) the loop plays no games:
+// followers (Follow, the command selfplay -follow RUN) on any machines that
+// share the run folder write them into data/, and each generation waits
+// for its quota of games of its player (externalSelfPlayStage).
+//
+//	sum, err := loop.Follow(ctx, runDir, loop.FollowOptions{Log: os.Stdout})
 package loop
 
 import (
@@ -56,6 +64,9 @@ const (
 type Options struct {
 	// Log receives one line per stage and progress lines; nil discards.
 	Log io.Writer
+	// Poll is how often external self-play (selfplay.external) looks at
+	// the data folder for new games; 0 means 2 seconds.
+	Poll time.Duration
 }
 
 // GenDir returns the folder of generation g.
@@ -69,6 +80,9 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if log == nil {
 		log = io.Discard
 	}
+	if opt.Poll <= 0 {
+		opt.Poll = 2 * time.Second
+	}
 	v, err := cli.LoadVariant(cfg.Variant)
 	if err != nil {
 		return fmt.Errorf("loop: variant: %w", err)
@@ -80,7 +94,7 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 		return err
 	}
 	for g := 1; g <= cfg.Generations; g++ {
-		if err := generation(ctx, run, cfg, v, g, log); err != nil {
+		if err := generation(ctx, run, cfg, v, g, opt.Poll, log); err != nil {
 			return err
 		}
 		if err := writeSummary(run, cfg); err != nil {
@@ -169,10 +183,31 @@ func best(run string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return p.Network, nil
+	return resolveNet(run, p.Network), nil
 }
 
-func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, g int, log io.Writer) error {
+// resolveNet finds a network of the run that the best-network pointer
+// names: at the path the loop saw it under, or, when the run folder is
+// mounted elsewhere (a follower on another machine), at the same place in
+// run (gen-NNN/train/network.safetensors).
+func resolveNet(run, path string) string {
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if strings.HasPrefix(parts[i], "gen-") {
+			alt := filepath.Join(append([]string{run}, parts[i:]...)...)
+			if _, err := os.Stat(alt); err == nil {
+				return alt
+			}
+			break
+		}
+	}
+	return path
+}
+
+func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, g int, poll time.Duration, log io.Writer) error {
 	dir := GenDir(run, g)
 	if done(dir, "baseline") || done(dir, "gate") && cfg.Baseline.Games == 0 {
 		return nil
@@ -189,7 +224,13 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		return err
 	}
 	if !done(dir, "selfplay") {
-		if err := selfPlayStage(ctx, run, dir, cfg, v, g, player, log); err != nil {
+		stage := selfPlayStage
+		if cfg.SelfPlay.External {
+			stage = func(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, player playerSpec, log io.Writer) error {
+				return externalSelfPlayStage(ctx, run, dir, cfg, g, player, poll, log)
+			}
+		}
+		if err := stage(ctx, run, dir, cfg, v, g, player, log); err != nil {
 			return err
 		}
 	}
@@ -341,6 +382,13 @@ type selfplayStats struct {
 	Evaluator    string  `json:"evaluator"`
 	// ByKind splits the games by how they were set up (selfplay.Kind).
 	ByKind map[string]selfplay.Tally `json:"by_kind"`
+	// Host is the machine of in-process self-play, "" for external.
+	Host string `json:"host,omitempty"`
+	// External says followers played the games (selfplay.external), and
+	// Shards are the shards of theirs this generation took: its games, none
+	// of them taken by another generation.
+	External bool        `json:"external,omitempty"`
+	Shards   []shardInfo `json:"shards,omitempty"`
 }
 
 // pretrainStage trains the generation-0 network on the game records alone
@@ -459,6 +507,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	// The counts come from the games on disk, so that the games an earlier,
 	// killed attempt wrote count too; only the time adds up by attempt.
 	st.Seconds += sum.Elapsed.Seconds()
+	st.Host, _ = os.Hostname()
 	if rows, rerr := generationGames(filepath.Join(run, DataDir), worker); rerr != nil {
 		err = errors.Join(err, rerr)
 	} else {
@@ -517,6 +566,15 @@ func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, init string, log io.Writer) error {
 	tc := trainConfig(run, dir, cfg, g)
 	opts := training.Options{Log: log}
+	st, err := readSelfplayStats(dir)
+	if err != nil {
+		return err
+	}
+	if st.External {
+		if opts.Files, err = trainFiles(run, g); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
 		opts.Resume = true
 	} else if cfg.Train.FromBest && init != "" {

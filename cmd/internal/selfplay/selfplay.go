@@ -37,6 +37,19 @@ type Options struct {
 	// Played holds the seeds of the run's games already in the dataset (a
 	// resumed run): those games are not played again.
 	Played map[uint64]bool
+	// Source, if set, hands out the games instead of cfg.Games indices of
+	// cfg.Seed (Played and cfg.Games are then unused): the run ends when
+	// it says no more and every game in progress is finished. It is called
+	// from the workers' goroutines, so it must be safe for concurrent use.
+	// A follower of a loop stops its source when the loop promotes a new
+	// network.
+	Source mcts.GameSource
+	// ShardSeq is the number of shards this worker name has written before
+	// (a worker that calls Run again goes on numbering from there).
+	ShardSeq int
+	// OnShard, if set, is called after every shard written with the figures
+	// so far (from the writer's goroutine).
+	OnShard func(Summary)
 }
 
 // Summary is what a run has done so far.
@@ -160,7 +173,8 @@ func (s Summary) GamesPerMinute() float64 {
 // finished ones are written, and the summary says Interrupted. Every game's
 // randomness comes from cfg.Seed and its index, so with a deterministic
 // evaluator the same seed gives the same games whatever the number of
-// workers.
+// workers. With opt.Source the games come from it instead, until it says
+// no more.
 func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt Options) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
@@ -194,14 +208,17 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	// Games are handed out by index; each game's seed mixes the run seed
 	// and the index, so a game does not depend on which worker plays it.
 	var nextIndex atomic.Int64
-	source := func() (mcts.GameSpec, bool) {
-		for {
-			i := nextIndex.Add(1) - 1
-			if i >= int64(cfg.Games) {
-				return mcts.GameSpec{}, false
-			}
-			if seed := GameSeed(cfg.Seed, int(i)); !opt.Played[seed] {
-				return MixGame(int(i), seed, cfg.Mix, suite), true
+	source := opt.Source
+	if source == nil {
+		source = func() (mcts.GameSpec, bool) {
+			for {
+				i := nextIndex.Add(1) - 1
+				if i >= int64(cfg.Games) {
+					return mcts.GameSpec{}, false
+				}
+				if seed := GameSeed(cfg.Seed, int(i)); !opt.Played[seed] {
+					return MixGame(int(i), seed, cfg.Mix, suite), true
+				}
 			}
 		}
 	}
@@ -220,7 +237,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	}
 	records, wait := mcts.PlayAll(ctx, players, source, workers*cfg.GamesPerWorker)
 
-	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID}
+	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID, seq: opt.ShardSeq, onShard: opt.OnShard}
 	wr.sum = Summary{Reasons: map[rules.Reason]int{}, ByKind: map[string]Tally{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
 	lastShard := time.Now()
 	tick := time.NewTicker(time.Second)
@@ -252,13 +269,17 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 		writeErr = wr.flush()
 	}
 	wr.sum.Elapsed = time.Since(started)
-	wanted := 0
-	for i := range cfg.Games {
-		if !opt.Played[GameSeed(cfg.Seed, i)] {
-			wanted++
+	if opt.Source != nil {
+		wr.sum.Interrupted = ctx.Err() != nil
+	} else {
+		wanted := 0
+		for i := range cfg.Games {
+			if !opt.Played[GameSeed(cfg.Seed, i)] {
+				wanted++
+			}
 		}
+		wr.sum.Interrupted = wr.sum.Games < wanted
 	}
-	wr.sum.Interrupted = wr.sum.Games < wanted
 	if err := errors.Join(wait(), writeErr); err != nil {
 		return wr.sum, err
 	}
@@ -300,6 +321,7 @@ type writer struct {
 	name      string // this process's name in shard names
 	runID     string // prefix of the run's game ids
 	seq       int    // shards written
+	onShard   func(Summary)
 	games     []datasets.GameRow
 	positions []datasets.PositionRow
 	sum       Summary
@@ -375,5 +397,8 @@ func (w *writer) flush() error {
 	}
 	w.sum.Shards++
 	w.games, w.positions = w.games[:0], w.positions[:0]
+	if w.onShard != nil {
+		w.onShard(w.sum)
+	}
 	return nil
 }

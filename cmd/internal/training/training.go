@@ -54,6 +54,11 @@ type Options struct {
 	OnStep func(Step)
 	// Log receives notes on the data (records skipped, say); nil discards.
 	Log io.Writer
+	// Files, if set, are the positions files a new run trains on, newest
+	// first, instead of the newest shards of cfg.Data: the loop's external
+	// self-play chooses the shards of the right network. A resumed run
+	// reads its checkpoint's files either way.
+	Files []string
 }
 
 // Step is one step's figures.
@@ -117,7 +122,12 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 		if !cfg.Records.Only() {
-			if window, err = datasets.OpenWindow(cfg.Data, cfg.Window, cfg.Seed); err != nil {
+			if len(opt.Files) > 0 {
+				window, err = datasets.OpenWindowFiles(opt.Files, cfg.Window, cfg.Seed)
+			} else {
+				window, err = datasets.OpenWindow(cfg.Data, cfg.Window, cfg.Seed)
+			}
+			if err != nil {
 				return Summary{}, err
 			}
 		}

@@ -1,0 +1,246 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/datasets"
+	"taflab/net"
+)
+
+// lockedBuffer is a follower's output, written by its process's copier
+// and read by the test (guarded by mu).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestExternalLoopWithFollowers runs the tiny loop with external self-play
+// and two followers, real processes of cmd/selfplay; one is SIGKILLed after
+// its first shard and started again. Both generations complete; each took
+// at least its quota of games, all played by its own player (generation
+// 0's network for generation 1, while the followers started on the
+// network-free searcher before it was trained), no shard is taken twice,
+// every file in the data folder is whole, and each generation's training
+// read only the shards of its own and earlier generations.
+func TestExternalLoopWithFollowers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs cmd/selfplay")
+	}
+	bin := filepath.Join(t.TempDir(), "selfplay")
+	if out, err := exec.Command("go", "build", "-o", bin, "taflab/cmd/selfplay").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SelfPlay.External = true
+	cfg.SelfPlay.Games = 6
+	cfg.Train.Records.File, cfg.Train.Records.Optional = recordsFile(t, 12), false
+	cfg.Baseline.Games, cfg.Baseline.Odds = 0, nil
+	// A lax gate, so that generation 1 is mostly promoted and the followers
+	// switch networks mid-run; the checks hold either way.
+	cfg.Gate.Elo0, cfg.Gate.Elo1, cfg.Gate.Alpha, cfg.Gate.Beta = -700, -400, 0.3, 0.3
+	run := filepath.Join(t.TempDir(), "run")
+
+	type follower struct {
+		cmd *exec.Cmd
+		out *lockedBuffer
+	}
+	start := func(host string) follower {
+		t.Helper()
+		f := follower{out: &lockedBuffer{}}
+		f.cmd = exec.Command(bin, "-follow", run, "-workers", "1", "-games-per-worker", "2", "-shard-games", "2", "-host", host)
+		f.cmd.Stdout, f.cmd.Stderr = f.out, f.out
+		if err := f.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// The followers start before the loop and wait for it.
+	a, b := start("host-a"), start("host-b")
+	defer func() {
+		a.cmd.Process.Kill()
+		b.cmd.Process.Kill()
+	}()
+
+	var log lockedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, run, cfg, configs.TinyLoopFile(), Options{Log: &log, Poll: 20 * time.Millisecond})
+	}()
+
+	// SIGKILL follower a after its first shard, and start it again.
+	firstPid := a.cmd.Process.Pid
+	for {
+		names, _ := filepath.Glob(filepath.Join(run, DataDir, "*-host-a-*"+datasets.PositionsSuffix))
+		if len(names) > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no shard of follower a\n%s\nloop:\n%s", a.out.String(), log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	a.cmd.Process.Signal(syscall.SIGKILL)
+	a.cmd.Wait()
+	a = start("host-a")
+
+	if err := <-done; err != nil {
+		t.Fatalf("loop: %v\n%s\nfollower a:\n%s\nfollower b:\n%s", err, log.String(), a.out.String(), b.out.String())
+	}
+	// A follower stopped with SIGTERM finishes cleanly.
+	for _, f := range []follower{a, b} {
+		f.cmd.Process.Signal(syscall.SIGTERM)
+		if err := f.cmd.Wait(); err != nil {
+			t.Errorf("follower after SIGTERM: got %v, want exit 0\n%s", err, f.out.String())
+		}
+	}
+
+	// Each generation's player, found independently of the loop.
+	hashOf := func(path string) string {
+		n, _, err := net.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "net-" + n.Hash()
+	}
+	want := map[int]string{1: hashOf(pretrained(run)) + "-as-copenhagen-classic"}
+	want[2] = want[1]
+	if m, err := cli.ReadMatchFile(filepath.Join(GenDir(run, 1), "gate")); err != nil {
+		t.Fatal(err)
+	} else if m.Decision == "H1" {
+		want[2] = hashOf(filepath.Join(GenDir(run, 1), "train", "network.safetensors"))
+	}
+	t.Logf("players: %v", want)
+
+	dataDir := filepath.Join(run, DataDir)
+	takenBy := map[string]int{}
+	for g := 1; g <= 2; g++ {
+		st, err := readSelfplayStats(GenDir(run, g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.External || st.Evaluator != want[g] {
+			t.Errorf("generation %d: got external %v by %s, want external by %s", g, st.External, st.Evaluator, want[g])
+		}
+		games := 0
+		for _, sh := range st.Shards {
+			if h, ok := takenBy[sh.Name]; ok {
+				t.Errorf("shard %s: got taken by generations %d and %d, want one", sh.Name, h, g)
+			}
+			takenBy[sh.Name] = g
+			rows, _, err := datasets.ReadGamesFile(filepath.Join(dataDir, sh.Name+datasets.GamesSuffix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != sh.Games {
+				t.Errorf("shard %s: got %d games in the file, want the %d recorded", sh.Name, len(rows), sh.Games)
+			}
+			for _, r := range rows {
+				if r.Evaluator != want[g] {
+					t.Errorf("generation %d: shard %s holds a game of %s, want only %s", g, sh.Name, r.Evaluator, want[g])
+				}
+			}
+			games += len(rows)
+		}
+		if games < cfg.SelfPlay.Games || games != st.Games {
+			t.Errorf("generation %d: got %d games in its shards (%d recorded), want at least %d", g, games, st.Games, cfg.SelfPlay.Games)
+		}
+		// Training read exactly the shards of this and earlier generations.
+		_, meta, err := net.ReadSafetensors(filepath.Join(GenDir(run, g), "train", "checkpoint.safetensors"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		if err := json.Unmarshal([]byte(meta["taflab.data_files"]), &files); err != nil {
+			t.Fatal(err)
+		}
+		read := map[string]bool{}
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), datasets.PositionsSuffix)
+			read[name] = true
+			if h := takenBy[name]; h == 0 || h > g {
+				t.Errorf("generation %d trained on %s, taken by generation %d; want only generation 1 to %d's shards", g, name, h, g)
+			}
+		}
+		for _, sh := range st.Shards {
+			if !read[sh.Name] {
+				t.Errorf("generation %d did not train on its shard %s", g, sh.Name)
+			}
+		}
+	}
+	// Every file in the data folder is whole, and no game is in two shards.
+	if _, err := datasets.OpenWindow(dataDir, 0, 1); err != nil {
+		t.Errorf("the data folder: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dataDir, "*"+datasets.GamesSuffix))
+	ids, hosts, stale := map[string]bool{}, map[string]int{}, 0
+	for _, f := range files {
+		rows, _, err := datasets.ReadGamesFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimSuffix(filepath.Base(f), datasets.GamesSuffix)
+		hosts[strings.SplitN(shardWorker(name), "-", 3)[1]]++
+		for _, r := range rows {
+			if ids[r.GameID] {
+				t.Errorf("game %s: got it in two shards, want one", r.GameID)
+			}
+			ids[r.GameID] = true
+			if r.Evaluator != want[1] && r.Evaluator != want[2] {
+				stale++
+			}
+		}
+	}
+	if hosts["a"] == 0 || hosts["b"] == 0 {
+		t.Errorf("got shards by host %v, want both followers'", hosts)
+	}
+	if len(takenBy) == 0 || firstPid == a.cmd.Process.Pid {
+		t.Errorf("got %d shards taken, follower a restarted as pid %d (first %d)", len(takenBy), a.cmd.Process.Pid, firstPid)
+	}
+	t.Logf("%d shards, %d taken, %d games of no generation's player", len(files), len(takenBy), stale)
+	// The summary's throughput per worker host.
+	data, err := os.ReadFile(filepath.Join(run, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum RunSummary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Generations) != 2 || len(sum.Hosts) != 2 {
+		t.Fatalf("summary.json: got %d generations and hosts %+v, want 2 generations and hosts host-a and host-b", len(sum.Generations), sum.Hosts)
+	}
+	for i, h := range sum.Hosts {
+		if want := []string{"host-a", "host-b"}[i]; h.Host != want || h.Games < 2 || h.Positions <= h.Games || h.GamesPerHour <= 0 || h.PositionsPerHour <= h.GamesPerHour {
+			t.Errorf("summary.json: got host %+v, want %s with games, positions and their rates", h, want)
+		}
+	}
+}

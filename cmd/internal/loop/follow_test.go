@@ -1,0 +1,165 @@
+package loop
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/configs/variants"
+	"taflab/datasets"
+	"taflab/internal/nettest"
+	"taflab/net"
+)
+
+// tinyRun sets up a run folder of the tiny config with external self-play,
+// as the loop does when it starts.
+func tinyRun(t *testing.T) (string, configs.Loop) {
+	t.Helper()
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SelfPlay.External = true
+	run := filepath.Join(t.TempDir(), "run")
+	if err := setUp(run, cfg, configs.TinyLoopFile(), variants.MustLoad(cfg.Variant)); err != nil {
+		t.Fatal(err)
+	}
+	return run, cfg
+}
+
+func netLabel(t *testing.T, path string) string {
+	t.Helper()
+	n, _, err := net.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "net-" + n.Hash()
+}
+
+func promote(t *testing.T, run, network string) {
+	t.Helper()
+	if err := cli.WriteJSON(filepath.Join(run, BestFile), cli.BestPointer{Network: network, Promoted: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shardGames reads the data folder's games in shard order (oldest first):
+// each game's evaluator.
+func shardGames(t *testing.T, run string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(run, DataDir, "*"+datasets.GamesSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	var out []string
+	for _, f := range files {
+		rows, _, err := datasets.ReadGamesFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			out = append(out, r.Evaluator)
+		}
+	}
+	return out
+}
+
+// TestFollowSwitchesWithinOneGame promotes a network while a follower plays
+// the third game it handed out: that game and the others in progress finish
+// with the old network and are written, and every game started after the
+// promotion is played by the new one; the old network's shards all come
+// before the new one's.
+func TestFollowSwitchesWithinOneGame(t *testing.T) {
+	for _, slots := range []int{1, 2} {
+		t.Run(map[int]string{1: "one game at a time", 2: "two at once"}[slots], func(t *testing.T) {
+			run, _ := tinyRun(t)
+			netA, netB := nettest.TinyFile(t, 1), nettest.TinyFile(t, 2)
+			labelA, labelB := netLabel(t, netA), netLabel(t, netB)
+			promote(t, run, netA)
+			const promoteAt = 3
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var (
+				mu      sync.Mutex
+				started []string
+			)
+			opt := FollowOptions{Workers: 1, GamesPerWorker: slots, ShardGames: 1, Seed: 5, Host: "test"}
+			opt.started = func(label string) {
+				mu.Lock()
+				defer mu.Unlock()
+				started = append(started, label)
+				if len(started) == promoteAt {
+					promote(t, run, netB) // while this game is being set up: it plays with netA
+				}
+				if strings.Count(strings.Join(started, " "), labelB) > slots || len(started) > promoteAt+10 {
+					cancel() // a game of netB is done (or a follower that never switches); those in progress are dropped
+				}
+			}
+			done := make(chan error, 1)
+			var sum FollowSummary
+			go func() {
+				var err error
+				sum, err = Follow(ctx, run, opt)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(5 * time.Minute):
+				cancel()
+				<-done
+				t.Fatal("the follower did not start two games of the new network in 5 minutes")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for i, l := range started {
+				want := labelA
+				if i >= promoteAt {
+					want = labelB
+				}
+				if l != want {
+					t.Errorf("game %d handed out: got %s, want %s (promoted while game %d was set up)", i+1, l, want, promoteAt)
+				}
+			}
+			if got, want := sum.Networks, []string{labelA, labelB}; !slices.Equal(got, want) {
+				t.Errorf("networks played: got %v, want %v", got, want)
+			}
+			games := shardGames(t, run)
+			nA := 0
+			for i, e := range games {
+				if e == labelA {
+					nA++
+					if i > 0 && games[i-1] != labelA {
+						t.Errorf("shard order: got a game of %s after one of %s, want the old network's all first", e, games[i-1])
+					}
+				} else if e != labelB {
+					t.Errorf("got a game of %s, want %s or %s", e, labelA, labelB)
+				}
+			}
+			if nB := len(games) - nA; nB < 1 {
+				t.Errorf("got %d games of the new network written, want at least 1", nB)
+			}
+			if nA != promoteAt {
+				t.Errorf("got %d games of the old network written, want the %d started before the switch (none dropped)", nA, promoteAt)
+			}
+			data, err := os.ReadFile(filepath.Join(run, WorkersDir, "test-"+strconv.Itoa(os.Getpid())+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"`+labelA+`": 3`) {
+				t.Errorf("worker record: got %s, want 3 games of %s", data, labelA)
+			}
+		})
+	}
+}

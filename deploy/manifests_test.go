@@ -1,0 +1,188 @@
+package deploy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// manifests reads every document of k8s/*.yaml, decoded strictly into the
+// Kubernetes type of its kind: an unknown or misspelt field, a value of
+// the wrong type or a kind the test does not know fails.
+type manifests struct {
+	pvcs        []corev1.PersistentVolumeClaim
+	jobs        []batchv1.Job
+	deployments []appsv1.Deployment
+}
+
+func readManifests(t *testing.T, dir string) manifests {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in %s: %v", dir, err)
+	}
+	var m manifests
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, doc := range bytes.Split(data, []byte("\n---")) {
+			if len(bytes.TrimSpace(doc)) == 0 {
+				continue
+			}
+			if err := decode(doc, &m); err != nil {
+				t.Errorf("%s: document %d: %v", f, i+1, err)
+			}
+		}
+	}
+	return m
+}
+
+func decode(doc []byte, m *manifests) error {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(doc, &head); err != nil {
+		return err
+	}
+	switch head.APIVersion + " " + head.Kind {
+	case "v1 PersistentVolumeClaim":
+		var v corev1.PersistentVolumeClaim
+		if err := yaml.UnmarshalStrict(doc, &v); err != nil {
+			return err
+		}
+		m.pvcs = append(m.pvcs, v)
+	case "batch/v1 Job":
+		var v batchv1.Job
+		if err := yaml.UnmarshalStrict(doc, &v); err != nil {
+			return err
+		}
+		m.jobs = append(m.jobs, v)
+	case "apps/v1 Deployment":
+		var v appsv1.Deployment
+		if err := yaml.UnmarshalStrict(doc, &v); err != nil {
+			return err
+		}
+		m.deployments = append(m.deployments, v)
+	default:
+		return &unknownKind{head.APIVersion, head.Kind}
+	}
+	return nil
+}
+
+type unknownKind struct{ apiVersion, kind string }
+
+func (u *unknownKind) Error() string {
+	return "kind " + u.kind + " of " + u.apiVersion + ": the test decodes PersistentVolumeClaim, Job and Deployment"
+}
+
+// TestDecodeRefusesUnknownFields shows the check can fail: a misspelt
+// field, a field at the wrong level, a wrong type.
+func TestDecodeRefusesUnknownFields(t *testing.T) {
+	for _, c := range []struct{ name, doc string }{
+		{"misspelt", "apiVersion: batch/v1\nkind: Job\nspec:\n  backofLimit: 3\n"},
+		{"wrong level", "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      image: x\n"},
+		{"wrong type", "apiVersion: v1\nkind: PersistentVolumeClaim\nspec:\n  accessModes: ReadWriteMany\n"},
+		{"unknown kind", "apiVersion: v1\nkind: Pod\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := decode([]byte(c.doc), &manifests{}); err == nil {
+				t.Errorf("got no error, want one for %q", c.doc)
+			}
+		})
+	}
+}
+
+// TestManifests decodes deploy/k8s and checks that the pieces fit: one
+// ReadWriteMany claim that every pod mounts; the loop Job and the
+// followers' Deployment running the image's commands on the same run
+// folder under the mount; resource requests on every container.
+func TestManifests(t *testing.T) {
+	m := readManifests(t, "k8s")
+	if len(m.pvcs) != 1 || len(m.jobs) != 1 || len(m.deployments) != 1 {
+		t.Fatalf("got %d claims, %d jobs, %d deployments; want one of each", len(m.pvcs), len(m.jobs), len(m.deployments))
+	}
+	pvc := m.pvcs[0]
+	if !slices.Equal(pvc.Spec.AccessModes, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}) {
+		t.Errorf("claim %s: got access modes %v, want ReadWriteMany", pvc.Name, pvc.Spec.AccessModes)
+	}
+	if pvc.Spec.Resources.Requests.Storage().IsZero() {
+		t.Errorf("claim %s: got no storage request, want one", pvc.Name)
+	}
+	dockerfile, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// run returns the run folder the command of a pod names after flag.
+	run := func(what string, spec corev1.PodSpec, command, flag string) string {
+		t.Helper()
+		if len(spec.Containers) != 1 {
+			t.Fatalf("%s: got %d containers, want 1", what, len(spec.Containers))
+		}
+		c := spec.Containers[0]
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			if q, ok := c.Resources.Requests[r]; !ok || q.IsZero() {
+				t.Errorf("%s: got no %s request, want one", what, r)
+			}
+		}
+		if len(c.Command) == 0 || c.Command[0] != command || !bytes.Contains(dockerfile, []byte("-o /out/"+command+" ./cmd/"+command)) {
+			t.Errorf("%s: got command %v, want %s, which the Dockerfile builds", what, c.Command, command)
+		}
+		if c.Image != "taflab:latest" {
+			t.Errorf("%s: got image %q, want taflab:latest (the README's docker build)", what, c.Image)
+		}
+		if len(spec.Volumes) != 1 || spec.Volumes[0].PersistentVolumeClaim == nil || spec.Volumes[0].PersistentVolumeClaim.ClaimName != pvc.Name {
+			t.Fatalf("%s: got volumes %+v, want the claim %s", what, spec.Volumes, pvc.Name)
+		}
+		if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != spec.Volumes[0].Name {
+			t.Fatalf("%s: got mounts %+v, want the shared volume", what, c.VolumeMounts)
+		}
+		i := slices.Index(c.Command, flag)
+		if i < 0 || i+1 >= len(c.Command) {
+			t.Fatalf("%s: got command %v, want %s RUN", what, c.Command, flag)
+		}
+		dir := c.Command[i+1]
+		if !strings.HasPrefix(dir, c.VolumeMounts[0].MountPath+"/") {
+			t.Errorf("%s: run folder %s is not on the shared volume (%s)", what, dir, c.VolumeMounts[0].MountPath)
+		}
+		return dir
+	}
+	job := m.jobs[0]
+	if p := job.Spec.Template.Spec.RestartPolicy; p != corev1.RestartPolicyOnFailure {
+		t.Errorf("loop job: got restart policy %q, want OnFailure (a resumed loop carries on)", p)
+	}
+	loopRun := run("loop job", job.Spec.Template.Spec, "train", "-run")
+	if c := job.Spec.Template.Spec.Containers[0].Command; len(c) < 2 || c[1] != "loop" || !slices.Contains(c, "-external") {
+		t.Errorf("loop job: got command %v, want train loop ... -external", c)
+	}
+	d := m.deployments[0]
+	followRun := run("followers", d.Spec.Template.Spec, "selfplay", "-follow")
+	if loopRun != followRun {
+		t.Errorf("got the loop on %s and the followers on %s, want one run folder", loopRun, followRun)
+	}
+	if d.Spec.Selector == nil || !equalLabels(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+		t.Errorf("followers: selector %v does not match the pods' labels %v", d.Spec.Selector, d.Spec.Template.Labels)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas < 1 {
+		t.Errorf("followers: got replicas %v, want at least 1", d.Spec.Replicas)
+	}
+}
+
+func equalLabels(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return len(sel) > 0
+}
