@@ -36,6 +36,9 @@ import (
 // c3-c1 captures the attacker on b1 (against the corner) and opens both ways
 // along the edge to a corner: one attacker's move can close only one, so
 // the king escapes on his next move whatever the engine plays.
+// shippedNetwork is the network that ships with the project.
+var shippedNetwork = filepath.Join("..", "networks", "copenhagen.safetensors")
+
 const forkStart = "11/11/11/7a3/11/4d6/1a9/11/2k8/11/1a9 d"
 
 func chromium(t *testing.T) string {
@@ -270,6 +273,9 @@ func TestBrowser(t *testing.T) {
 	}
 	cfg := web.DefaultConfig()
 	cfg.DataDir, cfg.RunDir, cfg.NetFile = data, filepath.Join("testdata", "run"), nettest.TinyFile(t, 1)
+	if _, err := os.Stat(shippedNetwork); err == nil {
+		cfg.NetFile = shippedNetwork // the screenshot shows what a trained network thinks
+	}
 	srv, err := web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -470,6 +476,12 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("analysis", func(t *testing.T) {
 		b.t = t
+		// A position from the middle of the game, by keyboard.
+		b.do(chromedp.Focus("#replay-next"))
+		b.keys(kb.Home)
+		for range min(12, len(row.Moves)/2) {
+			b.keys(kb.ArrowRight)
+		}
 		b.do(chromedp.Click("#replay-analyse"))
 		b.wait(`!document.getElementById("view-analysis").hidden`)
 		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("analysis-network").value = "net"`))

@@ -94,6 +94,7 @@ class Board {
     this.throne = info.throne;
     this.el.textContent = "";
     this.el.style.gridTemplateColumns = `repeat(${info.size}, 1fr)`;
+    this.el.style.gridTemplateRows = `repeat(${info.size}, 1fr)`;
     this.cells = {};
     const special = new Set([info.throne, ...info.corners]);
     for (let rank = info.size; rank >= 1; rank--) {
@@ -212,7 +213,10 @@ class Board {
       line.setAttribute("marker-end", "url(#head)");
       svg.appendChild(line);
       const t = document.createElementNS(SVGNS, "text");
-      t.setAttribute("x", x2); t.setAttribute("y", y2 - 2);
+      // The label beside the arrow's middle, clear of its head.
+      const horizontal = y1 === y2;
+      t.setAttribute("x", (x1 + x2) / 2 + (horizontal ? 0 : 2.6));
+      t.setAttribute("y", (y1 + y2) / 2 + (horizontal ? -1.6 : 1.2));
       t.setAttribute("text-anchor", "middle");
       t.setAttribute("font-size", "3.4");
       t.setAttribute("font-weight", "bold");
@@ -517,7 +521,13 @@ function showPly(ply) {
   replayBoard.render(g.board, g.positions[ply], m ? { captures: m.captures, last: [m.from, m.to] } : {});
   $("replay-board").dataset.ply = ply;
   $("replay-ply").value = ply;
-  [...$("replay-moves").children].forEach((li, i) => li.classList.toggle("current", i === ply - 1));
+  [...$("replay-moves").children].forEach((li, i) => {
+    li.classList.toggle("current", i === ply - 1);
+    if (i === ply - 1) {
+      const ol = $("replay-moves");
+      ol.scrollTop = Math.max(0, li.offsetTop - ol.offsetTop - ol.clientHeight / 2);
+    }
+  });
   let s = `Ply ${ply} of ${g.moves.length}`;
   if (m) s += `: ${m.move}` + (m.captures.length ? ` (captured ${m.captures.join(", ")})` : "");
   if (g.capture_mismatches) s += `. ${g.capture_mismatches} moves' written captures differ from the rules'`;
@@ -686,7 +696,8 @@ function lineChart(parent, title, xLabel, yLabel, series, opts) {
   const pts = series.flatMap((s) => s.points);
   if (!pts.length) { const p = document.createElement("p"); p.textContent = "No data."; box.appendChild(p); parent.appendChild(box); return; }
   let x0 = Math.min(...pts.map((p) => p.x)), x1 = Math.max(...pts.map((p) => p.x));
-  if (x0 === x1) { x0 -= 1; x1 += 1; }
+  const xticks0 = Math.ceil(x0), xticks1 = Math.floor(x1);
+  x0 -= 0.5; x1 += 0.5; // half a step of margin: no marker sits on an axis
   let y0 = Math.min(...pts.map((p) => p.lo ?? p.y)), y1 = Math.max(...pts.map((p) => p.hi ?? p.y));
   if (opts.yMin !== undefined) y0 = Math.min(y0, opts.yMin);
   if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
@@ -711,7 +722,7 @@ function lineChart(parent, title, xLabel, yLabel, series, opts) {
     el("text", { x: L - 6, y: Y(y) + 4, "text-anchor": "end", "font-size": 11 }, opts.percent ? (100 * y).toFixed(0) + "%" : String(+y.toFixed(6)));
   }
   const xstep = Math.max(1, Math.ceil((x1 - x0) / 10)); // integers only: generations
-  for (let x = Math.ceil(x0); x <= x1; x += xstep) {
+  for (let x = xticks0; x <= xticks1; x += xstep) {
     el("line", { x1: X(x), x2: X(x), y1: H - B, y2: H - B + 4, stroke: "#000" });
     el("text", { x: X(x), y: H - B + 16, "text-anchor": "middle", "font-size": 11 }, String(x));
   }
