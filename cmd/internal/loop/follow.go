@@ -150,7 +150,9 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	}
 
 	ws := workerStats{Name: name, Host: host, Started: time.Now().UTC(), ByEvaluator: map[string]int{}}
-	statsPath := filepath.Join(run, WorkersDir, name+".json")
+	// The start time keeps apart two processes of one name: a container
+	// started again in its pod has the same host name and often pid 1.
+	statsPath := filepath.Join(run, WorkersDir, name+"-"+ws.Started.Format("20060102T150405.000000000Z")+".json")
 	if err := os.MkdirAll(filepath.Dir(statsPath), 0o755); err != nil {
 		return FollowSummary{}, fmt.Errorf("loop: follow: %w", err)
 	}

@@ -153,7 +153,11 @@ func TestFollowSwitchesWithinOneGame(t *testing.T) {
 			if nA != promoteAt {
 				t.Errorf("got %d games of the old network written, want the %d started before the switch (none dropped)", nA, promoteAt)
 			}
-			data, err := os.ReadFile(filepath.Join(run, WorkersDir, "test-"+strconv.Itoa(os.Getpid())+".json"))
+			records, _ := filepath.Glob(filepath.Join(run, WorkersDir, "test-"+strconv.Itoa(os.Getpid())+"-*.json"))
+			if len(records) != 1 {
+				t.Fatalf("got worker records %v, want one", records)
+			}
+			data, err := os.ReadFile(records[0])
 			if err != nil {
 				t.Fatal(err)
 			}
