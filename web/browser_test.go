@@ -500,7 +500,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("runs", func(t *testing.T) {
 		b.t = t
 		b.do(chromedp.Click("#tab-runs"))
-		b.wait(`document.querySelectorAll("#runs-charts svg[role=img]").length >= 3`)
+		// Three charts of the summary, and the ratings report's by generation.
+		b.wait(`document.querySelectorAll("#runs-charts svg[role=img]").length >= 4`)
 		var summary []struct {
 			Generation int `json:"generation"`
 		}

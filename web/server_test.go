@@ -566,3 +566,53 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// TestFilesRefused: corrupt files in the served folders get an answer that
+// names the file and the problem, and a rule-set file plays as sent.
+func TestFilesRefused(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"broken.games.arrow":                "ARROW1 but not really",
+		"gen-001/train/network.safetensors": "not a network",
+		"gen-001/gate/games.csv":            "d1-d3,0,0,Ongoing\n",
+		"gen-001/gate/match.json":           `{"variant":"fetlar"}`,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := web.DefaultConfig()
+	cfg.DataDir, cfg.RunDir = dir, dir
+	ts := testServer(t, cfg)
+	status, body, raw := call(t, ts, "GET", "/api/file-games?src=data&path=broken.games.arrow", "")
+	if msg, _ := body["error"].(string); status != 422 || !strings.HasPrefix(msg, "datasets: data/broken.games.arrow: ") {
+		t.Fatalf("a broken dataset: %d %s, want 422 naming the file", status, raw)
+	}
+	status, body, raw = call(t, ts, "POST", "/api/analyze", `{"network":"run:gen-001/train/network.safetensors"}`)
+	if msg, _ := body["error"].(string); status != 422 || !strings.HasPrefix(msg, "net: run/gen-001/train/network.safetensors: ") {
+		t.Fatalf("a broken network: %d %s, want 422 naming the file", status, raw)
+	}
+	// A match's games.csv plays under the rule set its match.json names.
+	status, _, raw = call(t, ts, "GET", "/api/replay?src=run&path=gen-001/gate/games.csv&game=0", "")
+	var r struct {
+		Board struct{ Variant string } `json:"board"`
+	}
+	if err := json.Unmarshal(raw, &r); status != 200 || err != nil || r.Board.Variant != "fetlar" {
+		t.Fatalf("a match's games: %d %s, want them under fetlar", status, raw)
+	}
+	// A rule-set file sent by the page.
+	toml, err := variants.File("copenhagen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(strings.Replace(string(toml), "edge_fort = true", "edge_fort = false", 1), `name = "copenhagen"`, `name = "no-fort"`, 1)
+	body2, _ := json.Marshal(map[string]any{"variant_toml": edited, "human": "both"})
+	status, _, raw = call(t, ts, "POST", "/api/games", string(body2))
+	if status != 200 || !strings.Contains(string(raw), `"variant":"no-fort"`) {
+		t.Fatalf("a rule-set file: %d %s, want a game of no-fort", status, raw)
+	}
+}

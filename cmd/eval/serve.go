@@ -42,12 +42,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
-	host, _, err := stdnet.SplitHostPort(*addr)
+	loopback, err := isLoopback(*addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "eval serve: -addr %q: %v\n", *addr, err)
+		fmt.Fprintf(stderr, "eval serve: %v\n", err)
 		return 2
 	}
-	if ip := stdnet.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopback {
 		fmt.Fprintf(stderr, "eval serve: warning: -addr %s is not a loopback address: anyone who reaches it can play, read the served folders and run searches\n", *addr)
 	}
 	srv, err := web.New(cfg)
@@ -76,4 +76,18 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// isLoopback reports whether a listening address HOST:PORT stays on this
+// machine; an empty host listens on every address, so it does not.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := stdnet.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("-addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := stdnet.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
 }

@@ -856,7 +856,14 @@ async function showRun() {
     fig.appendChild(h);
     const players = rt.report.players || [];
     const t = document.createElement("table");
-    table(t, ["player", "Elo", "interval", "games"], players.map((p) => [p.name || p.player || "", (p.elo ?? 0).toFixed(0), p.lo !== undefined ? `[${p.lo.toFixed(0)}, ${p.hi.toFixed(0)}]` : "", p.games ?? ""]));
+    table(t, ["player", "Elo", "95% interval", "games", "score"], players.map((p) => [p.name, p.elo.toFixed(0),
+      p.anchor ? "anchor" : `[${(p.elo - p.ci95).toFixed(0)}, ${(p.elo + p.ci95).toFixed(0)}]`, p.games, (100 * p.score).toFixed(1) + "%"]),
+      `Bradley-Terry ratings (${rt.report.variant || ""})`);
+    const gensRated = players.filter((p) => p.generation !== null && p.generation !== undefined);
+    if (gensRated.length) {
+      lineChart(charts, `Ratings by generation: ${rt.path}`, "generation", "Elo (95% interval)",
+        [{ name: "rating", points: gensRated.map((p) => ({ x: p.generation, y: p.elo, lo: p.elo - p.ci95, hi: p.elo + p.ci95 })) }], { zero: true });
+    }
     fig.appendChild(t);
     charts.appendChild(fig);
   }
