@@ -227,6 +227,10 @@ func (g *Game) judge(t Square, mover Side, kingMoved, swept bool) Outcome {
 		if mover == Defenders && g.occurrencesBefore() >= 2 {
 			return win(Attackers, Repetition)
 		}
+	case RepetitionDraw:
+		if g.occurrencesBefore() >= 2 {
+			return Outcome{Winner: Draw, Reason: Repetition, Ply: ply}
+		}
 	}
 	if !g.hasMove() {
 		return win(mover, NoMoves)

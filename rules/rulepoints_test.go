@@ -24,16 +24,22 @@ import (
 
 // Rule-set names. rpNoRep is copenhagen with repetition turned off, built by
 // editing its Definition, for a no-progress case that a short shuttle can
-// reach without a repetition ending the game first.
+// reach without a repetition ending the game first. rpRepDraw is copenhagen
+// with repetition = "draw", a switch none of the four rule sets uses (it is
+// there for rule sets of one's own and OpenTafl's tfr:d).
 const (
-	rpCop   = "copenhagen"
-	rpFet   = "fetlar"
-	rpCC    = "copenhagen-classic"
-	rpH11   = "hnefatafl11"
-	rpNoRep = "copenhagen-norep"
+	rpCop     = "copenhagen"
+	rpFet     = "fetlar"
+	rpCC      = "copenhagen-classic"
+	rpH11     = "hnefatafl11"
+	rpNoRep   = "copenhagen-norep"
+	rpRepDraw = "copenhagen-repdraw"
 )
 
 var rpFour = []string{rpCop, rpFet, rpCC, rpH11}
+
+// rpEdited are the rule sets made by editing copenhagen's repetition switch.
+var rpEdited = map[string]rules.RepetitionRule{rpNoRep: rules.RepetitionNone, rpRepDraw: rules.RepetitionDraw}
 
 var rpVariantCache = map[string]*rules.Variant{}
 
@@ -43,13 +49,13 @@ func rpVariant(t *testing.T, name string) *rules.Variant {
 		return v
 	}
 	var v *rules.Variant
-	if name == rpNoRep {
+	if rep, ok := rpEdited[name]; ok {
 		def := variants.MustLoad(rpCop).Definition()
-		def.Name = rpNoRep
-		def.Repetition = rules.RepetitionNone
+		def.Name = name
+		def.Repetition = rep
 		var err error
 		if v, err = rules.Compile(def); err != nil {
-			t.Fatalf("compile %s: got %v, want no error", rpNoRep, err)
+			t.Fatalf("compile %s: got %v, want no error", name, err)
 		}
 	} else {
 		v = variants.MustLoad(name)
@@ -233,8 +239,10 @@ func rpRun(t *testing.T, cases []rpCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			names := append([]string(nil), rpFour...)
-			if _, ok := c.want[rpNoRep]; ok {
-				names = append(names, rpNoRep)
+			for _, name := range []string{rpNoRep, rpRepDraw} {
+				if _, ok := c.want[name]; ok {
+					names = append(names, name)
+				}
 			}
 			for _, name := range names {
 				want, ok := c.want[name]
@@ -522,10 +530,12 @@ func TestRulePointEncirclement(t *testing.T) {
 
 // TestRulePointRepetition: the third occurrence of a position (board and side
 // to move; the given start counts once). The mover loses, except in
-// copenhagen-classic, where only the defenders lose by it.
+// copenhagen-classic, where only the defenders lose by it, and under
+// repetition = "draw", where either side's move into it draws.
 func TestRulePointRepetition(t *testing.T) {
 	defLose := ends(rules.AttackersWin, rules.Repetition, "")
 	attLose := ends(rules.DefendersWin, rules.Repetition, "")
+	draw := ends(rules.Draw, rules.Repetition, "")
 	rpRun(t, []rpCase{
 		{name: "the defenders bring about the third occurrence of the start", att: "c3", def: "i3", king: "f9",
 			moves: rpShuttle(8, "c3 c4", "i3 i4"), want: every(defLose)},
@@ -537,6 +547,14 @@ func TestRulePointRepetition(t *testing.T) {
 			moves: rpShuttle(24, "c3 c4 c5", "i3 i4"), want: every(defLose)},
 		{name: "no repetition rule: no end at the third occurrence", att: "c3", def: "i3", king: "f9",
 			moves: rpShuttle(8, "c3 c4", "i3 i4"), want: map[string]rpWant{rpNoRep: goesOn("")}},
+		{name: "draw: the defenders' move into the third occurrence draws", att: "c3", def: "i3", king: "f9",
+			moves: rpShuttle(8, "c3 c4", "i3 i4"), want: map[string]rpWant{rpRepDraw: draw}},
+		{name: "draw: the attackers' move into the third occurrence draws", att: "c3", def: "i3", king: "f9",
+			moves: rpShuttle(8, "i3 i4", "c3 c4"), want: map[string]rpWant{rpRepDraw: draw}},
+		{name: "draw: the second occurrence goes on", att: "c3", def: "i3", king: "f9",
+			moves: rpShuttle(4, "i3 i4", "c3 c4"), want: map[string]rpWant{rpRepDraw: goesOn("")}},
+		{name: "draw: the side to move is part of the position", att: "c3", def: "i3", king: "f9",
+			moves: rpShuttle(24, "c3 c4 c5", "i3 i4"), want: map[string]rpWant{rpRepDraw: draw}},
 	})
 }
 
@@ -611,7 +629,7 @@ func TestRulePointOrder(t *testing.T) {
 			moves: rpShuttle(100, "b2 b4 b5 b6 b7 b8 b9 c9 d9 e9 f9 g9 h9 h8 h7 h6 h5 h4 h3 h2 g2 f2 e2 d2 c2", "j3 j4 j5 j6 j7"),
 			want: map[string]rpWant{rpCop: ends(rules.AttackersWin, rules.Repetition, ""), rpFet: ends(rules.AttackersWin, rules.Repetition, ""),
 				rpCC: ends(rules.AttackersWin, rules.Repetition, ""), rpH11: ends(rules.AttackersWin, rules.Repetition, ""),
-				rpNoRep: ends(rules.Draw, rules.NoProgress, "")}},
+				rpNoRep: ends(rules.Draw, rules.NoProgress, ""), rpRepDraw: ends(rules.Draw, rules.Repetition, "")}},
 		{name: "no moves comes before the no-progress draw", att: "a2", def: "a3 b5 i3", king: "g8",
 			moves: append(rpShuttle(99, "a2 c2 d2 e2 f2", "i3 i4 i5 i6 i7 i8"), "b5-b2"),
 			want:  every(ends(rules.DefendersWin, rules.NoMoves, ""))},

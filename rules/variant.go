@@ -29,16 +29,22 @@ func (r *ShieldwallRule) UnmarshalText(text []byte) error {
 	return err
 }
 
-// RepetitionRule says whose repetitions lose.
+// RepetitionRule says what a third occurrence of a position does: whose
+// move into it loses, or that it draws.
 type RepetitionRule uint8
 
 const (
 	RepetitionNone          RepetitionRule = iota // repetitions are not judged
 	RepetitionMoverLoses                          // whoever brings about a third occurrence loses
 	RepetitionDefendersLose                       // only the defenders lose by repetition (copenhagen-classic)
+	// RepetitionDraw: a third occurrence, by either side's move, draws.
+	// None of the four shipped rule sets has it; it is OpenTafl's default
+	// (tfr:d) and there for rule sets of one's own. Added last, so that
+	// the numbers of the others stay as they were.
+	RepetitionDraw
 )
 
-var repetitionNames = []string{"none", "mover-loses", "defenders-lose"}
+var repetitionNames = []string{"none", "mover-loses", "defenders-lose", "draw"}
 
 // String returns the rule's name in rule-set files.
 func (r RepetitionRule) String() string { return enumName(repetitionNames, uint8(r)) }
@@ -95,7 +101,8 @@ type Definition struct {
 	// Encirclement lets the attackers win by sealing every defender off
 	// from the edge.
 	Encirclement bool `toml:"encirclement"`
-	// Repetition says whose move into a third occurrence of a position loses.
+	// Repetition says whose move into a third occurrence of a position
+	// loses, or that it draws.
 	Repetition RepetitionRule `toml:"repetition"`
 	// NoProgressMoves is the number of consecutive moves (plies, both
 	// sides counted) without a capture that draw the game; 0 turns the rule

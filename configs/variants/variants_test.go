@@ -70,7 +70,7 @@ func TestParseVariantErrors(t *testing.T) {
 		{"missing key", "encirclement", "", "", []string{"my.toml", `missing key "encirclement"`}},
 		{"wrong type", "size", `size = "eleven"`, "", []string{"my.toml", "line", "size"}},
 		{"bad enum", "shieldwall", `shieldwall = "sometimes"`, "", []string{"my.toml", "shieldwall", "none, attackers, both"}},
-		{"bad repetition", "repetition", `repetition = "always"`, "", []string{"my.toml", "repetition", "mover-loses"}},
+		{"bad repetition", "repetition", `repetition = "always"`, "", []string{"my.toml", "repetition", "mover-loses", "draw"}},
 		{"even size", "size", "size = 10", "", []string{"my.toml", "key size", "odd"}},
 		{"size too big", "size", "size = 13", "", []string{"my.toml", "key size"}},
 		{"start of another size", "size", "size = 9", "", []string{"my.toml", "key start", "11x11"}},
@@ -108,6 +108,15 @@ func TestUserVariant(t *testing.T) {
 	}
 	if got := v.Definition(); got.Name != "no-fort" || got.EdgeFort || !got.Encirclement {
 		t.Errorf("got %+v, want copenhagen without the edge fort", got)
+	}
+	// A draw by repetition: the switch none of the four rule sets uses.
+	data = copenhagenWith(t, "repetition", `repetition = "draw"`, "")
+	v, err = variants.Parse("repdraw.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.Definition().Repetition, rules.RepetitionDraw; got != want {
+		t.Errorf("repetition: got %v, want %v", got, want)
 	}
 	if _, err := variants.Load("no-such"); err == nil || !strings.Contains(err.Error(), "copenhagen-classic") {
 		t.Errorf("got %v, want an error that lists the embedded rule sets", err)
