@@ -14,9 +14,38 @@ import (
 // "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:/3ttttt3/.../"
 // (opentafl-notation-spec.txt, section 3, and RulesSerializer.java for the
 // defaults and the keys the spec's text leaves out: name, spd, the *re
-// keys, starti). CompileRules turns one into a rules.Definition, with the
-// OpenTafl default for every key left out, and refuses, naming the key,
-// every value taflab cannot play.
+// keys, ks's letters s, c, m and w, starti). CompileRules turns one into a
+// rules.Definition, with the OpenTafl default for every key left out, and
+// refuses, naming the key, every value taflab cannot play.
+//
+// The mapping, as OpenTafl's sources define the keys (jslater89/OpenTafl:
+// opentafl-notation-spec.txt, RulesSerializer.java's defaults and readers,
+// Rules.java, GameState.java's checkVictory):
+//
+//	surf  "surrounding fatal", default y: the attackers win when no
+//	      defender can reach the edge (GameState: isSideEncircled of the
+//	      defenders) -> Encirclement
+//	efe   "edge fort escape", default n -> EdgeFort
+//	sw    n none (default); s strong: a corner may close the row ->
+//	      ShieldwallBoth (OpenTafl sweeps for the side that moved, either
+//	      side); w weak (corners may not close it) is refused
+//	tfr   threefold repetition, default d. The spec: "if "w", the player
+//	      forced to respond wins. If "l", the player forced to respond
+//	      loses. If "d", the game is a draw (default). If "i", threefold
+//	      repetitions are ignored." GameState judges after the turn has
+//	      passed, so THIRD_REPETITION_WINS gives the win to the side now
+//	      to move: w -> RepetitionMoverLoses (either side), d ->
+//	      RepetitionDraw, i -> RepetitionNone, l (the repeater wins) refused
+//	ks    y or s strong (default), m middleweight: "all of his adjacent
+//	      spaces must be hostile", so three attackers on the edge and two
+//	      beside a corner -> KingCapturedOnEdge; w or n weak and c (strong
+//	      only at the throne) refused
+//	ka    y armed (default); n, h and a refused
+//	cor, cen  "default" or exactly the corners, the centre
+//	corh, cenh, cenhe, cors, cens, cenp, cenre: the lists taflab's rules
+//	      need (pieceRules); the others change nothing on taflab's boards
+//	atkf  y (default): the attackers move first; start is read rank 1
+//	      first, starti the other way up
 //
 // What OpenTafl's keys cannot say about taflab's own rule sets is written
 // in keys of taflab's, which OpenTafl ignores (it reads only the keys it
@@ -25,7 +54,7 @@ import (
 //	x-swside:a   only the attackers sweep shieldwalls (with sw:s)
 //	x-swwins:y   the first shieldwall sweep wins the game
 //	x-tfr:d      only the defenders lose by repetition (with tfr:w)
-//	x-kedge:y    the king is captured on the edge (three attackers; two beside a corner)
+//	x-kedge:y    the king is captured on the edge: ks:m, as taflab wrote it before
 //	x-np:N       N moves without a capture draw the game
 //
 // so that every rule set taflab plays has a rules string (RulesString)
@@ -87,8 +116,8 @@ var pieceRules = map[string]pieceRule{
 // naming the key, an unknown key, a key given twice, a malformed value, and
 // every value taflab cannot play: edge escape, an unarmed or weak king,
 // jumps, berserk, speed limits, fortresses, moved corners or throne, weak
-// or unflanked shieldwalls, a draw or a win by repetition, and any hostility
-// or movement list other than taflab's.
+// or unflanked shieldwalls, a win by repetition for the repeating side, and
+// any hostility or movement list other than taflab's.
 func CompileRules(otr string) (rules.Definition, error) {
 	fail := func(key, format string, args ...any) (rules.Definition, error) {
 		return rules.Definition{}, &RulesError{Key: key, Err: fmt.Errorf(format, args...)}
@@ -194,8 +223,19 @@ func CompileRules(otr string) (rules.Definition, error) {
 			return rules.Definition{}, err
 		}
 	}
-	if ks := get("ks", "s"); ks != "s" && ks != "y" {
-		return fail("ks", "%q: taflab plays only a strong king, ks:s (captured on four sides)", clip(ks))
+	middleweight := false
+	switch ks := get("ks", "s"); ks {
+	case "s", "y":
+	case "m":
+		// Captured wherever every side of him is hostile: on the edge by
+		// three attackers, beside a corner by two, which needs the corner
+		// hostile to him.
+		if corh, ok := kv["corh"]; ok && !strings.ContainsRune(corh, 'K') {
+			return fail("ks", "\"m\" with corh:%s: taflab plays the middleweight king only with corners hostile to him (K in corh)", clip(corh))
+		}
+		middleweight = true
+	default:
+		return fail("ks", "%q: taflab plays a strong king, ks:s (captured on four sides), or a middleweight one, ks:m (on every side, so on the edge too)", clip(ks))
 	}
 	for _, key := range []string{"nj", "cj"} {
 		// No knights or commanders stand on a board taflab plays (the start
@@ -257,9 +297,9 @@ func CompileRules(otr string) (rules.Definition, error) {
 	case "i":
 		def.Repetition = rules.RepetitionNone
 	case "d":
-		return fail("tfr", "\"d\" (OpenTafl's default): a draw by repetition: taflab plays tfr:w (the repeating side loses) or tfr:i (ignored)")
+		def.Repetition = rules.RepetitionDraw
 	case "l":
-		return fail("tfr", "\"l\": the repeating side wins: taflab plays tfr:w or tfr:i")
+		return fail("tfr", "\"l\": the repeating side wins: taflab plays tfr:w (the repeating side loses), tfr:d (a draw) or tfr:i (ignored)")
 	default:
 		return fail("tfr", "%q: want w, l, d or i", clip(v))
 	}
@@ -290,6 +330,12 @@ func CompileRules(otr string) (rules.Definition, error) {
 	}
 	if def.KingCapturedOnEdge, err = yesNo("x-kedge", "n"); err != nil {
 		return rules.Definition{}, err
+	}
+	if middleweight {
+		if v, ok := kv["x-kedge"]; ok && v != "y" {
+			return fail("x-kedge", "%q contradicts ks:m (the king is captured on the edge)", clip(v))
+		}
+		def.KingCapturedOnEdge = true
 	}
 	if v, ok := kv["x-np"]; ok {
 		n, err := strconv.Atoi(v)
@@ -390,6 +436,8 @@ func RulesString(def rules.Definition) (string, error) {
 		parts = append(parts, "tfr:w")
 	case rules.RepetitionDefendersLose:
 		parts = append(parts, "tfr:w", "x-tfr:d")
+	case rules.RepetitionDraw:
+		parts = append(parts, "tfr:d")
 	}
 	switch def.Shieldwall {
 	case rules.ShieldwallNone:
@@ -403,7 +451,7 @@ func RulesString(def rules.Definition) (string, error) {
 		parts = append(parts, "x-swwins:y")
 	}
 	if def.KingCapturedOnEdge {
-		parts = append(parts, "x-kedge:y")
+		parts = append(parts, "ks:m")
 	}
 	if def.NoProgressMoves > 0 {
 		parts = append(parts, "x-np:"+strconv.Itoa(def.NoProgressMoves))

@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,7 +234,9 @@ func TestCompileRules(t *testing.T) {
 			return d.Repetition == rules.RepetitionNone && d.Name == "opentafl" && d.Shieldwall == rules.ShieldwallNone && !d.EdgeFort
 		}},
 		{"defenders first", "dim:11 atkf:n tfr:w " + start, func(d rules.Definition) bool { return strings.HasSuffix(d.Start, " d") }},
-		{"ks:y is strong", base + "ks:y " + start, func(d rules.Definition) bool { return true }},
+		{"ks:y is strong", base + "ks:y " + start, func(d rules.Definition) bool { return !d.KingCapturedOnEdge }},
+		{"ks:m is the king captured on the edge", base + "ks:m " + start, func(d rules.Definition) bool { return d.KingCapturedOnEdge }},
+		{"draw by repetition (the default)", "dim:11 " + start, func(d rules.Definition) bool { return d.Repetition == rules.RepetitionDraw }},
 		{"keys in any order", start + " tfr:w dim:11", func(d rules.Definition) bool { return d.Size == 11 }},
 		{"name with underscores", "dim:11 tfr:w name:Fetlar_Hnefatafl " + start, func(d rules.Definition) bool { return d.Name == "fetlar_hnefatafl" }},
 		{"brandub-sized board", "dim:7 tfr:w start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/", func(d rules.Definition) bool { return d.Size == 7 }},
@@ -267,13 +271,15 @@ func TestCompileRules(t *testing.T) {
 		{"start and starti", base + start + " " + starti, "starti", "given with start"},
 		{"bad start", "dim:11 tfr:w start:/3t3/", "start", "rows"},
 		{"bad starti", "dim:11 tfr:w starti:/x/", "starti", "want"},
-		{"draw by repetition (the default)", "dim:11 " + start, "tfr", "draw by repetition"},
 		{"repeater wins", "dim:11 tfr:l " + start, "tfr", "repeating side wins"},
 		{"edge escape", base + "esc:e " + start, "esc", "esc:c"},
 		{"unarmed king", base + "ka:n " + start, "ka", "ka:y"},
 		{"hammer-only king", base + "ka:h " + start, "ka", "ka:y"},
 		{"weak king", base + "ks:n " + start, "ks", "strong king"},
-		{"middleweight king", base + "ks:m " + start, "ks", "strong king"},
+		{"weak king, OpenTafl's letter", base + "ks:w " + start, "ks", "strong king"},
+		{"king strong only at the throne", base + "ks:c " + start, "ks", "middleweight"},
+		{"middleweight king, corners not hostile to him", base + "ks:m corh:tT " + start, "ks", "K in corh"},
+		{"middleweight king and x-kedge:n", base + "ks:m x-kedge:n " + start, "x-kedge", "contradicts ks:m"},
 		{"king jumps", base + "kj:r " + start, "kj", "kj:n"},
 		{"berserk", base + "ber:c " + start, "ber", "ber:n"},
 		{"speed limit", base + "spd:3 " + start, "spd", "spd:-1"},
@@ -370,4 +376,126 @@ func FuzzParseMove(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOpenTaflKeys: each key whose meaning taflab maps, with the line of
+// OpenTafl's opentafl-notation-spec.txt (section 3, "Explanatory notes") or
+// RulesSerializer.java that defines it, and what the key must compile to.
+// The keys are given alone on OpenTafl's Fetlar example string, so that
+// every other key keeps OpenTafl's default.
+func TestOpenTaflKeys(t *testing.T) {
+	// The spec's Fetlar example: "11x11, defenders go first, all others as
+	// default."
+	const fetlar = "dim:11 atkf:n start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
+	withKey := func(kv string) string { return strings.Replace(fetlar, "atkf:n", "atkf:n "+kv, 1) }
+	tests := []struct {
+		name, otr, source string
+		want              func(d *rules.Definition) // edits OpenTafl's Fetlar into what the key means
+	}{
+		{"defaults", fetlar, `surf: "Defaults to "y" (yes)"; tfr: "If "d", the game is a draw (default)"; sw: "Defaults to "n" (none)"; efe: "Defaults to "n" (no)"; ks: "Defaults to "y" (yes)"`,
+			func(d *rules.Definition) {}},
+		{"surf:n", withKey("surf:n"), `surf: "(surrounding fatal) if a side is surrounded entirely by pieces from the other side, should that side lose?"`,
+			func(d *rules.Definition) { d.Encirclement = false }},
+		{"efe:y", withKey("efe:y"), `efe: "(edge fort escape) Does the king's side win if he is surrounded against the edge of the board by friendly pieces"`,
+			func(d *rules.Definition) { d.EdgeFort = true }},
+		{"sw:s", withKey("sw:s"), `shieldwall-mode: ""s": strong shieldwalls, corners may close a shieldwall position"`,
+			func(d *rules.Definition) { d.Shieldwall = rules.ShieldwallBoth }},
+		{"tfr:w", withKey("tfr:w"), `tfr: "if "w", the player forced to respond wins"`,
+			func(d *rules.Definition) { d.Repetition = rules.RepetitionMoverLoses }},
+		{"tfr:i", withKey("tfr:i"), `tfr: "If "i", threefold repetitions are ignored."`,
+			func(d *rules.Definition) { d.Repetition = rules.RepetitionNone }},
+		{"tfr:d", withKey("tfr:d"), `tfr: "If "d", the game is a draw (default)."`,
+			func(d *rules.Definition) { d.Repetition = rules.RepetitionDraw }},
+		{"ks:m", withKey("ks:m"), `RulesSerializer.getKingModeForString: "m" -> KING_MIDDLEWEIGHT; Rules.java: "all of his adjacent spaces must be hostile for him to be captured"`,
+			func(d *rules.Definition) { d.KingCapturedOnEdge = true }},
+		{"ks:s", withKey("ks:s"), `RulesSerializer.getKingModeForString: "s" or "y" -> KING_STRONG`,
+			func(d *rules.Definition) {}},
+		{"cor and cen by name", withKey("cor:a1,k1,a11,k11, cen:f6"), `cor: "Defaults to "default": the four physical corner spaces"; cen: "the physical center space"`,
+			func(d *rules.Definition) {}},
+		{"atkf:y", strings.Replace(fetlar, "atkf:n", "atkf:y", 1), `atkf: "should the attacking side go first? Defaults to "y" (yes)"`,
+			func(d *rules.Definition) { d.Start = strings.TrimSuffix(d.Start, " d") + " a" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := rules.Definition{Name: "opentafl", Size: 11, Start: copenhagenStart + " d", Encirclement: true, Repetition: rules.RepetitionDraw}
+			tt.want(&want)
+			got, err := CompileRules(tt.otr)
+			if err != nil {
+				t.Fatalf("%s (%s): got %v, want no error", tt.otr, tt.source, err)
+			}
+			if got != want {
+				t.Fatalf("%s (%s): got %+v, want %+v", tt.otr, tt.source, got, want)
+			}
+		})
+	}
+}
+
+// TestOpenTaflRepetition plays a shuttle into the third occurrence of a
+// position under each tfr value: OpenTafl's GameState judges the position
+// after the turn has passed and, for THIRD_REPETITION_WINS (tfr:w), gives
+// the win to the side now to move, so the side whose move repeated loses,
+// whichever side it is.
+func TestOpenTaflRepetition(t *testing.T) {
+	// Attackers on c3, defenders on i3, the king on f9; each side shuttles
+	// one step and back, so the start stands for the third time after 8
+	// moves, brought about by the side that moves second.
+	shuttle := []string{"c3-c4", "i3-i4", "c4-c3", "i4-i3", "c3-c4", "i3-i4", "c4-c3", "i4-i3"}
+	tests := []struct {
+		tfr   string
+		first rules.Side
+		want  rules.Winner
+	}{
+		{"w", rules.Attackers, rules.AttackersWin}, // the defenders repeat and lose
+		{"w", rules.Defenders, rules.DefendersWin}, // the attackers repeat and lose
+		{"d", rules.Attackers, rules.Draw},
+		{"d", rules.Defenders, rules.Draw},
+		{"i", rules.Attackers, rules.NoWinner},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("tfr:%s %v first", tt.tfr, tt.first), func(t *testing.T) {
+			def, err := CompileRules(strings.Replace(openTaflCopenhagen, "tfr:w", "tfr:"+tt.tfr, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := rules.Compile(def)
+			if err != nil {
+				t.Fatal(err)
+			}
+			side := "a"
+			moves := slices.Clone(shuttle)
+			if tt.first == rules.Defenders {
+				side = "d"
+				for i := range moves { // the defenders' piece moves first
+					moves[i] = shuttle[i^1]
+				}
+			}
+			p, err := rules.ParsePosition("11/11/5k5/11/11/11/11/11/2a5d2/11/11 " + side)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := rules.NewGameFrom(v, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, text := range moves {
+				if g.Outcome().Over() {
+					t.Fatalf("over before move %d: %v", i+1, g.Outcome())
+				}
+				m, _, err := rules.ParseMove(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := g.Play(m); err != nil {
+					t.Fatalf("move %d %s: %v", i+1, text, err)
+				}
+			}
+			o := g.Outcome()
+			if o.Winner != tt.want {
+				t.Fatalf("got %v, want %v", o, tt.want)
+			}
+			if o.Over() && (o.Reason != rules.Repetition || o.Ply != 8) {
+				t.Fatalf("got %v, want the repetition on ply 8", o)
+			}
+		})
+	}
 }
