@@ -33,7 +33,9 @@ With -external (or selfplay.external in the config) the loop plays no
 self-play itself: each generation waits until followers (selfplay -follow
 DIR, on any machines that share the run folder) have written its games
 with the best network, showing the count and the rate, then trains and
-gates as usual. Keep a run's mode from start to end.
+gates as usual. The run's loop.toml records the mode (selfplay.external,
+also when -external chose it): a resumed run keeps it, and a start that
+would change it is refused.
 Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by a
 signal.
 
@@ -52,17 +54,14 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	name, text := "loop.toml (embedded)", configs.LoopFile()
 	own := filepath.Join(*runDir, loop.ConfigFile)
-	if data, err := os.ReadFile(own); err == nil {
-		name, text = own, data
+	ownText, ownErr := os.ReadFile(own)
+	if ownErr == nil {
+		name, text = own, ownText
 	}
 	if *configFile != "" {
 		data, err := os.ReadFile(*configFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "train loop: -config: %v\n", err)
-			return 2
-		}
-		if name == own && string(data) != string(text) {
-			fmt.Fprintf(stderr, "train loop: -config %s differs from the run's own %s: a run keeps its config (start a new -run)\n", *configFile, own)
 			return 2
 		}
 		name, text = *configFile, data
@@ -72,15 +71,29 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "train loop:", err)
 		return 2
 	}
+	if cli.SetFlags(fs)["external"] {
+		// The run's loop.toml records the mode the flag chose.
+		if text, err = loop.WithExternal(text, *external); err != nil {
+			fmt.Fprintln(stderr, "train loop: -external:", err)
+			return 2
+		}
+		cfg.SelfPlay.External = *external
+	}
+	if ownErr == nil && string(text) != string(ownText) {
+		if ownCfg, err := configs.ParseLoop(own, ownText); err == nil && ownCfg.SelfPlay.External != cfg.SelfPlay.External {
+			fmt.Fprintf(stderr, "train loop: %s has selfplay.external = %v, and this start asks for %v: a run keeps its self-play mode (run it without -external to go on in its own mode, or start a new -run)\n",
+				own, ownCfg.SelfPlay.External, cfg.SelfPlay.External)
+			return 2
+		}
+		fmt.Fprintf(stderr, "train loop: -config %s differs from the run's own %s: a run keeps its config (start a new -run)\n", *configFile, own)
+		return 2
+	}
 	if *generations < 0 {
 		fmt.Fprintf(stderr, "train loop: -generations %d: want at least 1\n", *generations)
 		return 2
 	}
 	if *generations > 0 {
 		cfg.Generations = *generations
-	}
-	if cli.SetFlags(fs)["external"] {
-		cfg.SelfPlay.External = *external
 	}
 	mode := "self-play in this process"
 	if cfg.SelfPlay.External {

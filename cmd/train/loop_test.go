@@ -102,6 +102,10 @@ func TestLoopTinyResumes(t *testing.T) {
 	if code, out := runTrainCmd(t, "loop", "-run", run, "-config", "../../configs/loop.toml"); code != 2 || !strings.Contains(out, "differs") {
 		t.Errorf("another config on an existing run: got exit %d, want 2 and a refusal\n%s", code, out)
 	}
+	// The run's mode is in its loop.toml: -external cannot switch it.
+	if code, out := runTrainCmd(t, "loop", "-run", run, "-external"); code != 2 || !strings.Contains(out, "selfplay.external = false") {
+		t.Errorf("-external on an in-process run: got exit %d, want 2 and a refusal naming selfplay.external\n%s", code, out)
+	}
 }
 
 // TestLoopKilled kills the loop (SIGKILL) in the middle of a generation and

@@ -87,6 +87,14 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if err != nil {
 		return fmt.Errorf("loop: variant: %w", err)
 	}
+	// The run's loop.toml records its self-play mode, which a flag may
+	// have set (train loop -external), and a resumed run keeps it.
+	if err := checkMode(run, cfg); err != nil {
+		return err
+	}
+	if configText, err = WithExternal(configText, cfg.SelfPlay.External); err != nil {
+		return err
+	}
 	if err := setUp(run, cfg, configText, v); err != nil {
 		return err
 	}
