@@ -55,6 +55,19 @@ several times (network generations, say): one run each. -strengths
 50,200,800 replaces each player's playouts with each of these budgets: one
 run per player and budget.
 
+An engine program is a player too: "otep:cmd=COMMAND,movetime=MS" or
+"uci:cmd=COMMAND,nodes=N" (see eval match -h for its keys). It plays itself:
+each game has two instances of the program, one per side, and taflab's
+rules referee every move. An illegal move, no move within the allowance
+(limit=MS) or a crash loses that game for the side that did it (a
+"forfeit-illegal-move", "forfeit-timeout" or "forfeit-crash" ending, counted
+in the rates as the win of the other side), and the program is started
+again for the next game. Its games come in pairs from each start, as in a
+match, one worker playing one pair at a time unless -workers and
+-games-per-worker say otherwise. taflab gives an engine no noise or
+temperature: an engine without randomness of its own plays the same game
+from the same start, so give it -openings suite. -strengths does not apply.
+
 The games: workers (-workers, one per core by default) each play
 -games-per-worker games at once, batching their evaluations. Every move gets
 a full search (no playout-cap randomization), otherwise with the self-play
@@ -142,6 +155,11 @@ type balanceOptions struct {
 	records    []recordFile
 	recVariant *rules.Variant
 	suites     bool // start the games from each rule set's opening suite
+
+	// workersGiven and perWorkerGiven say whether -workers and
+	// -games-per-worker were given: an engine's run keeps match's
+	// defaults (one pair at a time) otherwise.
+	workersGiven, perWorkerGiven bool
 }
 
 // recordFile is a game-record file, read and parsed.
@@ -241,6 +259,13 @@ type balanceRun struct {
 	Endings    map[string]int `json:"endings"`
 	Lengths    lengthJSON     `json:"lengths"`
 	Seconds    float64        `json:"seconds"`
+	// Engine is an engine player's command; Forfeits counts the games one
+	// of its instances lost outside the rules (also among Endings, as
+	// "forfeit-" and the reason), and FirstForfeit says what happened in
+	// the first.
+	Engine       string `json:"engine,omitempty"`
+	Forfeits     int    `json:"forfeits,omitempty"`
+	FirstForfeit string `json:"first_forfeit,omitempty"`
 
 	tally tally
 }
@@ -452,7 +477,8 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 		return bad("-games-per-worker %d: want at least 1", *perWorker)
 	}
 	o := &balanceOptions{maxGames: *games, width: *width, confidence: *confidence, minGames: *minGames,
-		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out, suites: *openings == "suite"}
+		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out, suites: *openings == "suite",
+		workersGiven: isFlagSet(fs, "workers"), perWorkerGiven: isFlagSet(fs, "games-per-worker")}
 	if *openings != "start" && *openings != "suite" {
 		return bad("-openings %q: want start or suite", *openings)
 	}
@@ -511,6 +537,9 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 			return bad("-player: %v", err)
 		}
 		atBudgets := []match.Player{p}
+		if budgets != nil && p.NewEngine != nil {
+			return bad("-strengths: player %s is an engine program, which has no playouts to replace", p.Name)
+		}
 		if budgets != nil {
 			atBudgets = atBudgets[:0]
 			for _, n := range budgets {
@@ -535,8 +564,11 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 			o.players = append(o.players, q)
 		}
 	}
-	o.numeric = len(specs) == 1
+	o.numeric = len(specs) == 1 && o.players[0].NewEngine == nil
 	for _, p := range o.players {
+		if p.NewEngine != nil {
+			continue // an engine searches as it will
+		}
 		cfg := balanceSearch(&p)
 		if err := cfg.Validate(); err != nil {
 			return bad("-player %s: %v", p.Name, err)
@@ -660,6 +692,9 @@ type gameResult struct {
 // with the games counted so far also when it fails or ctx is done (then
 // with ctx's error).
 func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p match.Player, stdout io.Writer) (*balanceRun, error) {
+	if p.NewEngine != nil {
+		return playBalanceEngineRun(ctx, o, v, p, stdout)
+	}
 	run := &balanceRun{Variant: v.Name(), Player: p.Name, Network: p.Network, Playouts: p.Playouts, Stopped: "max-games"}
 	if p.Search != nil && p.Search.RootSearch == mcts.RootGumbel {
 		run.RootSearch = mcts.RootGumbel
@@ -747,6 +782,91 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 	return run, nil
 }
 
+// playBalanceEngineRun plays one rule set with an engine program against
+// itself: match's game pairs between two instances of it, refereed by the
+// rules, the games counted in the order of their numbers (pair*2 + half)
+// as playBalanceRun counts its own. Like playBalanceRun it returns the run
+// so far also when it fails or ctx is done.
+func playBalanceEngineRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p match.Player, stdout io.Writer) (*balanceRun, error) {
+	run := &balanceRun{Variant: v.Name(), Player: p.Name, Engine: p.Engine, Stopped: "max-games", Openings: "start"}
+	started := time.Now()
+	defer func() {
+		run.Seconds = math.Round(time.Since(started).Seconds()*10) / 10
+		run.Games = run.tally.outcomes.Games()
+		run.Attackers, run.Defenders, run.Draws, run.Endings, run.Lengths = run.tally.summary(o.confidence)
+	}()
+	cfg := match.Config{Variant: v, A: p, B: p, Search: mcts.DefaultConfig(), MaxPairs: (o.maxGames + 1) / 2}
+	if o.workersGiven {
+		cfg.Workers = o.workers
+	}
+	if o.perWorkerGiven {
+		cfg.GamesPerWorker = o.perWorker
+	}
+	if o.suites {
+		suite, err := cli.LoadSuite("", v)
+		if err != nil {
+			return run, fmt.Errorf("%s: %w", v.Name(), err)
+		}
+		for _, e := range suite {
+			cfg.Openings = append(cfg.Openings, match.Opening{Start: e.Position})
+		}
+		run.Openings = fmt.Sprintf("the opening suite of %s (%d positions)", v.Name(), len(suite))
+	}
+	var stop *stats.PrecisionStop
+	if o.width > 0 {
+		stop = &stats.PrecisionStop{Width: o.width, Confidence: o.confidence, MinGames: o.minGames}
+	}
+	progress := cli.NewProgress(stdout, o.maxGames, "games", 10*time.Second)
+	progress.Update(0, v.Name()+" "+p.Name+": starting")
+	pending := map[int]match.Game{}
+	counted, done := 0, false
+	err := match.Play(ctx, cfg, func(pair match.Pair) bool {
+		for half, g := range pair.Games {
+			if i := 2*pair.Index + half; i < o.maxGames {
+				pending[i] = g
+			}
+		}
+		for g, ok := pending[counted]; ok && !done; g, ok = pending[counted] {
+			delete(pending, counted)
+			counted++
+			ending := g.Outcome.Reason.String()
+			if g.Forfeit != "" {
+				ending = "forfeit-" + g.Forfeit
+				if run.Forfeits++; run.Forfeits == 1 {
+					run.FirstForfeit = fmt.Sprintf("game %d: the %s: %s: %s", counted, forfeiter(g), g.Forfeit, g.ForfeitDetail)
+				}
+			}
+			run.tally.add(g.Outcome.Winner, ending, len(g.Moves))
+			rates := run.tally.outcomes.Rates(o.confidence)
+			progress.Update(counted, fmt.Sprintf("%s %s: defenders %.2f [%.2f, %.2f], attackers %.2f [%.2f, %.2f], draws %.2f [%.2f, %.2f], forfeits %d",
+				v.Name(), p.Name, rates.Defender.P, rates.Defender.Lo, rates.Defender.Hi,
+				rates.Attacker.P, rates.Attacker.Lo, rates.Attacker.Hi, rates.Draw.P, rates.Draw.Lo, rates.Draw.Hi, run.Forfeits))
+			if stop != nil && stop.Done([]stats.Outcomes{run.tally.outcomes}) {
+				done = true
+				run.Stopped = "precision"
+			}
+		}
+		return !done && counted < o.maxGames
+	})
+	progress.Finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			run.Stopped = "interrupted"
+			return run, ctx.Err()
+		}
+		return run, fmt.Errorf("%s, %s: %w", v.Name(), p.Name, err)
+	}
+	return run, nil
+}
+
+// forfeiter names the side that forfeited a game: the loser.
+func forfeiter(g match.Game) string {
+	if g.Outcome.Winner == rules.AttackersWin {
+		return "defenders"
+	}
+	return "attackers"
+}
+
 // nameHash is the FNV-1a hash of a name.
 func nameHash(s string) uint64 {
 	h := fnv.New64a()
@@ -797,6 +917,9 @@ var ruleEndings = func() []string {
 	return out
 }()
 
+// forfeitEndings are the endings of games an engine forfeited.
+var forfeitEndings = []string{"forfeit-" + match.ForfeitIllegal, "forfeit-" + match.ForfeitTime, "forfeit-" + match.ForfeitCrash}
+
 // recordEndings are the other endings of recorded games.
 var recordEndings = []string{endTimedOut, endResigned, endAgreedDraw, endPastRulesEnd, endUnfinished, endIllegal}
 
@@ -826,6 +949,13 @@ func balanceMarkdown(rep *balanceJSON) string {
 			}
 		}
 		for _, r := range rep.Runs {
+			if r.Engine != "" {
+				fmt.Fprintf(&b, "%s is an engine program (%s) playing itself, one instance per side, refereed by the rules; "+
+					"it searches as it always does: no root noise or temperature from taflab.\n\n", r.Player, r.Engine)
+				break
+			}
+		}
+		for _, r := range rep.Runs {
 			if r.Openings != "start" {
 				fmt.Fprintf(&b, "The games of %s started from %s, not from its start: their rates are not the rule set's balance.\n\n", r.Variant, r.Openings)
 			}
@@ -844,6 +974,25 @@ func balanceMarkdown(rep *balanceJSON) string {
 				fmt.Fprintf(&b, " %d |", r.Endings[e])
 			}
 			b.WriteString("\n")
+		}
+		forfeits := false
+		for _, r := range rep.Runs {
+			forfeits = forfeits || r.Forfeits > 0
+		}
+		if forfeits {
+			b.WriteString("\n## Engine forfeits\n\nGames an engine lost outside the rules; they count as wins of the other side.\n\n")
+			b.WriteString("| rule set | player | " + strings.Join(forfeitEndings, " | ") + " | first |\n")
+			b.WriteString("| --- | --- |" + strings.Repeat(" ---: |", len(forfeitEndings)) + " --- |\n")
+			for _, r := range rep.Runs {
+				if r.Forfeits == 0 {
+					continue
+				}
+				fmt.Fprintf(&b, "| %s | %s |", r.Variant, r.Player)
+				for _, e := range forfeitEndings {
+					fmt.Fprintf(&b, " %d |", r.Endings[e])
+				}
+				fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(r.FirstForfeit, "|", "/"))
+			}
 		}
 		if len(rep.Comparisons) > 0 {
 			b.WriteString("\n## Defender rates compared\n\nThe pooled two-proportion z-test for every pair of rule sets at a strength; " +

@@ -305,6 +305,8 @@ func TestBalanceBadInput(t *testing.T) {
 		{"strength 0", []string{"-strengths", "0"}, "-strengths"},
 		{"strengths empty", []string{"-strengths", ""}, "-strengths"},
 		{"strength twice", []string{"-strengths", "50,50"}, "-strengths"},
+		{"strengths of an engine", []string{"-player", "uci:cmd=engine,nodes=5", "-strengths", "50"}, "engine program"},
+		{"bad engine player", []string{"-player", "otep:cmd=engine,nodes=5"}, "OTEP has no node budget"},
 		{"missing records", []string{"-records", filepath.Join(tmp, "none.csv")}, "none.csv"},
 		{"malformed records", []string{"-records", badRecords}, "bad.csv: rules: line 2"},
 		{"unknown records rule set", []string{"-records", badRecords, "-records-variant", "chess"}, "-records-variant"},
