@@ -18,7 +18,11 @@
 // With -follow RUN it is a worker of the loop in folder RUN (whose
 // selfplay.external is set): it plays with the run's best network, switches
 // to a newly promoted one between games, writes shards into RUN/data and
-// runs until stopped (exit 0 after Ctrl-C or SIGTERM; 1 on a failure).
+// runs until the run needs no more self-play (exit 0, once the loop wrote
+// RUN/selfplay-done.json) or it is stopped (130 after Ctrl-C or SIGTERM, its
+// finished games written; 1 on a failure). A stop is not a success, so that
+// a Kubernetes Job of followers (deploy/k8s) replaces an evicted one and
+// completes when the run does.
 package main
 
 import (
@@ -60,7 +64,8 @@ config file's keys.
 With -follow it is a worker of a training loop's external self-play
 (train loop -external, or selfplay.external in its config): it plays with
 the run's current best network, picks up a newly promoted one between games,
-writes its games into RUN/data, and runs until stopped. Start any number,
+writes its games into RUN/data, and runs until the run needs no more
+self-play (exit 0) or it is stopped (130). Start any number,
 on any machines that share the run folder; the rule set and search come
 from RUN/loop.toml.
 
@@ -102,9 +107,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "selfplay: -workers, -games-per-worker, -shard-games, -shard-seconds: want 0 or more")
 			return 2
 		}
-		if _, err := loop.Follow(ctx, *follow, opt); err != nil && !errors.Is(err, context.Canceled) {
+		sum, err := loop.Follow(ctx, *follow, opt)
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
 			fmt.Fprintln(stderr, "selfplay:", err)
 			return 1
+		case !sum.Complete:
+			fmt.Fprintf(stderr, "selfplay: stopped before the run in %s was done; its finished games are written\n", *follow)
+			return 130
 		}
 		return 0
 	} else if set["games-per-worker"] || set["shard-games"] || set["shard-seconds"] || set["host"] {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"taflab/cmd/internal/loop"
+	"taflab/configs"
 	"taflab/datasets"
 )
 
@@ -224,5 +227,32 @@ func TestFollowFlags(t *testing.T) {
 				t.Errorf("got exit %d, %q%q; want 2 and %q", code, out, errs, c.want)
 			}
 		})
+	}
+}
+
+// TestFollowExitStatus: a follower stopped before the run is done exits
+// 130 (a Kubernetes Job replaces it); one whose run needs no more
+// self-play (the loop's selfplay-done.json) exits 0.
+func TestFollowExitStatus(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SelfPlay.External = true
+	dir := filepath.Join(t.TempDir(), "run")
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	if err := loop.Run(stopped, dir, cfg, configs.TinyLoopFile(), loop.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("setting up the run: got %v, want it stopped", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(stopped, []string{"-follow", dir}, &stdout, &stderr); code != 130 || !strings.Contains(stderr.String(), "stopped before the run") {
+		t.Errorf("stopped: got exit %d, %q%q; want 130", code, stdout.String(), stderr.String())
+	}
+	if err := os.WriteFile(filepath.Join(dir, loop.DoneFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runSelfplay(t, "-follow", dir); code != 0 || !strings.Contains(out, "needs no more self-play") {
+		t.Errorf("the run done: got exit %d, %q%q; want 0", code, out, errs)
 	}
 }

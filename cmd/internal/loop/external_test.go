@@ -45,7 +45,8 @@ func (l *lockedBuffer) String() string {
 // 0's network for generation 1, while the followers started on the
 // network-free searcher before it was trained), no shard is taken twice,
 // every file in the data folder is whole, and each generation's training
-// read only the shards of its own and earlier generations.
+// read only the shards of its own and earlier generations. The followers
+// then stop on their own.
 func TestExternalLoopWithFollowers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs cmd/selfplay")
@@ -115,11 +116,20 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("loop: %v\n%s\nfollower a:\n%s\nfollower b:\n%s", err, log.String(), a.out.String(), b.out.String())
 	}
-	// A follower stopped with SIGTERM finishes cleanly.
+	// The followers stop on their own once the run needs no more
+	// self-play (selfplay-done.json), writing their finished games: exit 0.
 	for _, f := range []follower{a, b} {
-		f.cmd.Process.Signal(syscall.SIGTERM)
-		if err := f.cmd.Wait(); err != nil {
-			t.Errorf("follower after SIGTERM: got %v, want exit 0\n%s", err, f.out.String())
+		exited := make(chan error, 1)
+		go func() { exited <- f.cmd.Wait() }()
+		select {
+		case err := <-exited:
+			if err != nil || !strings.Contains(f.out.String(), "needs no more self-play") {
+				t.Errorf("follower after the loop: got %v, want exit 0 as the run is done\n%s", err, f.out.String())
+			}
+		case <-time.After(time.Minute):
+			f.cmd.Process.Kill()
+			<-exited
+			t.Errorf("follower: still playing a minute after the loop was done\n%s", f.out.String())
 		}
 	}
 

@@ -63,6 +63,9 @@ type FollowSummary struct {
 	Games, Positions, Shards int
 	// Networks lists the evaluators the follower played with, in order.
 	Networks []string
+	// Complete says the follower stopped because the run needs no more
+	// self-play (DoneFile), not because its context was done.
+	Complete bool
 }
 
 // workerStats is a follower's record in WorkersDir, rewritten whole after
@@ -90,8 +93,10 @@ type workerStats struct {
 // goes on with the new one, so a follower switches within one game of a
 // promotion. A run not set up yet is waited for.
 //
-// Stopping it (ctx done) writes the finished games and drops the
-// unfinished ones; a follower killed outright leaves only whole shards, as
+// Once the run needs no more self-play (the loop wrote DoneFile after its
+// last generation's games were in), it stops as when ctx is done and
+// returns with Complete set. Stopping it (ctx done) writes the finished
+// games and drops the unfinished ones; a follower killed outright leaves only whole shards, as
 // every shard is written to a temporary file and renamed. Any number of
 // followers, on any machines that share the run folder, may run at once
 // and come and go at any time: each names its shards by host and process.
@@ -117,6 +122,33 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	if err != nil {
 		return FollowSummary{}, err
 	}
+	donePath := filepath.Join(run, DoneFile)
+	runDone := func() bool {
+		_, err := os.Stat(donePath)
+		return err == nil
+	}
+	if runDone() {
+		fmt.Fprintf(log, "follow: the run in %s needs no more self-play (%s): stopped\n", run, DoneFile)
+		return FollowSummary{Complete: true}, nil
+	}
+	// play is ctx, also done once the run is (a look every poll).
+	play, stop := context.WithCancel(ctx)
+	defer stop()
+	var complete atomic.Bool
+	go func() {
+		for {
+			select {
+			case <-play.Done():
+				return
+			case <-time.After(poll):
+			}
+			if runDone() {
+				complete.Store(true)
+				stop()
+				return
+			}
+		}
+	}()
 	var suite []match.SuiteEntry
 	if cfg.SelfPlay.Mix.SuiteShare > 0 {
 		if suite, err = cli.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
@@ -158,7 +190,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	}
 	var sum FollowSummary
 	var index atomic.Int64 // games handed out, over every player
-	for ctx.Err() == nil {
+	for play.Err() == nil {
 		player, err := currentPlayer(run, cfg, v)
 		if err != nil {
 			return sum, err
@@ -174,7 +206,12 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 		// are done.
 		var stale atomic.Bool
 		source := func() (mcts.GameSpec, bool) {
-			if stale.Load() {
+			if stale.Load() || play.Err() != nil {
+				return mcts.GameSpec{}, false
+			}
+			if runDone() {
+				complete.Store(true)
+				stop()
 				return mcts.GameSpec{}, false
 			}
 			if now, err := currentPlayer(run, cfg, v); err != nil || now.key() != player.key() {
@@ -200,7 +237,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 			fmt.Fprintf(log, "follow: %d games, %d positions in %d shards; with %s %d games at %.1f games/min\n",
 				ws.Games, ws.Positions, ws.Shards, label, s.Games, s.GamesPerMinute())
 		}
-		s, err := selfplay.Run(ctx, sp, v, selfplay.Options{
+		s, err := selfplay.Run(play, sp, v, selfplay.Options{
 			NewEvaluator: newEval, WorkerName: name, Source: source, ShardSeq: ws.Shards, OnShard: record,
 		})
 		sum.Games += s.Games
@@ -210,7 +247,12 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 			return sum, err
 		}
 	}
-	fmt.Fprintf(log, "follow: stopped: %d games, %d positions in %d shards\n", sum.Games, sum.Positions, sum.Shards)
+	sum.Complete = complete.Load()
+	why := ""
+	if sum.Complete {
+		why = fmt.Sprintf(" (the run needs no more self-play: %s)", DoneFile)
+	}
+	fmt.Fprintf(log, "follow: stopped%s: %d games, %d positions in %d shards\n", why, sum.Games, sum.Positions, sum.Shards)
 	return sum, nil
 }
 

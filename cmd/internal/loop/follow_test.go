@@ -28,8 +28,12 @@ func tinyRun(t *testing.T) (string, configs.Loop) {
 		t.Fatal(err)
 	}
 	cfg.SelfPlay.External = true
+	text, err := WithExternal(configs.TinyLoopFile(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := filepath.Join(t.TempDir(), "run")
-	if err := setUp(run, cfg, configs.TinyLoopFile(), variants.MustLoad(cfg.Variant)); err != nil {
+	if err := setUp(run, cfg, text, variants.MustLoad(cfg.Variant)); err != nil {
 		t.Fatal(err)
 	}
 	return run, cfg
@@ -163,6 +167,66 @@ func TestFollowSwitchesWithinOneGame(t *testing.T) {
 			}
 			if !strings.Contains(string(data), `"`+labelA+`": 3`) {
 				t.Errorf("worker record: got %s, want 3 games of %s", data, labelA)
+			}
+		})
+	}
+}
+
+// TestFollowStopsWhenRunIsDone: once the loop says the run needs no more
+// self-play (DoneFile), a follower writes its finished games, drops the
+// one in progress and returns with Complete; one started afterwards
+// returns at once. A run carried on to more generations removes the file
+// as it starts, and keeps it when its last generation's games are in.
+func TestFollowStopsWhenRunIsDone(t *testing.T) {
+	run, cfg := tinyRun(t)
+	opt := FollowOptions{Workers: 1, GamesPerWorker: 1, ShardGames: 1, Seed: 7, Host: "test", Poll: 10 * time.Millisecond}
+	opt.started = func(label string) {
+		if _, err := os.Stat(filepath.Join(run, DoneFile)); err != nil && len(shardGames(t, run)) >= 2 {
+			if err := selfplayDone(run, cfg.Generations); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	sum, err := Follow(ctx, run, opt)
+	if err != nil || !sum.Complete || ctx.Err() != nil {
+		t.Fatalf("got %+v, %v (context %v), want a follower that stops on its own", sum, err, ctx.Err())
+	}
+	if games := len(shardGames(t, run)); games < 2 || games != sum.Games {
+		t.Errorf("got %d games written and %d counted, want the same, at least 2", games, sum.Games)
+	}
+	if again, err := Follow(ctx, run, opt); err != nil || !again.Complete || again.Games != 0 {
+		t.Errorf("a follower started after: got %+v, %v, want it complete with no game", again, err)
+	}
+
+	// Run removes the file when the last generation's games are not in
+	// yet (a stopped context: it sets up, then stops), and keeps it once
+	// they are.
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	for _, c := range []struct {
+		name   string
+		last   bool
+		exists bool
+	}{{"more generations", false, false}, {"the last generation's games in", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := selfplayDone(run, cfg.Generations); err != nil {
+				t.Fatal(err)
+			}
+			if c.last {
+				if err := os.MkdirAll(GenDir(run, cfg.Generations), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := mark(GenDir(run, cfg.Generations), "selfplay"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Run(stopped, run, cfg, configs.TinyLoopFile(), Options{}); err != context.Canceled {
+				t.Errorf("Run: got %v, want it stopped by its context", err)
+			}
+			if _, err := os.Stat(filepath.Join(run, DoneFile)); (err == nil) != c.exists {
+				t.Errorf("%s after Run: got %v, want it there %v", DoneFile, err, c.exists)
 			}
 		})
 	}

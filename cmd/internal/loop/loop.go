@@ -12,8 +12,9 @@
 // finished pairs of a match still going, so that a resumed match keeps
 // them), and a marker file per finished stage),
 // best.json (the best network so far; absent while the network-free
-// searcher is the best), workers/ (the followers' records) and summary.md,
-// summary.json, summary.png.
+// searcher is the best), workers/ (the followers' records),
+// selfplay-done.json (once the last generation's games are in) and
+// summary.md, summary.json, summary.png.
 //
 // With external self-play (selfplay.external) the loop plays no games:
 // followers (Follow, the command selfplay -follow RUN) on any machines that
@@ -58,6 +59,11 @@ const (
 	BestFile     = "best.json"
 	DataDir      = "data"
 	LadderFile   = "ladder.json" // the baseline's playout ladder
+	// DoneFile says the run needs no more self-play: the loop writes it
+	// once its last generation's games are in (selfplayDone), and followers
+	// stop when they see it. A run carried on to more generations removes
+	// it as it starts.
+	DoneFile = "selfplay-done.json"
 )
 
 // Options are what a caller adds to a run.
@@ -98,6 +104,11 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if err := setUp(run, cfg, configText, v); err != nil {
 		return err
 	}
+	if !done(GenDir(run, cfg.Generations), "selfplay") {
+		if err := os.Remove(filepath.Join(run, DoneFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("loop: %w", err)
+		}
+	}
 	if err := pretrainStage(ctx, run, cfg, log); err != nil {
 		return err
 	}
@@ -109,7 +120,13 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 			return err
 		}
 	}
-	return nil
+	return selfplayDone(run, cfg.Generations)
+}
+
+// selfplayDone writes DoneFile (whole): generation g, the last, has its
+// games, so followers may stop.
+func selfplayDone(run string, g int) error {
+	return cli.WriteJSON(filepath.Join(run, DoneFile), map[string]any{"generation": g, "written": time.Now().UTC()})
 }
 
 // setUp records what the run uses, once: the config, the rule set and the
@@ -239,6 +256,11 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 			}
 		}
 		if err := stage(ctx, run, dir, cfg, v, g, player, log); err != nil {
+			return err
+		}
+	}
+	if g == cfg.Generations {
+		if err := selfplayDone(run, g); err != nil {
 			return err
 		}
 	}
