@@ -5,6 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -402,16 +405,46 @@ func (e slowEval) Evaluate(b *mcts.Batch) error {
 	return e.Heuristic.Evaluate(b)
 }
 
+// runDelay is the time this process's threads have spent runnable but
+// waiting for a CPU, summed over the threads (Linux's
+// /proc/self/task/*/schedstat, second field); 0 where there is no such
+// file. It is how TestMoveTime tells the machine's stalls from the engine's.
+func runDelay() time.Duration {
+	paths, _ := filepath.Glob("/proc/self/task/*/schedstat")
+	var sum time.Duration
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(data)); len(f) >= 2 {
+			if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				sum += time.Duration(ns)
+			}
+		}
+	}
+	return sum
+}
+
 // TestMoveTime checks the issue's bound: with a clock (OTEP) or a movetime
 // (UCI), no move takes more than its budget plus 100 ms, measured at the
 // host from sending the command to reading the move. A timed assertion,
 // which the issue demands; the budgets are short so that the test is fast,
 // and each search's steps cost 3 ms as a network's do, so the bound is
 // about how the engine stops, not how fast this machine is.
+//
+// On a loaded machine (two cores shared with other jobs, the tests at nice
+// 19) the process may wait hundreds of milliseconds for a CPU. A move over
+// the bound fails the test at once unless the time the process's threads
+// waited for a CPU meanwhile (runDelay) covers the excess; then the
+// machine, not the engine, is to blame, and the session is played again,
+// up to moveTimeAttempts times. The test passes only on a session where
+// every move kept to the plain bound, so an engine that overruns its
+// budget fails whatever the load.
 func TestMoveTime(t *testing.T) {
-	const slack = 100 * time.Millisecond
+	const moveTimeAttempts = 4
 	v := variants.MustLoad("copenhagen")
-	t.Run("otep clock", func(t *testing.T) {
+	otepSession := func(t *testing.T, check func(what string, took, budget, delay time.Duration)) {
 		cfg := testConfig(OTEP)
 		cfg.Playouts = 1 << 20 // only the clock stops the search
 		cfg.MaxPlayouts = 1 << 20
@@ -425,20 +458,19 @@ func TestMoveTime(t *testing.T) {
 		p := v.Start()
 		for i, c := range clocks {
 			side := p.ToMove
-			h.send("side " + side.String())
-			h.send("play " + side.String())
-			h.send("clock " + c)
 			clock, err := ParseClock(c)
 			if err != nil {
 				t.Fatal(err)
 			}
+			h.send("side " + side.String())
+			h.send("play " + side.String())
+			delay := runDelay()
+			h.send("clock " + c)
 			h.expect("status ")
 			text := strings.TrimPrefix(h.expect("move "), "move ")
-			took := time.Since(h.sent)
+			took, delay := time.Since(h.sent), runDelay()-delay
 			budget := ClockBudget(clock, side)
-			if took > budget+slack {
-				t.Errorf("move %d (clock %s): took %v, budget %v: want at most the budget + %v", i+1, c, took, budget, slack)
-			}
+			check(fmt.Sprintf("move %d (clock %s)", i+1, c), took, budget, delay)
 			if took < budget/2 {
 				t.Errorf("move %d (clock %s): took %v, budget %v: the clock was not used", i+1, c, took, budget)
 			}
@@ -447,25 +479,52 @@ func TestMoveTime(t *testing.T) {
 		}
 		h.send("goodbye")
 		h.end()
-	})
-	t.Run("uci movetime", func(t *testing.T) {
+	}
+	uciSession := func(t *testing.T, check func(what string, took, budget, delay time.Duration)) {
 		cfg := testConfig(UCI)
 		cfg.Playouts, cfg.MaxPlayouts = 1<<20, 1<<20
 		h := newHost(t, cfg, slowEval{})
 		for _, ms := range []int{50, 200, 120} {
 			h.send("position startpos")
+			delay := runDelay()
 			h.send(fmt.Sprintf("go movetime %d", ms))
 			h.expect("info ")
 			h.expect("bestmove ")
-			took := time.Since(h.sent)
-			budget := time.Duration(ms) * time.Millisecond
-			if took > budget+slack {
-				t.Errorf("movetime %d: took %v: want at most %v", ms, took, budget+slack)
-			}
+			took, delay := time.Since(h.sent), runDelay()-delay
+			check(fmt.Sprintf("movetime %d", ms), took, time.Duration(ms)*time.Millisecond, delay)
 		}
 		h.send("quit")
 		h.end()
-	})
+	}
+	for _, c := range []struct {
+		name    string
+		session func(*testing.T, func(string, time.Duration, time.Duration, time.Duration))
+	}{{"otep clock", otepSession}, {"uci movetime", uciSession}} {
+		t.Run(c.name, func(t *testing.T) {
+			for attempt := 1; ; attempt++ {
+				var stalled []string
+				c.session(t, func(what string, took, budget, delay time.Duration) {
+					const slack = 100 * time.Millisecond
+					t.Logf("attempt %d, %s: took %v, budget %v, waited for a CPU %v", attempt, what, took, budget, delay)
+					switch over := took - budget - slack; {
+					case over <= 0:
+					case delay >= over:
+						stalled = append(stalled, fmt.Sprintf("%s: took %v, budget %v, waited for a CPU %v", what, took, budget, delay))
+					default:
+						t.Errorf("%s: took %v, budget %v (waited for a CPU %v): want at most the budget + %v", what, took, budget, delay, slack)
+					}
+				})
+				if t.Failed() || len(stalled) == 0 {
+					return
+				}
+				if attempt == moveTimeAttempts {
+					t.Fatalf("every one of %d sessions had a move over the bound while the machine withheld the CPU; the last: %s",
+						moveTimeAttempts, strings.Join(stalled, "; "))
+				}
+				t.Logf("attempt %d: the machine withheld the CPU (%s): again", attempt, strings.Join(stalled, "; "))
+			}
+		})
+	}
 }
 
 func TestClockBudget(t *testing.T) {
