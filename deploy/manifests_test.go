@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,12 +16,27 @@ import (
 )
 
 // manifests reads every document of k8s/*.yaml, decoded strictly into the
-// Kubernetes type of its kind: an unknown or misspelt field, a value of
-// the wrong type or a kind the test does not know fails.
+// Kubernetes type of its kind (and kustomization.yaml into the fields of
+// Kustomize's that it uses): an unknown or misspelt field, a value of the
+// wrong type or a kind the test does not know fails.
 type manifests struct {
-	pvcs        []corev1.PersistentVolumeClaim
-	jobs        []batchv1.Job
-	deployments []appsv1.Deployment
+	pvcs           []corev1.PersistentVolumeClaim
+	jobs           []batchv1.Job
+	deployments    []appsv1.Deployment
+	kustomizations []kustomization
+	files          []string // the file of each document, by base name
+}
+
+// kustomization is the part of Kustomize's file that deploy/k8s uses.
+type kustomization struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Resources  []string `json:"resources"`
+	Images     []struct {
+		Name    string `json:"name"`
+		NewName string `json:"newName"`
+		NewTag  string `json:"newTag"`
+	} `json:"images"`
 }
 
 func readManifests(t *testing.T, dir string) manifests {
@@ -42,6 +58,7 @@ func readManifests(t *testing.T, dir string) manifests {
 			if err := decode(doc, &m); err != nil {
 				t.Errorf("%s: document %d: %v", f, i+1, err)
 			}
+			m.files = append(m.files, filepath.Base(f))
 		}
 	}
 	return m
@@ -74,6 +91,12 @@ func decode(doc []byte, m *manifests) error {
 			return err
 		}
 		m.deployments = append(m.deployments, v)
+	case "kustomize.config.k8s.io/v1beta1 Kustomization":
+		var v kustomization
+		if err := yaml.UnmarshalStrict(doc, &v); err != nil {
+			return err
+		}
+		m.kustomizations = append(m.kustomizations, v)
 	default:
 		return &unknownKind{head.APIVersion, head.Kind}
 	}
@@ -83,7 +106,7 @@ func decode(doc []byte, m *manifests) error {
 type unknownKind struct{ apiVersion, kind string }
 
 func (u *unknownKind) Error() string {
-	return "kind " + u.kind + " of " + u.apiVersion + ": the test decodes PersistentVolumeClaim, Job and Deployment"
+	return "kind " + u.kind + " of " + u.apiVersion + ": the test decodes PersistentVolumeClaim, Job, Deployment and Kustomization"
 }
 
 // TestDecodeRefusesUnknownFields shows the check can fail: a misspelt
@@ -105,12 +128,17 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 
 // TestManifests decodes deploy/k8s and checks that the pieces fit: one
 // ReadWriteMany claim that every pod mounts; the loop Job and the
-// followers' Deployment running the image's commands on the same run
-// folder under the mount; resource requests on every container.
+// followers' Job running the image's commands on the same run folder under
+// the mount; the image named once, in kustomization.yaml, which lists the
+// other files; on every container CPU and memory requests, a CPU limit
+// equal to the request (Go's GOMAXPROCS follows the limit, and -workers 0
+// uses it) and a memory limit; no root, no privilege escalation, a
+// read-only root file system; followers that are replaced when evicted
+// and whose Job completes when the first exits 0 (the run is done).
 func TestManifests(t *testing.T) {
 	m := readManifests(t, "k8s")
-	if len(m.pvcs) != 1 || len(m.jobs) != 1 || len(m.deployments) != 1 {
-		t.Fatalf("got %d claims, %d jobs, %d deployments; want one of each", len(m.pvcs), len(m.jobs), len(m.deployments))
+	if len(m.pvcs) != 1 || len(m.jobs) != 2 || len(m.deployments) != 0 || len(m.kustomizations) != 1 {
+		t.Fatalf("got %d claims, %d jobs, %d deployments, %d kustomizations; want 1, 2, 0, 1", len(m.pvcs), len(m.jobs), len(m.deployments), len(m.kustomizations))
 	}
 	pvc := m.pvcs[0]
 	if !slices.Equal(pvc.Spec.AccessModes, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}) {
@@ -118,6 +146,19 @@ func TestManifests(t *testing.T) {
 	}
 	if pvc.Spec.Resources.Requests.Storage().IsZero() {
 		t.Errorf("claim %s: got no storage request, want one", pvc.Name)
+	}
+	k := m.kustomizations[0]
+	var others []string
+	for _, f := range m.files {
+		if f != "kustomization.yaml" && !slices.Contains(others, f) {
+			others = append(others, f)
+		}
+	}
+	if got := slices.Sorted(slices.Values(k.Resources)); !slices.Equal(got, others) || k.Resources[0] != "pvc.yaml" {
+		t.Errorf("kustomization.yaml: got resources %v, want %v, the claim first", k.Resources, others)
+	}
+	if len(k.Images) != 1 || k.Images[0].NewName == "" || k.Images[0].NewTag == "" || k.Images[0].NewTag == "latest" {
+		t.Fatalf("kustomization.yaml: got images %+v, want one with newName and a newTag other than latest (pulled always)", k.Images)
 	}
 	dockerfile, err := os.ReadFile("Dockerfile")
 	if err != nil {
@@ -135,11 +176,26 @@ func TestManifests(t *testing.T) {
 				t.Errorf("%s: got no %s request, want one", what, r)
 			}
 		}
+		if req, lim := c.Resources.Requests[corev1.ResourceCPU], c.Resources.Limits[corev1.ResourceCPU]; lim.Cmp(req) != 0 {
+			t.Errorf("%s: got CPU limit %v and request %v, want them equal", what, &lim, &req)
+		}
+		if req, lim := c.Resources.Requests[corev1.ResourceMemory], c.Resources.Limits[corev1.ResourceMemory]; lim.Cmp(req) < 0 {
+			t.Errorf("%s: got memory limit %v under the request %v, want one at least the request", what, &lim, &req)
+		}
+		ps, cs := spec.SecurityContext, c.SecurityContext
+		if ps == nil || ps.RunAsNonRoot == nil || !*ps.RunAsNonRoot || ps.RunAsUser == nil || *ps.RunAsUser == 0 ||
+			!bytes.Contains(dockerfile, []byte(fmt.Sprintf("USER %d:", *ps.RunAsUser))) {
+			t.Errorf("%s: got pod security context %+v, want runAsNonRoot and the Dockerfile's user", what, ps)
+		}
+		if cs == nil || cs.AllowPrivilegeEscalation == nil || *cs.AllowPrivilegeEscalation || cs.ReadOnlyRootFilesystem == nil || !*cs.ReadOnlyRootFilesystem ||
+			cs.Capabilities == nil || !slices.Equal(cs.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+			t.Errorf("%s: got container security context %+v, want no privilege escalation, a read-only root and no capabilities", what, cs)
+		}
 		if len(c.Command) == 0 || c.Command[0] != command || !bytes.Contains(dockerfile, []byte("-o /out/"+command+" ./cmd/"+command)) {
 			t.Errorf("%s: got command %v, want %s, which the Dockerfile builds", what, c.Command, command)
 		}
-		if c.Image != "taflab:latest" {
-			t.Errorf("%s: got image %q, want taflab:latest (the README's docker build)", what, c.Image)
+		if name, _, _ := strings.Cut(c.Image, ":"); name != k.Images[0].Name {
+			t.Errorf("%s: got image %q, want %s, which kustomization.yaml sets", what, c.Image, k.Images[0].Name)
 		}
 		if len(spec.Volumes) != 1 || spec.Volumes[0].PersistentVolumeClaim == nil || spec.Volumes[0].PersistentVolumeClaim.ClaimName != pvc.Name {
 			t.Fatalf("%s: got volumes %+v, want the claim %s", what, spec.Volumes, pvc.Name)
@@ -157,7 +213,10 @@ func TestManifests(t *testing.T) {
 		}
 		return dir
 	}
-	job := m.jobs[0]
+	job, followers := m.jobs[0], m.jobs[1]
+	if job.Spec.Template.Spec.Containers[0].Command[0] != "train" {
+		job, followers = followers, job
+	}
 	if p := job.Spec.Template.Spec.RestartPolicy; p != corev1.RestartPolicyOnFailure {
 		t.Errorf("loop job: got restart policy %q, want OnFailure (a resumed loop carries on)", p)
 	}
@@ -165,24 +224,23 @@ func TestManifests(t *testing.T) {
 	if c := job.Spec.Template.Spec.Containers[0].Command; len(c) < 2 || c[1] != "loop" || !slices.Contains(c, "-external") {
 		t.Errorf("loop job: got command %v, want train loop ... -external", c)
 	}
-	d := m.deployments[0]
-	followRun := run("followers", d.Spec.Template.Spec, "selfplay", "-follow")
+	followRun := run("followers", followers.Spec.Template.Spec, "selfplay", "-follow")
 	if loopRun != followRun {
 		t.Errorf("got the loop on %s and the followers on %s, want one run folder", loopRun, followRun)
 	}
-	if d.Spec.Selector == nil || !equalLabels(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
-		t.Errorf("followers: selector %v does not match the pods' labels %v", d.Spec.Selector, d.Spec.Template.Labels)
+	f := followers.Spec
+	if f.Parallelism == nil || *f.Parallelism < 1 || f.Completions != nil {
+		t.Errorf("followers: got parallelism %v and completions %v, want some at once and no completions (done when one exits 0)", f.Parallelism, f.Completions)
 	}
-	if d.Spec.Replicas == nil || *d.Spec.Replicas < 1 {
-		t.Errorf("followers: got replicas %v, want at least 1", d.Spec.Replicas)
-	}
-}
-
-func equalLabels(sel, labels map[string]string) bool {
-	for k, v := range sel {
-		if labels[k] != v {
-			return false
+	ignoresEvictions := false
+	if f.PodFailurePolicy != nil {
+		for _, r := range f.PodFailurePolicy.Rules {
+			for _, c := range r.OnPodConditions {
+				ignoresEvictions = ignoresEvictions || r.Action == batchv1.PodFailurePolicyActionIgnore && c.Type == corev1.DisruptionTarget
+			}
 		}
 	}
-	return len(sel) > 0
+	if !ignoresEvictions || f.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("followers: got pod failure policy %+v, restart policy %q; want evictions ignored (replaced, not counted), Never", f.PodFailurePolicy, f.Template.Spec.RestartPolicy)
+	}
 }
