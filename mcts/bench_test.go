@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"fmt"
 	"testing"
 
 	"taflab/configs/variants"
@@ -8,14 +9,29 @@ import (
 )
 
 // BenchmarkPlayouts measures the tree's own work per playout (select,
-// expand, backup) with a free evaluator: 800-playout searches from the start
-// position, one core.
+// expand, backup, the leaf proofs) with a free evaluator: 800-playout
+// searches from the start position, where the king is walled in, and from
+// a middle game of self-play, where he is near the edge and the escape
+// solver works at many leaves; one core.
 func BenchmarkPlayouts(b *testing.B) {
+	b.Run("start", func(b *testing.B) { benchmarkPlayouts(b, "", maxEscapeDepth) })
+	for depth := 1; depth <= maxEscapeDepth; depth++ {
+		b.Run(fmt.Sprintf("king-free/escape-%d", depth), func(b *testing.B) {
+			benchmarkPlayouts(b, "3aaaaa3/5a5/11/a4d4a/a3ddd3a/2ad2d3a/6d3a/3k7/1a3aad1a1/a7a2/2a4a3 a", depth)
+		})
+	}
+}
+
+func benchmarkPlayouts(b *testing.B, position string, escapeDepth int) {
 	v := variants.MustLoad("copenhagen")
 	cfg := DefaultConfig()
+	cfg.EscapeDepth = escapeDepth
 	r := NewRunner(Uniform{})
 	playouts := 0
 	g := rules.NewGame(v)
+	if position != "" {
+		g = mustGame(b, "copenhagen", position)
+	}
 	s := NewSearch(&cfg, g, 1)
 	for b.Loop() {
 		s.Reset(g, 1)

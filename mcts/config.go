@@ -81,6 +81,13 @@ type Config struct {
 	// TreeReuse keeps the subtree of the move played for the next search.
 	// Default true.
 	TreeReuse bool `toml:"tree_reuse"`
+
+	// EscapeDepth is how many king moves, the step onto the corner
+	// included, the leaf proofs of the king's forced walk to a corner look
+	// through (escapeSolver): 1 sees an open line nobody can close, 2 a
+	// fork, 3 a threat after which every closing move leaves a fork.
+	// Default 3, at most 3.
+	EscapeDepth int `toml:"escape_depth"`
 }
 
 // The values of Config.RootSearch.
@@ -110,6 +117,7 @@ func DefaultConfig() Config {
 		LeavesPerGame:       4,
 		VirtualLoss:         1,
 		TreeReuse:           true,
+		EscapeDepth:         maxEscapeDepth,
 	}
 }
 
@@ -138,5 +146,6 @@ func (c *Config) Validate() error {
 	check(c.TemperatureHalfLife > 0, "temperature_half_life", "want more than 0 plies", c.TemperatureHalfLife)
 	check(c.LeavesPerGame >= 1 && c.LeavesPerGame <= 64, "leaves_per_game", "want from 1 to 64", c.LeavesPerGame)
 	check(c.VirtualLoss >= 0 && c.VirtualLoss <= 10, "virtual_loss", "want from 0 to 10", c.VirtualLoss)
+	check(c.EscapeDepth >= 1 && c.EscapeDepth <= maxEscapeDepth, "escape_depth", "want from 1 to %d king moves", c.EscapeDepth, maxEscapeDepth)
 	return errors.Join(errs...)
 }

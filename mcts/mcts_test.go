@@ -637,8 +637,7 @@ func TestForcedEscape(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := mustGame(t, "copenhagen", c.position)
-			moves := g.GenerateMoves(nil)
-			if got := forcedEscape(g, moves); got != c.want {
+			if got := newEscapeSolver().attackersLose(g, 1); got != c.want {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
 			if g.Position().String() != c.position {
@@ -686,24 +685,22 @@ func TestKingFork(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := mustGame(t, "copenhagen", c.position)
-			r := NewRunner(Uniform{})
-			r.moves = g.GenerateMoves(make([]rules.Move, 0, 2*rules.MaxMoves))
-			i := r.kingFork(g, r.moves)
-			if got := i >= 0; got != c.want {
-				t.Fatalf("got %v (move %d), want %v", got, i, c.want)
+			e := newEscapeSolver()
+			m, got := e.defendersWin(g, 2)
+			if got != c.want {
+				t.Fatalf("got %v (move %v), want %v", got, m, c.want)
 			}
 			if g.Position().String() != c.position {
 				t.Errorf("the game moved: got %s, want %s", g.Position(), c.position)
 			}
-			if i < 0 {
+			if !got {
 				return
 			}
-			m := r.moves[i]
-			if m.From() != g.Position().King {
-				t.Errorf("got move %v, want a king move", m)
+			if m.From() != g.Position().King || !g.IsLegal(m) {
+				t.Errorf("got move %v, want a legal king move", m)
 			}
 			g.Make(m)
-			if !forcedEscape(g, g.GenerateMoves(nil)) {
+			if !e.attackersLose(g, 1) {
 				t.Errorf("after %v: got no forced escape, want one", m)
 			}
 		})
@@ -722,4 +719,136 @@ func TestKingFork(t *testing.T) {
 			t.Errorf("after %v: got root value %v, want -1 (the attackers lose by force)", m, got)
 		}
 	})
+}
+
+// TestEscapeDepth3: a king move that threatens a corner, after which every
+// attacker move that closes the line opens another, leaving the king a fork
+// (three king moves in all); and the same with an attacker more, who
+// closes the line without opening one. Depth 2 sees neither.
+func TestEscapeDepth3(t *testing.T) {
+	// The king on e3, between his men on d3 and f3, goes to e1 (a1 open,
+	// k1 closed by h1) or e11 (k11 open, a11 closed by c11). The attackers
+	// close e1's line only by c11-c1 and e11's only by h1-h11, each opening
+	// the other edge: the king crosses the board to a fork.
+	const won = "2a8/11/11/11/11/11/11/11/3dkd5/11/7a3 d"
+	// Attackers on c5 and g5 close the lines at c1 or g11 instead (closing
+	// them next to a corner, at b1 say, would not do: the king captures
+	// against the corner).
+	const held = "2a8/11/11/11/11/11/2a3a4/11/3dkd5/11/7a3 d"
+	cases := []struct {
+		name, position string
+		depth          int
+		want           bool
+	}{
+		{"won, depth 2", won, 2, false},
+		{"won, depth 3", won, 3, true},
+		{"held, depth 3", held, 3, false},
+		{"the attackers to move", strings.TrimSuffix(won, "d") + "a", 3, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := mustGame(t, "copenhagen", c.position)
+			e := newEscapeSolver()
+			m, got := e.defendersWin(g, c.depth)
+			if got != c.want {
+				t.Fatalf("got %v (move %v), want %v", got, m, c.want)
+			}
+			if g.Position().String() != c.position {
+				t.Errorf("the game moved: got %s, want %s", g.Position(), c.position)
+			}
+			if !got {
+				return
+			}
+			// Whatever the attackers answer, the defenders' win is still
+			// there, one king move shorter.
+			g.Make(m)
+			if !e.attackersLose(g, c.depth-1) {
+				t.Fatalf("after %v: got no forced loss of the attackers, want one", m)
+			}
+			for _, r := range g.GenerateMoves(nil) {
+				g.Make(r)
+				if o := g.Outcome(); o.Over() {
+					if o.Winner != rules.DefendersWin {
+						t.Errorf("after %v %v: got %v, want the defenders' win", m, r, o)
+					}
+				} else if _, ok := e.defendersWin(g, c.depth-1); !ok {
+					t.Errorf("after %v %v: got no win of the defenders within %d king moves, want one", m, r, c.depth-1)
+				}
+				g.Unmake()
+			}
+		})
+	}
+	t.Run("the search proves it at once", func(t *testing.T) {
+		searchProvenAtOnce(t, won, 1)
+	})
+	t.Run("allocation-free", func(t *testing.T) {
+		g := mustGame(t, "copenhagen", won)
+		e := newEscapeSolver()
+		if n := testing.AllocsPerRun(50, func() { e.defendersWin(g, maxEscapeDepth) }); n != 0 {
+			t.Errorf("got %v allocations, want 0", n)
+		}
+	})
+}
+
+// TestEscapeSound: every win the escape solver claims, in positions of
+// random games under each rule set, holds against every attacker reply,
+// not only the ones that close the king's line: a brute-force check of its
+// proof tree.
+func TestEscapeSound(t *testing.T) {
+	for _, name := range variants.Names() {
+		t.Run(name, func(t *testing.T) {
+			v := variants.MustLoad(name)
+			e := newEscapeSolver()
+			rng := rand.New(rand.NewPCG(7, 11))
+			var claims [maxEscapeDepth + 1]int // by the fewest king moves that win
+			var verify func(g *rules.Game, depth int) bool
+			verify = func(g *rules.Game, depth int) bool {
+				m, ok := e.defendersWin(g, depth)
+				if !ok {
+					return false
+				}
+				g.Make(m)
+				defer g.Unmake()
+				if o := g.Outcome(); o.Over() {
+					return o.Winner == rules.DefendersWin
+				}
+				for _, r := range g.GenerateMoves(nil) {
+					g.Make(r)
+					o := g.Outcome()
+					held := o.Over() && o.Winner == rules.DefendersWin || !o.Over() && verify(g, depth-1)
+					g.Unmake()
+					if !held {
+						t.Errorf("%s: after %v %v: the defenders' win does not hold", g.Position(), m, r)
+						return false
+					}
+				}
+				return true
+			}
+			const games = 40
+			for game := 0; game < games; game++ {
+				g := rules.NewGame(v)
+				for !g.Outcome().Over() {
+					if _, ok := e.defendersWin(g, maxEscapeDepth); ok {
+						d := 1
+						for ; d < maxEscapeDepth; d++ {
+							if _, ok := e.defendersWin(g, d); ok {
+								break
+							}
+						}
+						claims[d]++
+						pos := g.Position()
+						if !verify(g, maxEscapeDepth) {
+							t.Fatalf("game %d, %s: claimed win does not hold", game, pos)
+						}
+					}
+					moves := g.GenerateMoves(nil)
+					g.Make(moves[rng.IntN(len(moves))])
+				}
+			}
+			t.Logf("claimed wins checked, by king moves: %v", claims[1:])
+			if claims[2] < 10 || claims[3] < 3 {
+				t.Errorf("got %v claimed wins in %d random games, by king moves, want at least 10 in two and 3 in three to check", claims[1:], games)
+			}
+		})
+	}
 }

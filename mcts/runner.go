@@ -21,6 +21,7 @@ type Runner struct {
 	moves   []rules.Move // the legal moves of the batch's leaves, back to back
 	priors  []float32    // the evaluator's priors, same layout as moves
 	paths   []int32      // the selection paths of the batch's leaves, back to back
+	escape  *escapeSolver
 }
 
 // pendingLeaf is a leaf waiting for its evaluation.
@@ -30,13 +31,13 @@ type pendingLeaf struct {
 	pathStart, pathN int32
 	movesStart       int32
 	winning          int32 // index of a move that wins at once, or -1
-	forking          int32 // index of a king move that wins by force (kingFork), or -1
-	lost             bool  // the side to move loses by force (forcedEscape)
+	forking          int32 // index of a king move that wins by force (escapeSolver), or -1
+	lost             bool  // the side to move loses by force (escapeSolver)
 }
 
 // NewRunner returns a runner that asks eval.
 func NewRunner(eval Evaluator) *Runner {
-	return &Runner{eval: eval}
+	return &Runner{eval: eval, escape: newEscapeSolver()}
 }
 
 // Evaluator returns the runner's evaluator.
@@ -108,16 +109,17 @@ func (r *Runner) Step(searches []*Search) error {
 			s.prove(path, provenLoss)
 			value = 1
 		case leaf.forking >= 0:
-			// The king's move to a square the attackers cannot cover: the
-			// child is a proven win (not a terminal one: the game goes
-			// on) and the leaf a proven loss for the side that moved in.
+			// A king move after which the attackers lose by force
+			// (escapeSolver): the child is a proven win (not a terminal
+			// one: the game goes on) and the leaf a proven loss for the
+			// side that moved in.
 			n := &s.nodes[leaf.node]
 			s.nodes[n.firstChild+leaf.forking].proof = provenWin
 			s.prove(path, provenLoss)
 			value = 1
 		case leaf.lost:
-			// Whatever the side to move plays, the other wins next move:
-			// a proven win for the side that moved into the leaf.
+			// Whatever the attackers play, the king walks to a corner
+			// (escapeSolver): a proven win for the side that moved in.
 			s.prove(path, provenWin)
 			value = -1
 		}
@@ -181,24 +183,20 @@ func (r *Runner) selectLeaf(s *Search) bool {
 		return false
 	}
 	start := int32(len(r.moves))
-	// Room for the leaf's moves and, past them, the replies kingFork
-	// generates.
-	if cap(r.moves)-len(r.moves) < 2*rules.MaxMoves {
-		grown := make([]rules.Move, len(r.moves), 2*cap(r.moves)+2*rules.MaxMoves)
-		copy(grown, r.moves)
-		r.moves = grown
-	}
 	r.moves = g.GenerateMoves(r.moves)
 	moves := r.moves[start:]
-	winning, forking := immediateWin(g, moves), int32(-1)
+	winning, forking, lost := immediateWin(g, moves), int32(-1), false
 	if winning < 0 {
-		forking = r.kingFork(g, moves)
+		if m, ok := r.escape.defendersWin(g, s.cfg.EscapeDepth); ok {
+			forking = indexOf(moves, m)
+		} else {
+			lost = r.escape.attackersLose(g, s.cfg.EscapeDepth)
+		}
 	}
 	r.pending = append(r.pending, pendingLeaf{
 		search: s, node: cur,
 		pathStart: int32(len(r.paths)), pathN: int32(len(path)),
-		movesStart: start, winning: winning, forking: forking,
-		lost: winning < 0 && forking < 0 && forcedEscape(g, moves),
+		movesStart: start, winning: winning, forking: forking, lost: lost,
 	})
 	r.paths = append(r.paths, path...)
 	r.batch.Variants = append(r.batch.Variants, g.Variant())
@@ -220,6 +218,16 @@ func (s *Search) rootExpanded(value float32) {
 	if s.gumbel.pended {
 		s.gumbelStart()
 	}
+}
+
+// indexOf returns the index of m in moves; m is one of them.
+func indexOf(moves []rules.Move, m rules.Move) int32 {
+	for i, x := range moves {
+		if x == m {
+			return int32(i)
+		}
+	}
+	panic("mcts: a proven move that is not legal: " + m.String())
 }
 
 // unwind takes back the last n moves of g.
@@ -259,114 +267,4 @@ func immediateWin(g *rules.Game, moves []rules.Move) int32 {
 		}
 	}
 	return -1
-}
-
-// forcedEscape reports whether the attackers, to move, lose by force to
-// the king's walk to a corner: he has an open line to a corner that no
-// attacker move can close (a line is closed by landing on it; two lines
-// never can be by one move), and no attacker move ends the game other than
-// in the defenders' favour (a win of theirs, a draw by the move limit). It
-// spares the search the plies where most games between engines are
-// decided: an attacker move that lets the king through is seen as lost at
-// once, where a search would need every attacker reply visited to prove
-// it. Positions where the king sees no corner, the common case, cost one
-// reach computation.
-func forcedEscape(g *rules.Game, moves []rules.Move) bool {
-	pos := g.Position()
-	if pos.ToMove != rules.Attackers {
-		return false
-	}
-	v := g.Variant()
-	if !v.Edge().Has(pos.King) {
-		return false // the corners lie on the edge: only from there are they in a line
-	}
-	reach := v.Reach(&pos, pos.King)
-	open := reach.And(v.Corners())
-	switch open.Count() {
-	case 0:
-		return false
-	case 1:
-		// The squares between the king and his one open corner: a move
-		// onto one closes the line (checked before any move is played).
-		lines := reach.And(between(pos.King, open.First()))
-		for _, m := range moves {
-			if lines.Has(m.To()) {
-				return false
-			}
-		}
-	}
-	for _, m := range moves {
-		g.Make(m)
-		o := g.Outcome()
-		g.Unmake()
-		if o.Over() && o.Winner != rules.DefendersWin {
-			return false
-		}
-	}
-	return true
-}
-
-// kingFork returns the index of a king move of moves, the defenders to
-// move, after which the attackers lose by force (forcedEscape), or -1. It
-// is forcedEscape one ply earlier: an attacker move that lets the king
-// reach a square with two open corner lines is seen as lost when its child
-// is first expanded, not after the search has found the king's move there
-// (often a move of small prior) and every attacker reply to it. Only king
-// moves that end on an open line to a corner are looked at further; the
-// attackers' replies are generated past the end of r.moves, which the
-// caller's moves must end (it keeps them there). Only king moves onto the
-// edge are played, so a leaf whose king is far from it costs a scan of its
-// moves.
-func (r *Runner) kingFork(g *rules.Game, moves []rules.Move) int32 {
-	pos := g.Position()
-	if pos.ToMove != rules.Defenders {
-		return -1
-	}
-	v := g.Variant()
-	corners, edge := v.Corners(), v.Edge()
-	for i, m := range moves {
-		if m.From() != pos.King || !edge.Has(m.To()) {
-			continue // a corner is in line only with the edge's squares
-		}
-		g.Make(m)
-		after := g.Position()
-		if g.Outcome().Over() || v.Reach(&after, after.King).And(corners).Count() == 0 {
-			g.Unmake()
-			continue
-		}
-		end := len(r.moves)
-		if cap(r.moves)-end < rules.MaxMoves {
-			// Grown here, the caller's moves would be left in the old
-			// array: the caller reserves room for two lists.
-			panic("mcts: kingFork: no room for the replies")
-		}
-		replies := g.GenerateMoves(r.moves[end:end])
-		forced := forcedEscape(g, replies)
-		g.Unmake()
-		if forced {
-			return int32(i)
-		}
-	}
-	return -1
-}
-
-// between returns the squares strictly between two squares of one rank or
-// file.
-func between(a, b rules.Square) rules.Bitboard {
-	var squares rules.Bitboard
-	df, dr := sign(b.File()-a.File()), sign(b.Rank()-a.Rank())
-	for f, r := a.File()+df, a.Rank()+dr; f != b.File() || r != b.Rank(); f, r = f+df, r+dr {
-		squares = squares.With(rules.NewSquare(f, r))
-	}
-	return squares
-}
-
-func sign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }

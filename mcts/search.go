@@ -269,9 +269,10 @@ func (s *Search) Advance(m rules.Move) error {
 	}
 	s.nodes, s.spare = s.spare, s.nodes
 	if !s.nodes[0].expanded() {
-		// A child proven without being expanded (a king's move kingFork
-		// found winning) is searched afresh: its proof came from a search
-		// this one no longer holds, and its visits are only that proof's.
+		// A child proven without being expanded (a king's move the
+		// escape solver found winning) is searched afresh: its proof came
+		// from a search this one no longer holds, and its visits are only
+		// that proof's.
 		s.nodes[0] = node{firstChild: noChildren}
 	}
 	s.nodes[0].move, s.nodes[0].prior = 0, 0

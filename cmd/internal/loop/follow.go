@@ -149,10 +149,15 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 			}
 		}
 	}()
+	// A suite file is read from the run's copy, never from the path in
+	// loop.toml, which is the loop's (relative to its working folder).
+	if cfg.SelfPlay.Mix.Suite != "" {
+		cfg.SelfPlay.Mix.Suite = filepath.Join(run, SuiteFile)
+	}
 	var suite []match.SuiteEntry
 	if cfg.SelfPlay.Mix.SuiteShare > 0 {
 		if suite, err = cli.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
-			return FollowSummary{}, fmt.Errorf("loop: follow: %s: selfplay.mix.suite: %w", filepath.Join(run, ConfigFile), err)
+			return FollowSummary{}, fmt.Errorf("loop: follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts: %w", filepath.Join(run, ConfigFile), err)
 		}
 	}
 	sp := configs.DefaultSelfPlay()

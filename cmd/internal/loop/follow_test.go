@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,5 +230,77 @@ func TestFollowStopsWhenRunIsDone(t *testing.T) {
 				t.Errorf("%s after Run: got %v, want it there %v", DoneFile, err, c.exists)
 			}
 		})
+	}
+}
+
+// TestFollowReadsTheRunsSuite: a suite file that selfplay.mix.suite names
+// is copied into the run folder as the loop starts, and a follower reads
+// the copy: here the file is gone from where loop.toml says (a follower on
+// another machine, in another folder) and every game still starts from
+// its one position. A run whose copy differs from the file is refused.
+func TestFollowReadsTheRunsSuite(t *testing.T) {
+	data, _ := configs.OpeningSuite("copenhagen")
+	var line string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			line = strings.TrimSpace(strings.SplitN(l, "#", 2)[0])
+			break
+		}
+	}
+	suite := filepath.Join(t.TempDir(), "mine.txt")
+	if err := os.WriteFile(suite, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(configs.TinyLoopFile()), "suite_share = 0.5\nsuite = \"\"", "suite_share = 1.0\nsuite = \""+suite+"\"", 1)
+	text = strings.Replace(text, "external = false", "external = true", 1)
+	cfg, err := configs.ParseLoop("mine.toml", []byte(text))
+	if err != nil || cfg.SelfPlay.Mix.Suite != suite || !cfg.SelfPlay.External {
+		t.Fatalf("got %v, %+v; want the suite and external self-play", err, cfg.SelfPlay)
+	}
+	run := filepath.Join(t.TempDir(), "run")
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	if err := Run(stopped, run, cfg, []byte(text), Options{}); err != context.Canceled {
+		t.Fatalf("setting up: got %v, want it stopped", err)
+	}
+	if err := os.Remove(suite); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := FollowOptions{Workers: 1, GamesPerWorker: 2, ShardGames: 1, Seed: 3, Host: "test"}
+	var n atomic.Int32
+	opt.started = func(string) {
+		if n.Add(1) > 2 {
+			cancel()
+		}
+	}
+	if _, err := Follow(ctx, run, opt); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(run, DataDir, "*"+datasets.GamesSuffix))
+	games := 0
+	for _, f := range files {
+		rows, _, err := datasets.ReadGamesFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			games++
+			if !strings.HasPrefix(line, r.Start) || r.Start == "" {
+				t.Errorf("game %s: got start %q, want the suite's %q", r.GameID, r.Start, line)
+			}
+		}
+	}
+	if games == 0 {
+		t.Error("got no game written, want some")
+	}
+
+	// The file back, changed: the run keeps its own suite.
+	if err := os.WriteFile(suite, []byte(line+"\n"+line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(stopped, run, cfg, []byte(text), Options{}); err == nil || !strings.Contains(err.Error(), "differs from this run's copy") {
+		t.Errorf("another suite: got %v, want a refusal", err)
 	}
 }

@@ -5,7 +5,8 @@
 //	err := loop.Run(ctx, runDir, cfg, loop.Options{Log: os.Stdout})
 //
 // A run folder holds: loop.toml (the configuration the run uses),
-// variant.toml (its rule set), manifest.json (versions, seeds, start),
+// variant.toml (its rule set), selfplay-suite.txt (a copy of the suite
+// file selfplay.mix.suite names, if any), manifest.json (versions, seeds, start),
 // data/ (the self-play shards of every generation), gen-NNN/ (per
 // generation: selfplay.json, train/ (a training run folder), gate/ and
 // baseline/ (match folders), gate.pairs.jsonl and baseline.pairs.jsonl (the
@@ -25,6 +26,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,6 +66,11 @@ const (
 	// stop when they see it. A run carried on to more generations removes
 	// it as it starts.
 	DoneFile = "selfplay-done.json"
+	// SuiteFile is the run's copy of selfplay.mix.suite, when the config
+	// names a file: the loop's self-play and every follower read it, so
+	// that followers on other machines, in other folders, play the same
+	// suite, and a resumed run keeps it.
+	SuiteFile = "selfplay-suite.txt"
 )
 
 // Options are what a caller adds to a run.
@@ -104,6 +111,9 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if err := setUp(run, cfg, configText, v); err != nil {
 		return err
 	}
+	if cfg.SelfPlay.Mix.Suite != "" {
+		cfg.SelfPlay.Mix.Suite = filepath.Join(run, SuiteFile)
+	}
 	if !done(GenDir(run, cfg.Generations), "selfplay") {
 		if err := os.Remove(filepath.Join(run, DoneFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("loop: %w", err)
@@ -137,13 +147,18 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 	if _, _, err := cli.Openings(cfg.Gate.Openings, v, 1, cfg.Gate.OpeningPlies, 0); err != nil {
 		return fmt.Errorf("loop: gate.openings: %w", err)
 	}
-	if cfg.SelfPlay.Mix.SuiteShare > 0 {
-		if _, err := cli.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
+	if cfg.SelfPlay.Mix.Suite == "" && cfg.SelfPlay.Mix.SuiteShare > 0 {
+		if _, err := cli.LoadSuite("", v); err != nil {
 			return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(run, DataDir), 0o755); err != nil {
 		return fmt.Errorf("loop: %w", err)
+	}
+	if cfg.SelfPlay.Mix.Suite != "" && cfg.SelfPlay.Mix.SuiteShare > 0 {
+		if err := copySuite(run, cfg.SelfPlay.Mix.Suite, v); err != nil {
+			return err
+		}
 	}
 	var def strings.Builder
 	if err := toml.NewEncoder(&def).Encode(v.Definition()); err != nil {
@@ -184,6 +199,33 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		m["dependencies"] = deps
 	}
 	return cli.WriteJSON(manifestPath, m)
+}
+
+// copySuite copies the suite file that selfplay.mix.suite names (read
+// from the loop's working folder, as every path of the config is) into
+// the run folder as SuiteFile, once, after checking it. A run whose copy
+// differs from the file is refused; a file no longer there (the run folder
+// moved) leaves the copy to be used.
+func copySuite(run, file string, v *rules.Variant) error {
+	path := filepath.Join(run, SuiteFile)
+	have, haveErr := os.ReadFile(path)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if haveErr == nil && errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
+	}
+	if haveErr == nil {
+		if !bytes.Equal(have, data) {
+			return fmt.Errorf("loop: selfplay.mix.suite: %s differs from this run's copy %s: a run keeps its suite (start a new run folder)", file, path)
+		}
+		return nil
+	}
+	if _, err := match.ParseSuite(file, data, v); err != nil {
+		return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
+	}
+	return cli.WriteFileAtomic(path, data)
 }
 
 // mark records that a stage of a generation is done; done asks.
