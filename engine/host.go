@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -57,7 +58,7 @@ func (x *External) Validate() error {
 type session struct {
 	x     *External
 	cmd   *exec.Cmd
-	in    io.WriteCloser
+	in    *os.File    // the program's standard input: a pipe with write deadlines
 	lines chan string // the program's output; closed when it ends
 	exit  chan struct{}
 	err   error // how the program ended; set before exit is closed
@@ -70,8 +71,15 @@ type session struct {
 	known   int // moves of the game the engine has been told of
 }
 
+// writeTimeout bounds a write to the program outside a move (whose own
+// allowance bounds it there): a program that stops reading its input
+// must not hang the match.
+const writeTimeout = 5 * time.Second
+
 // Start starts the program and waits for its greeting: "hello" (OTEP) or
-// "uciok" after "uci" (UCI).
+// "uciok" after "uci" (UCI). The program gets a process group of its own
+// (where the system has them), so that Close ends whatever it started too:
+// an engine run by a shell script, say, whose children hold its output.
 func (x *External) Start() (match.Engine, error) {
 	if err := x.Validate(); err != nil {
 		return nil, err
@@ -79,15 +87,22 @@ func (x *External) Start() (match.Engine, error) {
 	cmd := exec.Command(x.Command[0], x.Command[1:]...)
 	cmd.Dir = x.Dir
 	cmd.Stderr = x.Stderr
-	in, err := cmd.StdinPipe()
+	ownProcessGroup(cmd)
+	inR, in, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	cmd.Stdin = inR
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		inR.Close()
+		in.Close()
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	inR.Close() // the program has its own copy
+	if err != nil {
+		in.Close()
 		return nil, fmt.Errorf("engine: start %s: %w", x.Command[0], err)
 	}
 	s := &session{x: x, cmd: cmd, in: in, lines: make(chan string, 256), exit: make(chan struct{}), options: map[string]bool{}}
@@ -96,6 +111,12 @@ func (x *External) Start() (match.Engine, error) {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			s.lines <- strings.TrimRight(sc.Text(), "\r")
+		}
+		if sc.Err() != nil {
+			// A line past 1 MB, or a failed read: the program no longer
+			// speaks the protocol, and nobody would read what it writes
+			// next. End it, so that Wait returns.
+			killProcessGroup(cmd)
 		}
 		close(s.lines)
 		s.err = cmd.Wait()
@@ -133,8 +154,29 @@ func (x *External) Start() (match.Engine, error) {
 }
 
 func (s *session) send(lines ...string) error {
+	return s.sendBy(time.Now().Add(writeTimeout), lines...)
+}
+
+// sendCtx sends within ctx's deadline, if it is sooner than writeTimeout.
+func (s *session) sendCtx(ctx context.Context, lines ...string) error {
+	by := time.Now().Add(writeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(by) {
+		by = d
+	}
+	return s.sendBy(by, lines...)
+}
+
+// sendBy writes lines, one command each, giving up at the deadline (a
+// program that does not read its input has a full pipe).
+func (s *session) sendBy(deadline time.Time, lines ...string) error {
+	s.in.SetWriteDeadline(deadline) // not every system's pipes have deadlines: then none
 	if _, err := io.WriteString(s.in, strings.Join(lines, "\n")+"\n"); err != nil {
-		return &match.ForfeitError{Reason: match.ForfeitCrash, Err: fmt.Errorf("writing to the engine: %w", s.exited(err))}
+		reason := match.ForfeitCrash
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			reason = match.ForfeitTime
+			err = errors.New("the engine does not read its input")
+		}
+		return &match.ForfeitError{Reason: reason, Err: fmt.Errorf("writing to the engine: %w", s.exited(err))}
 	}
 	return nil
 }
@@ -144,8 +186,13 @@ func (s *session) read(ctx context.Context) (string, error) {
 	select {
 	case l, ok := <-s.lines:
 		if !ok {
-			<-s.exit
-			return "", &match.ForfeitError{Reason: match.ForfeitCrash, Err: s.exited(io.EOF)}
+			// Its output has ended; it may still be running (it closed
+			// its output, or was ended for a line past 1 MB).
+			select {
+			case <-s.exit:
+			case <-ctx.Done():
+			}
+			return "", &match.ForfeitError{Reason: match.ForfeitCrash, Err: s.exited(errors.New("the engine closed its output"))}
 		}
 		return l, nil
 	case <-ctx.Done():
@@ -211,7 +258,7 @@ func (s *session) otepMove(ctx context.Context, g *rules.Game) (rules.Move, erro
 		for i, m := range moves {
 			replay.Make(m)
 			if i >= s.known {
-				if err := s.send("opponent-move " + protocol.FormatMove(m) + " " + protocol.FormatBoard(replay.Position())); err != nil {
+				if err := s.sendCtx(ctx, "opponent-move "+protocol.FormatMove(m)+" "+protocol.FormatBoard(replay.Position())); err != nil {
 					return rules.NoMove, err
 				}
 			}
@@ -222,7 +269,7 @@ func (s *session) otepMove(ctx context.Context, g *rules.Game) (rules.Move, erro
 	secs := (ms + 999) / 1000
 	// The allowance as an overtime period the engine is in, with none
 	// after it: this move must come within it.
-	if err := s.send("play "+g.ToMove().String(), fmt.Sprintf("clock %d* %d* %d 0 0", ms, ms, secs)); err != nil {
+	if err := s.sendCtx(ctx, "play "+g.ToMove().String(), fmt.Sprintf("clock %d* %d* %d 0 0", ms, ms, secs)); err != nil {
 		return rules.NoMove, err
 	}
 	for {
@@ -274,7 +321,7 @@ func (s *session) uciMove(ctx context.Context, g *rules.Game) (rules.Move, error
 	if s.x.MoveTime > 0 {
 		goLine = fmt.Sprintf("go movetime %d", s.x.MoveTime.Milliseconds())
 	}
-	if err := s.send(b.String(), goLine); err != nil {
+	if err := s.sendCtx(ctx, b.String(), goLine); err != nil {
 		return rules.NoMove, err
 	}
 	for {
@@ -302,14 +349,18 @@ func (s *session) EndGame(o rules.Outcome) {
 }
 
 // Close implements match.Engine: it says goodbye (quit), and kills the
-// program if it has not exited within a second.
+// program and its process group if it has not exited within a second. It
+// returns once the program has been waited for, or with an error if even
+// the kill did not end its output within closeTimeout (a child that left
+// the group holds it): then a goroutine still waits for it.
 func (s *session) Close() error {
+	var err error
 	s.once.Do(func() {
-		if s.x.Protocol == OTEP {
-			s.send("goodbye")
-		} else {
-			s.send("quit")
+		bye := "goodbye"
+		if s.x.Protocol == UCI {
+			bye = "quit"
 		}
+		s.sendBy(time.Now().Add(100*time.Millisecond), bye)
 		s.in.Close()
 		go func() {
 			for range s.lines { // let the reader reach the end
@@ -317,10 +368,18 @@ func (s *session) Close() error {
 		}()
 		select {
 		case <-s.exit:
+			return
 		case <-time.After(time.Second):
-			s.cmd.Process.Kill()
-			<-s.exit
+		}
+		killProcessGroup(s.cmd)
+		select {
+		case <-s.exit:
+		case <-time.After(closeTimeout):
+			err = fmt.Errorf("engine: %s: killed, but its output is still open after %v", s.x.Command[0], closeTimeout)
 		}
 	})
-	return nil
+	return err
 }
+
+// closeTimeout bounds Close's wait after the kill.
+const closeTimeout = 10 * time.Second

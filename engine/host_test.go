@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,5 +139,77 @@ func TestExternalSelfMatch(t *testing.T) {
 		if replay.Outcome() != g.Outcome || !g.Outcome.Over() {
 			t.Errorf("game %d: got %v, the rules say %v", half, g.Outcome, replay.Outcome())
 		}
+	}
+}
+
+// runningPrograms counts the processes whose command line holds bin (a
+// path in the test's own temporary folder, which no other process has).
+func runningPrograms(t *testing.T, bin string) int {
+	t.Helper()
+	paths, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil || len(paths) == 0 {
+		t.Skipf("no /proc to look for processes in: %v", err)
+	}
+	n := 0
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), bin) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestExternalStuckPrograms: programs that would hang a careless host
+// each lose their game and leave nothing running: one that neither reads
+// its input nor exits (killed at Close), one that writes a line past 1 MB
+// (ended at once: it no longer speaks the protocol), and the first run by
+// a shell that stays as its parent and whose child holds the output (the
+// whole process group is killed).
+func TestExternalStuckPrograms(t *testing.T) {
+	bin := misbehave(t)
+	v := variants.MustLoad("copenhagen")
+	for _, c := range []struct {
+		name   string
+		cmd    []string
+		reason string
+	}{
+		{"deaf", []string{bin, "-mode", "deaf", "-protocol", OTEP}, match.ForfeitTime},
+		{"line past 1 MB", []string{bin, "-mode", "longline", "-protocol", OTEP}, match.ForfeitCrash},
+		{"deaf under a shell", []string{"sh", "-c", bin + " -mode deaf -protocol otep; true"}, match.ForfeitTime},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.cmd[0] == "sh" {
+				if _, err := exec.LookPath("sh"); err != nil {
+					t.Skip("no sh")
+				}
+			}
+			x := External{Protocol: OTEP, Command: c.cmd, MoveTime: 20 * time.Millisecond}
+			cfg := match.Config{Variant: v, A: match.Player{Name: c.name, NewEngine: x.Start, MoveLimit: 300 * time.Millisecond},
+				B: builtin(8), Search: mcts.DefaultConfig(), MaxPairs: 1}
+			done := make(chan error, 1)
+			var pairs []match.Pair
+			go func() {
+				done <- match.Play(context.Background(), cfg, func(p match.Pair) bool { pairs = append(pairs, p); return true })
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("the match did not end: want each stuck program's game forfeited and the program ended")
+			}
+			if len(pairs) != 1 {
+				t.Fatalf("got %d pairs, want 1", len(pairs))
+			}
+			for half, g := range pairs[0].Games {
+				if g.Forfeit != c.reason || g.ScoreA() != 0 {
+					t.Errorf("game %d: forfeit %q (%s), A scored %v; want %q and 0", half, g.Forfeit, g.ForfeitDetail, g.ScoreA(), c.reason)
+				}
+			}
+			if n := runningPrograms(t, bin); n != 0 {
+				t.Errorf("%d programs still running after the match: want none", n)
+			}
+		})
 	}
 }

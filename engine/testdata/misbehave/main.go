@@ -2,7 +2,9 @@
 // players: -mode good plays (engine.Serve with the built-in searcher),
 // hang greets and then never answers, illegal answers every request for a
 // move with a move from an empty square, exit plays two moves and exits
-// when asked for the third. -protocol is otep or uci.
+// when asked for the third, longline answers a request for a move with a
+// 2 MB line, and deaf (OTEP only) greets and then neither reads its input
+// nor exits. -protocol is otep or uci.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"taflab/configs/variants"
 	"taflab/engine"
@@ -20,11 +23,16 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "good", "good, hang, illegal or exit")
+	mode := flag.String("mode", "good", "good, hang, illegal, exit, longline or deaf")
 	proto := flag.String("protocol", "otep", "otep or uci")
 	flag.Parse()
 	switch *mode {
-	case "hang", "illegal":
+	case "deaf":
+		fmt.Println("hello")
+		for { // until killed; a bare select{} would be a deadlock the runtime ends
+			time.Sleep(time.Hour)
+		}
+	case "hang", "illegal", "longline":
 		if *proto == engine.OTEP {
 			fmt.Println("hello")
 		}
@@ -35,6 +43,8 @@ func main() {
 			case cmd == "uci":
 				fmt.Println("uciok")
 			case *mode == "hang":
+			case *mode == "longline" && (cmd == "play" || cmd == "go"):
+				fmt.Println(strings.Repeat("x", 2<<20))
 			case cmd == "play":
 				fmt.Println("move a1-a2")
 			case cmd == "go":
