@@ -431,15 +431,47 @@ func FitRatingsWith(games []Game, anchor string, opts FitOptions) (Ratings, erro
 	}, nil
 }
 
-// checkConnected returns an error naming the players that no chain of games
-// links to the anchor.
-func checkConnected(games []Game, names []string, index map[string]int, anchor string) error {
+// Groups splits the players of the games into groups that no chain of games
+// links: ratings compare only within a group, so FitRatings takes the games
+// of one group at a time. Each group lists its players in the order they
+// first appear in games, and the groups are in the order of their first
+// players.
+func Groups(games []Game) [][]string {
+	index := map[string]int{}
+	var names []string
+	for _, g := range games {
+		for _, name := range []string{g.Attacker, g.Defender} {
+			if _, ok := index[name]; !ok {
+				index[name] = len(names)
+				names = append(names, name)
+			}
+		}
+	}
+	find := linkPlayers(games, names, index)
+	var groups [][]string
+	at := map[int]int{} // root → index into groups
+	for i, name := range names {
+		r := find(i)
+		j, ok := at[r]
+		if !ok {
+			j = len(groups)
+			at[r] = j
+			groups = append(groups, nil)
+		}
+		groups[j] = append(groups[j], name)
+	}
+	return groups
+}
+
+// linkPlayers joins the players (indices into names) that met in a game and
+// returns the find function of the resulting union-find: two players are
+// linked by a chain of games when find gives them the same root.
+func linkPlayers(games []Game, names []string, index map[string]int) func(int) int {
 	parent := make([]int, len(names))
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -452,6 +484,13 @@ func checkConnected(games []Game, names []string, index map[string]int, anchor s
 			parent[a] = d
 		}
 	}
+	return find
+}
+
+// checkConnected returns an error naming the players that no chain of games
+// links to the anchor.
+func checkConnected(games []Game, names []string, index map[string]int, anchor string) error {
+	find := linkPlayers(games, names, index)
 	root := find(index[anchor])
 	var lost []string
 	for i, name := range names {
@@ -468,7 +507,7 @@ func checkConnected(games []Game, names []string, index map[string]int, anchor s
 		more = fmt.Sprintf(" and %d more", len(lost)-10)
 		lost = lost[:10]
 	}
-	return fmt.Errorf("stats: no chain of games links these players to anchor %q, so their ratings are undefined: %s%s", anchor, strings.Join(lost, ", "), more)
+	return fmt.Errorf("stats: no chain of games links these players to anchor %q, so their ratings are undefined (a prior would not define them: fit each of Groups(games) on its own): %s%s", anchor, strings.Join(lost, ", "), more)
 }
 
 // sigmoid is 1/(1+e^-x).

@@ -405,3 +405,44 @@ func TestFitOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestGroups: players split into the groups that no chain of games links,
+// in the order they first appear; a prior does not make FitRatingsWith rate
+// players of different groups against each other, and each group fits on
+// its own.
+func TestGroups(t *testing.T) {
+	ab := concat(split("A", "B", 3, 1, 2), split("B", "A", 2, 1, 3))
+	cd := concat(split("C", "D", 2, 0, 1), split("D", "C", 2, 0, 1))
+	tests := []struct {
+		name  string
+		games []Game
+		want  string
+	}{
+		{"none", nil, ""},
+		{"one pair", ab, "A B"},
+		{"two pairs", concat(ab, cd), "A B | C D"},
+		{"a chain joins them", concat(ab, cd, split("D", "B", 1, 0, 0)), "A B C D"},
+		{"interleaved", concat(split("A", "B", 1, 0, 0), split("C", "D", 1, 0, 0), split("E", "A", 1, 0, 0)), "A B E | C D"},
+		{"a player alone", concat(ab, split("Z", "Z", 2, 0, 1)), "A B | Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var parts []string
+			for _, g := range Groups(tt.games) {
+				parts = append(parts, strings.Join(g, " "))
+			}
+			if got := strings.Join(parts, " | "); got != tt.want {
+				t.Errorf("Groups: got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	both := concat(ab, cd)
+	if _, err := FitRatingsWith(both, "A", FitOptions{PriorSD: 400}); err == nil || !strings.Contains(err.Error(), `"C", "D"`) {
+		t.Errorf("FitRatingsWith two groups, a prior: got error %v, want one naming C and D", err)
+	}
+	for _, g := range [][]Game{ab, cd} {
+		if _, err := FitRatings(g, g[0].Attacker); err != nil {
+			t.Errorf("FitRatings of one group: got error %v, want nil", err)
+		}
+	}
+}

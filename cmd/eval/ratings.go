@@ -43,13 +43,25 @@ player met) is fixed at 0 Elo. When a player won or lost every game the
 maximum-likelihood ratings do not exist; -prior-sd 400, say, fits them
 anyway with a normal prior of that standard deviation on every rating.
 
-Printed, and with -out written as ratings.md: a Markdown table, strongest
+Players that no chain of games links (a run folder's final-25 and final-800
+matches, say, each a network against the searcher at its own budget) have no
+rating relative to each other, with a prior or without. The players are then
+split into such groups and each group is fitted on its own with its own
+anchor: first the group of -anchor, else the group with the most games, then
+the others in the order they were first met. Each group's anchor is -anchor
+if it is in the group, else the group's first "builtin-*" player, else its
+first player met.
+
+Printed, and with -out written as ratings.md: a Markdown table (one per
+group), strongest
 first, of each player's Elo, its 95% interval half-width (1.96 standard
 errors, multiplied by sqrt(dispersion) when the fit's dispersion is above 1:
 the scores vary more than the model allows; below 1 the intervals are kept,
 which is conservative), games (against other players) and score; then the
 attackers' advantage with its interval. With -out also ratings.json (the
-same figures) and ratings.png: rating with its 95% interval by generation
+same figures: the first group at the top level, the others in
+"other_groups") and ratings.png (the first group): rating with its 95%
+interval by generation
 (players named like gen-3 or gen003 in generation order, after the players
 without a generation in the order they were first met).
 
@@ -73,13 +85,22 @@ type ratedPlayerJSON struct {
 	Anchor     bool    `json:"anchor"`
 }
 
-// ratingsJSON is ratings.json.
+// ratingsJSON is ratings.json: the first group of players (the only one
+// when games link them all) at the top level, the others in OtherGroups.
 type ratingsJSON struct {
-	Variant         string            `json:"variant"`
-	Files           []string          `json:"files"`
+	Variant     string      `json:"variant"`
+	Files       []string    `json:"files"`
+	PriorSD     float64     `json:"prior_sd"`
+	AllGames    int         `json:"all_games"` // of every group
+	OtherGroups []groupJSON `json:"other_groups"`
+	groupJSON
+}
+
+// groupJSON is the fit of one group of players that games link: its ratings
+// are relative to its anchor and not comparable with another group's.
+type groupJSON struct {
 	Games           int               `json:"games"`
 	Anchor          string            `json:"anchor"`
-	PriorSD         float64           `json:"prior_sd"`
 	SideAdvantage   float64           `json:"side_advantage"` // attackers' Elo bonus
 	SideAdvantageSE float64           `json:"side_advantage_se"`
 	SideAdvantage95 float64           `json:"side_advantage_ci95"`
@@ -165,28 +186,31 @@ func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(games) == 0 {
 		return bad("no games in %s", strings.Join(byVariant[*variant], ", "))
 	}
-	if *anchor == "" {
-		*anchor = players[0]
-		for _, name := range players {
-			if strings.HasPrefix(name, "builtin-") {
-				*anchor = name
-				break
-			}
-		}
-	} else if !seen[*anchor] {
+	if *anchor != "" && !seen[*anchor] {
 		return bad("-anchor %q: no such player (players: %s)", *anchor, strings.Join(players, ", "))
 	}
 
-	r, err := stats.FitRatingsWith(games, *anchor, stats.FitOptions{PriorSD: *priorSD})
-	if err != nil {
-		hint := ""
-		if *priorSD == 0 {
-			hint = " (try -prior-sd 400)"
+	rep := ratingsJSON{Variant: *variant, Files: byVariant[*variant], PriorSD: *priorSD, AllGames: len(games), OtherGroups: []groupJSON{}}
+	for i, g := range ratingGroups(games, *anchor) {
+		r, err := stats.FitRatingsWith(g.games, g.anchor, stats.FitOptions{PriorSD: *priorSD})
+		if err != nil {
+			hint := ""
+			if *priorSD == 0 {
+				hint = " (try -prior-sd 400)"
+			}
+			where := ""
+			if g.of > 1 {
+				where = fmt.Sprintf("group %d of %d (%s): ", i+1, g.of, strings.Join(g.players, ", "))
+			}
+			fmt.Fprintf(stderr, "eval ratings: %s%v%s\n", where, err, hint)
+			return 1
 		}
-		fmt.Fprintf(stderr, "eval ratings: %v%s\n", err, hint)
-		return 1
+		if i == 0 {
+			rep.groupJSON = newGroupJSON(r)
+		} else {
+			rep.OtherGroups = append(rep.OtherGroups, newGroupJSON(r))
+		}
 	}
-	rep := newRatingsJSON(r, *variant, byVariant[*variant], *priorSD)
 	md := ratingsMarkdown(rep)
 	fmt.Fprint(stdout, md)
 	if *out == "" {
@@ -267,8 +291,54 @@ func generation(name string) (int, bool) {
 	return n, err == nil
 }
 
-// newRatingsJSON turns a fit into the report.
-func newRatingsJSON(r stats.Ratings, variant string, files []string, priorSD float64) ratingsJSON {
+// ratingGroup is the games of one group of players that games link.
+type ratingGroup struct {
+	games   []stats.Game
+	players []string // in order of first appearance
+	anchor  string
+	of      int // the number of groups
+}
+
+// ratingGroups splits the games by stats.Groups, in the order the ratings
+// command documents (the group of anchor, else the one with the most games,
+// then the rest as first met), each with its anchor: anchor if in the group,
+// else its first builtin-* player, else its first player.
+func ratingGroups(games []stats.Game, anchor string) []ratingGroup {
+	groups := stats.Groups(games)
+	of := map[string]int{}
+	out := make([]ratingGroup, len(groups))
+	for i, players := range groups {
+		out[i] = ratingGroup{players: players, anchor: players[0], of: len(groups)}
+		for _, name := range players {
+			of[name] = i
+		}
+		for _, name := range players {
+			if strings.HasPrefix(name, "builtin-") {
+				out[i].anchor = name
+				break
+			}
+		}
+	}
+	for _, g := range games {
+		i := of[g.Attacker]
+		out[i].games = append(out[i].games, g)
+	}
+	first := 0
+	for i := range out {
+		if anchor != "" && of[anchor] == i {
+			out[i].anchor = anchor
+			first = i
+			break
+		}
+		if anchor == "" && len(out[i].games) > len(out[first].games) {
+			first = i
+		}
+	}
+	return append([]ratingGroup{out[first]}, append(out[:first:first], out[first+1:]...)...)
+}
+
+// newGroupJSON turns a fit into the report of its group.
+func newGroupJSON(r stats.Ratings) groupJSON {
 	scale := 1.0
 	var disp *float64
 	if !math.IsNaN(r.Dispersion) {
@@ -278,7 +348,7 @@ func newRatingsJSON(r stats.Ratings, variant string, files []string, priorSD flo
 			scale = math.Sqrt(d)
 		}
 	}
-	rep := ratingsJSON{Variant: variant, Files: files, Games: r.Games, Anchor: r.Anchor, PriorSD: priorSD,
+	rep := groupJSON{Games: r.Games, Anchor: r.Anchor,
 		SideAdvantage: r.SideAdvantage, SideAdvantageSE: r.SideAdvantageSE, SideAdvantage95: 1.96 * r.SideAdvantageSE * scale,
 		Dispersion: disp, SEScale: scale, LogLikelihood: r.LogLikelihood}
 	for _, p := range r.Players {
@@ -295,17 +365,32 @@ func newRatingsJSON(r stats.Ratings, variant string, files []string, priorSD flo
 	return rep
 }
 
-// ratingsMarkdown writes the ratings table.
+// ratingsMarkdown writes the ratings tables, one per group.
 func ratingsMarkdown(rep ratingsJSON) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Ratings: %s, %d games from %d match files\n\n", rep.Variant, rep.Games, len(rep.Files))
-	fmt.Fprintf(&b, "Bradley-Terry (logistic Elo) fit with an attackers' advantage term; %s fixed at 0 Elo", rep.Anchor)
-	if rep.PriorSD > 0 {
-		fmt.Fprintf(&b, "; normal prior SD %g Elo on every rating", rep.PriorSD)
+	fmt.Fprintf(&b, "# Ratings: %s, %d games from %d match files\n\n", rep.Variant, rep.AllGames, len(rep.Files))
+	if len(rep.OtherGroups) == 0 {
+		groupMarkdown(&b, rep.groupJSON, rep.PriorSD)
+		return b.String()
+	}
+	n := 1 + len(rep.OtherGroups)
+	fmt.Fprintf(&b, "No chain of games links the players of these %d groups, so a rating compares only with ratings of its own group: each group is fitted on its own, with its own anchor.\n", n)
+	for i, g := range append([]groupJSON{rep.groupJSON}, rep.OtherGroups...) {
+		fmt.Fprintf(&b, "\n## Group %d of %d: %d players, %d games\n\n", i+1, n, len(g.Players), g.Games)
+		groupMarkdown(&b, g, rep.PriorSD)
+	}
+	return b.String()
+}
+
+// groupMarkdown writes one group's table.
+func groupMarkdown(b *strings.Builder, rep groupJSON, priorSD float64) {
+	fmt.Fprintf(b, "Bradley-Terry (logistic Elo) fit with an attackers' advantage term; %s fixed at 0 Elo", rep.Anchor)
+	if priorSD > 0 {
+		fmt.Fprintf(b, "; normal prior SD %g Elo on every rating", priorSD)
 	}
 	b.WriteString(". ± is a 95% interval: 1.96 standard errors")
 	if rep.SEScale > 1 {
-		fmt.Fprintf(&b, " times sqrt(dispersion) = %.2f", rep.SEScale)
+		fmt.Fprintf(b, " times sqrt(dispersion) = %.2f", rep.SEScale)
 	}
 	b.WriteString(".\n\n| rank | player | Elo | ± 95% | games | score |\n| ---: | --- | ---: | ---: | ---: | ---: |\n")
 	for i, p := range rep.Players {
@@ -313,18 +398,17 @@ func ratingsMarkdown(rep ratingsJSON) string {
 		if p.Anchor {
 			ci = "anchor"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %.1f | %s | %d | %.1f%% |\n", i+1, p.Name, p.Elo, ci, p.Games, 100*p.Score)
+		fmt.Fprintf(b, "| %d | %s | %.1f | %s | %d | %.1f%% |\n", i+1, p.Name, p.Elo, ci, p.Games, 100*p.Score)
 	}
-	fmt.Fprintf(&b, "\nAttackers' advantage: %+.1f ± %.1f Elo (between equal players the attackers score %.1f%%).\n",
+	fmt.Fprintf(b, "\nAttackers' advantage: %+.1f ± %.1f Elo (between equal players the attackers score %.1f%%).\n",
 		rep.SideAdvantage, rep.SideAdvantage95, 100*stats.ExpectedScore(rep.SideAdvantage))
 	if rep.Dispersion != nil {
-		fmt.Fprintf(&b, "Dispersion %.2f", *rep.Dispersion)
+		fmt.Fprintf(b, "Dispersion %.2f", *rep.Dispersion)
 		if *rep.Dispersion <= 1 {
 			b.WriteString(" (at most 1: the intervals are not scaled, and are conservative where there are draws)")
 		}
 		b.WriteString(".\n")
 	}
-	return b.String()
 }
 
 // ratingsChart draws the ratings with their 95% intervals by generation:
@@ -337,7 +421,11 @@ func ratingsChart(rep ratingsJSON, firstMet []string, path string) error {
 	}
 	var plain, gens []ratedPlayerJSON
 	for _, name := range firstMet {
-		if p := byName[name]; p.Generation == nil {
+		p, ok := byName[name]
+		if !ok {
+			continue // another group's
+		}
+		if p.Generation == nil {
 			plain = append(plain, p)
 		} else {
 			gens = append(gens, p)
@@ -346,6 +434,9 @@ func ratingsChart(rep ratingsJSON, firstMet []string, path string) error {
 	sort.SliceStable(gens, func(a, b int) bool { return *gens[a].Generation < *gens[b].Generation })
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Ratings (%s), 95%% intervals; %s = 0", rep.Variant, rep.Anchor)
+	if len(rep.OtherGroups) > 0 {
+		p.Title.Text += fmt.Sprintf(" (group 1 of %d)", 1+len(rep.OtherGroups))
+	}
 	p.Y.Label.Text = "Elo"
 	p.X.Label.Text = "player"
 	p.Legend.Top, p.Legend.Left = true, true

@@ -178,3 +178,72 @@ func TestRatingsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRatingsGroups reproduces a run folder as the loop leaves it: the
+// generations' gates and baselines link gen-1, gen002 and builtin-16, while
+// each final-N match is a network against the searcher at budget N that no
+// game links to the others. "final-100" sorts first, so its builtin-100 was
+// the default anchor and the command refused the whole run ("no chain of
+// games links these players"), with a prior too. Each group is fitted on
+// its own now, the one with the most games first.
+func TestRatingsGroups(t *testing.T) {
+	dir := t.TempDir()
+	writeMatchFile(t, filepath.Join(dir, "final-100"), "fetlar", pairGames("network-100", "builtin-100", 20, 14, 2))
+	writeMatchFile(t, filepath.Join(dir, "final-25"), "fetlar", pairGames("network-25", "builtin-25", 20, 12, 4))
+	writeMatchFile(t, filepath.Join(dir, "gen-001", "baseline"), "fetlar", pairGames(gen1, builtin16, 40, 22, 2))
+	writeMatchFile(t, filepath.Join(dir, "gen-002", "baseline"), "fetlar", pairGames(gen2, builtin16, 40, 30, 2))
+	writeMatchFile(t, filepath.Join(dir, "gen-002", "gate"), "fetlar", pairGames(gen2, gen1, 40, 26, 0))
+	for _, args := range [][]string{nil, {"-prior-sd", "400"}} {
+		t.Run(strings.Join(append([]string{"flags"}, args...), " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			if code := run(append(append([]string{"ratings", "-out", out}, args...), dir), nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("got exit %d, want 0: %s", code, stderr.String())
+			}
+			data, err := os.ReadFile(filepath.Join(out, "ratings.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep ratingsJSON
+			if err := json.Unmarshal(data, &rep); err != nil {
+				t.Fatal(err)
+			}
+			names := func(g groupJSON) string {
+				var s []string
+				for _, p := range g.Players {
+					s = append(s, p.Name)
+				}
+				return strings.Join(s, " ")
+			}
+			got := []string{rep.Anchor + ": " + names(rep.groupJSON)}
+			for _, g := range rep.OtherGroups {
+				got = append(got, g.Anchor+": "+names(g))
+			}
+			want := []string{builtin16 + ": " + gen2 + " " + gen1 + " " + builtin16,
+				"builtin-100: network-100 builtin-100", "builtin-25: network-25 builtin-25"}
+			if strings.Join(got, " | ") != strings.Join(want, " | ") {
+				t.Errorf("got groups %q, want %q", got, want)
+			}
+			if rep.Games != 120 || rep.AllGames != 160 {
+				t.Errorf("got %d games in the first group and %d in all, want 120 and 160", rep.Games, rep.AllGames)
+			}
+			for _, g := range rep.OtherGroups {
+				if g.Players[1].Elo != 0 || !(g.Players[0].Elo > 0 && g.Players[0].CI95 > 0) {
+					t.Errorf("group of %s: got %+v, want the network above its anchor with an interval", g.Anchor, g.Players)
+				}
+			}
+			md := stdout.String()
+			for _, w := range []string{"these 3 groups", "## Group 1 of 3: 3 players, 120 games", "## Group 3 of 3: 2 players, 20 games", "builtin-25 fixed at 0 Elo"} {
+				if !strings.Contains(md, w) {
+					t.Errorf("got stdout %q, want %q in it", md, w)
+				}
+			}
+		})
+	}
+	// -anchor puts its group first.
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"ratings", "-anchor", "network-25", dir}, nil, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "## Group 1 of 3: 2 players, 20 games\n\nBradley-Terry (logistic Elo) fit with an attackers' advantage term; network-25 fixed at 0 Elo") {
+		t.Errorf("-anchor network-25: got exit %d and %q, want 0 and its group first with it as anchor", code, stdout.String()+stderr.String())
+	}
+}
