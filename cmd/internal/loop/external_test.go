@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/net"
 )
@@ -40,10 +42,12 @@ func (l *lockedBuffer) String() string {
 
 // TestExternalLoopWithFollowers runs the tiny loop with external self-play
 // and two followers, real processes of cmd/selfplay; one is SIGKILLed after
-// its first shard and started again. Both generations complete; each took
-// at least its quota of games, all played by its own player (generation
-// 0's network for generation 1, while the followers started on the
-// network-free searcher before it was trained), no shard is taken twice,
+// its first shard of a network and started again. Both generations
+// complete; each took at least its quota of games, all played by its own
+// player (generation 0's network for generation 1, while the followers
+// started on the network-free searcher before it was trained; generation
+// 1's if it was promoted, which the gate decides on games that depend on
+// timing, so the checks cover both outcomes), no shard is taken twice,
 // every file in the data folder is whole, and each generation's training
 // read only the shards of its own and earlier generations. The followers
 // then stop on their own.
@@ -82,33 +86,59 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 		}
 		return f
 	}
-	// The followers start before the loop and wait for it.
+	// The run is set up as the loop starts it, and the followers play
+	// (the network-free searcher, as nothing is trained yet) until each has
+	// written a shard: so both hosts are in the summary and both switch
+	// networks mid-run, whatever the timing.
+	text, err := WithExternal(configs.TinyLoopFile(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setUp(run, cfg, text, variants.MustLoad(cfg.Variant)); err != nil {
+		t.Fatal(err)
+	}
 	a, b := start("host-a"), start("host-b")
 	defer func() {
 		a.cmd.Process.Kill()
 		b.cmd.Process.Kill()
 	}()
-
-	var log lockedBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	// waitFor waits until follower f (host) has a whole shard of which some
+	// game satisfies ok.
+	waitFor := func(f follower, host string, ok func(datasets.GameRow) bool, what string, log *lockedBuffer) {
+		t.Helper()
+		for {
+			names, _ := filepath.Glob(filepath.Join(run, DataDir, "*-"+host+"-*"+datasets.PositionsSuffix))
+			for _, n := range names {
+				rows, _, err := datasets.ReadGamesFile(strings.TrimSuffix(n, datasets.PositionsSuffix) + datasets.GamesSuffix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.ContainsFunc(rows, ok) {
+					return
+				}
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("no shard of %s by %s\n%s\nloop:\n%s", what, host, f.out.String(), log.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	anyGame := func(datasets.GameRow) bool { return true }
+	var log lockedBuffer
+	waitFor(a, "host-a", anyGame, "any game", &log)
+	waitFor(b, "host-b", anyGame, "any game", &log)
+
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, run, cfg, configs.TinyLoopFile(), Options{Log: &log, Poll: 20 * time.Millisecond})
 	}()
 
-	// SIGKILL follower a after its first shard, and start it again.
+	// SIGKILL follower a mid-run, after its first shard of a network, and
+	// start it again.
 	firstPid := a.cmd.Process.Pid
-	for {
-		names, _ := filepath.Glob(filepath.Join(run, DataDir, "*-host-a-*"+datasets.PositionsSuffix))
-		if len(names) > 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("no shard of follower a\n%s\nloop:\n%s", a.out.String(), log.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(a, "host-a", func(r datasets.GameRow) bool { return strings.HasPrefix(r.Evaluator, "net-") }, "a network's games", &log)
 	a.cmd.Process.Signal(syscall.SIGKILL)
 	a.cmd.Wait()
 	a = start("host-a")
@@ -234,6 +264,11 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 	}
 	if len(takenBy) == 0 || firstPid == a.cmd.Process.Pid {
 		t.Errorf("got %d shards taken, follower a restarted as pid %d (first %d)", len(takenBy), a.cmd.Process.Pid, firstPid)
+	}
+	// The network-free searcher's games, played before generation 0's
+	// network was there, are in the folder and count for no generation.
+	if stale == 0 {
+		t.Errorf("got no game of another player than the generations', want the followers' first games")
 	}
 	t.Logf("%d shards, %d taken, %d games of no generation's player", len(files), len(takenBy), stale)
 	// The summary's throughput per worker host.
