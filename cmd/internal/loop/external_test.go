@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -287,5 +290,135 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 		if want := []string{"host-a", "host-b"}[i]; h.Host != want || h.Games < 2 || h.Positions <= h.Games || h.GamesPerHour <= 0 || h.PositionsPerHour <= h.GamesPerHour {
 			t.Errorf("summary.json: got host %+v, want %s with games, positions and their rates", h, want)
 		}
+	}
+}
+
+// TestExternalStageResumes stops the loop's external self-play stage while
+// it waits, and again between naming its shards and marking the stage
+// done (as a SIGKILL there would), and resumes it: generations 1 and 2
+// (the same player: generation 1 not promoted) take disjoint shards, the
+// oldest first, with at least their quota each; a resumed choice is the
+// same; no shard of the player older than the newest taken is left out;
+// a games file without its positions file (a writer killed between the
+// renames) and a temporary file are never taken; training reads exactly
+// the taken shards.
+func TestExternalStageResumes(t *testing.T) {
+	run, cfg := tinyRun(t)
+	cfg.SelfPlay.Games = 3
+	player := playerSpec{} // the network-free searcher: nothing is trained
+	_, label, err := playerEvaluators(player)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// play has a follower write n more games (shards of one game).
+	play := func(n int, seed uint64) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var started atomic.Int32
+		opt := FollowOptions{Workers: 1, GamesPerWorker: 1, ShardGames: 1, Seed: seed, Host: "h"}
+		opt.started = func(string) {
+			if started.Add(1) > int32(n) {
+				cancel() // game n+1 is dropped; the n before it are written
+			}
+		}
+		if sum, err := Follow(ctx, run, opt); err != nil || sum.Games != n {
+			t.Fatalf("follower: got %d games, %v; want %d", sum.Games, err, n)
+		}
+	}
+	stage := func(g int, stopAfter time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), stopAfter)
+		defer cancel()
+		if err := os.MkdirAll(GenDir(run, g), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return externalSelfPlayStage(ctx, run, GenDir(run, g), cfg, g, player, time.Millisecond, io.Discard)
+	}
+	dataDir := filepath.Join(run, DataDir)
+
+	play(2, 11)
+	// A games file alone, named older than any shard, and a temporary file.
+	first, _ := filepath.Glob(filepath.Join(dataDir, "*"+datasets.GamesSuffix))
+	data, err := os.ReadFile(first[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := datasets.ShardName(time.Unix(1, 0), "killed-1", 0)
+	for _, name := range []string{orphan + datasets.GamesSuffix, "." + orphan + datasets.PositionsSuffix + ".tmp-1"} {
+		if err := os.WriteFile(filepath.Join(dataDir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two games of three: the stage waits, is stopped, names no shard.
+	if err := stage(1, 50*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("stopped while waiting: got %v, want the context's error", err)
+	}
+	if st, err := readSelfplayStats(GenDir(run, 1)); err != nil || len(st.Shards) != 0 || done(GenDir(run, 1), "selfplay") {
+		t.Fatalf("stopped while waiting: got %+v, %v, done %v; want no shard named and the stage not done", st, err, done(GenDir(run, 1), "selfplay"))
+	}
+	play(5, 12)
+	if err := stage(1, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	st1, err := readSelfplayStats(GenDir(run, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stopped after naming its shards, before the mark: chosen again, the same.
+	if err := os.Remove(filepath.Join(GenDir(run, 1), "selfplay.done")); err != nil {
+		t.Fatal(err)
+	}
+	if err := stage(1, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	again, err := readSelfplayStats(GenDir(run, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(st selfplayStats) []string {
+		var out []string
+		for _, sh := range st.Shards {
+			out = append(out, sh.Name)
+		}
+		return out
+	}
+	if !slices.Equal(names(again), names(st1)) {
+		t.Errorf("generation 1 resumed after naming its shards: got %v, want %v again", names(again), names(st1))
+	}
+	if err := stage(2, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	st2, err := readSelfplayStats(GenDir(run, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var all []string // the player's whole shards, oldest first
+	files, _ := filepath.Glob(filepath.Join(dataDir, "*"+datasets.PositionsSuffix))
+	for _, f := range files {
+		all = append(all, strings.TrimSuffix(filepath.Base(f), datasets.PositionsSuffix))
+	}
+	slices.Sort(all)
+	taken := append(names(st1), names(st2)...)
+	if len(all) != 7 || len(taken) != 6 || !slices.Equal(taken, all[:6]) {
+		t.Errorf("got shards %v taken of %v, want the oldest 6 of the 7 whole ones, generation 1's first", taken, all)
+	}
+	for g, st := range map[int]selfplayStats{1: st1, 2: st2} {
+		if st.Games != cfg.SelfPlay.Games || st.Evaluator != label || !st.External {
+			t.Errorf("generation %d: got %d games by %s (external %v), want %d by %s", g, st.Games, st.Evaluator, st.External, cfg.SelfPlay.Games, label)
+		}
+	}
+	train, err := trainFiles(run, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []string
+	for _, f := range train {
+		read = append(read, strings.TrimSuffix(filepath.Base(f), datasets.PositionsSuffix))
+	}
+	want := slices.Clone(taken)
+	slices.Reverse(want)
+	if !slices.Equal(read, want) {
+		t.Errorf("generation 2 trains on %v, want %v (its shards, then generation 1's, newest first)", read, want)
 	}
 }
