@@ -36,7 +36,9 @@ const InputEncoding = "taflab-planes-v1"
 // can learn several rule sets: 7 king captured on the edge, 8 shieldwall by
 // the attackers, 9 shieldwall by both sides, 10 a sweep wins, 11 edge fort,
 // 12 encirclement, 13 repetition loses for the mover, 14 repetition loses
-// for the defenders only.
+// for the defenders only. A draw by repetition (repetition = "draw", which
+// none of the four rule sets has) sets neither: the network sees such a
+// rule set as one whose repetitions are not judged.
 const InputPlanes = 15
 
 // Encode writes the input planes of position p under v into dst, in the
