@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 
 	"taflab/mcts"
 	"taflab/net/kernels"
@@ -34,6 +35,15 @@ func fold(l *convBN) foldedConv {
 // folded into the convolutions. It implements mcts.Evaluator; it is used by
 // one goroutine at a time (each self-play worker gets its own from
 // NewInference; they share nothing that changes).
+//
+// A batch of several positions is cut into one chunk per thread, and the
+// chunks run the whole network at once on their own cores, each with its
+// own scratch buffers: a convolution's rows are the squares of the
+// positions, so every output element is computed exactly as the one-thread
+// path computes it (the GEMM's result for a row does not depend on the
+// other rows), and the results are bitwise the same for any thread count.
+// A batch of one position splits each GEMM's columns over the threads
+// instead (kernels.GemmParallel, bitwise the same too).
 type Inference struct {
 	cfg     Config
 	id      string
@@ -60,18 +70,54 @@ type Inference struct {
 	// the played rule set's; only the network's inputs are borrowed).
 	PlanesOf *rules.Variant
 
-	syms            []rules.Symmetry // the symmetry of each position of a batch
-	rows            int              // capacity of the buffers, in squares
-	x, h, t, u, col []float32
-	logits          []float32
-	v, hidden       []float32
-	wdl             []float32
+	syms      []rules.Symmetry // the symmetry of each position of a batch
+	positions int              // capacity of x, logits and wdl, in positions
+	x         []float32        // the batch's input planes
+	logits    []float32        // the batch's policy logits
+	wdl       []float32        // the batch's win/draw/loss probabilities
+
+	// The chunks of the running Forward: chunk i is positions
+	// [i*per, min((i+1)*per, n)), run on chunks[i]'s buffers. Written by
+	// Forward before kernels.Parallel starts the chunks and only read while
+	// they run.
+	chunks []chunk
+	per, n int
+	// runChunk is in.forwardChunk as a func value made once, so that
+	// handing it to kernels.Parallel allocates nothing.
+	runChunk func(int)
+}
+
+// chunk is the scratch of one chunk of a batch: the trunk's activations,
+// the im2col patches and the value head's, for up to positions positions.
+// Only the goroutine running the chunk touches it.
+type chunk struct {
+	positions int
+	h, t, u   []float32
+	col       []float32
+	v, hidden []float32
+	// ws holds the chunk's GEMM packing buffers, so that chunks on several
+	// cores never share or grow pooled ones.
+	ws kernels.Workspace
+}
+
+// gemm is out = a·b (a m×k, b k×n) on threads threads; on one, with c's
+// own workspace.
+func (c *chunk) gemm(threads, m, n, k int, a, b, out []float32) {
+	if threads <= 1 {
+		c.ws.Gemm(false, false, m, n, k, 1, a, k, b, n, 0, out, n)
+		return
+	}
+	kernels.GemmParallel(threads, false, false, m, n, k, 1, a, k, b, n, 0, out, n)
 }
 
 // NewInference returns an evaluator with a copy of n's weights, using up to
-// threads threads per batch; id names it in datasets (a file's hash, say).
+// threads threads per batch (threads ≤ 0: one per core, GOMAXPROCS); id
+// names it in datasets (a file's hash, say).
 func (n *Network) NewInference(threads int, id string) *Inference {
-	in := &Inference{cfg: n.cfg, id: id, threads: max(threads, 1), rng: rand.New(rand.NewPCG(1, 2))}
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	in := &Inference{cfg: n.cfg, id: id, threads: threads, rng: rand.New(rand.NewPCG(1, 2))}
 	in.stem = fold(&n.stem)
 	for i := range n.blocks {
 		in.blocks = append(in.blocks, [2]foldedConv{fold(&n.blocks[i].a), fold(&n.blocks[i].b)})
@@ -81,8 +127,13 @@ func (n *Network) NewInference(threads int, id string) *Inference {
 	in.val = fold(&n.valConv)
 	in.fc1 = dense{in: n.valFC1.in, out: n.valFC1.out, w: append([]float32(nil), n.valFC1.w...), b: append([]float32(nil), n.valFC1.b...)}
 	in.fc2 = dense{in: n.valFC2.in, out: n.valFC2.out, w: append([]float32(nil), n.valFC2.w...), b: append([]float32(nil), n.valFC2.b...)}
+	in.chunks = make([]chunk, threads)
+	in.runChunk = in.forwardChunk
 	return in
 }
+
+// Threads returns the threads a batch runs on.
+func (in *Inference) Threads() int { return in.threads }
 
 // ID implements mcts.Evaluator.
 func (in *Inference) ID() string { return in.id }
@@ -90,31 +141,42 @@ func (in *Inference) ID() string { return in.id }
 // Seed sets the random stream of RandomSymmetry.
 func (in *Inference) Seed(seed uint64) { in.rng = rand.New(rand.NewPCG(seed, 3)) }
 
+// grow makes the batch's buffers hold b positions.
 func (in *Inference) grow(b int) {
-	rows := b * Squares
-	if rows <= in.rows {
+	if b <= in.positions {
 		return
 	}
-	c := in.cfg.Channels
-	f := func(n int) []float32 { return make([]float32, n) }
-	in.x = f(rows * InputPlanes)
-	in.h, in.t, in.u = f(rows*c), f(rows*c), f(rows*c)
-	in.col = f(rows * 9 * max(c, InputPlanes))
-	in.logits = f(rows * MovesPerSquare)
-	in.v = f(rows * in.cfg.ValueChannels)
-	in.hidden = f(b * in.cfg.ValueHidden)
-	in.wdl = f(b * 3)
-	in.rows = rows
+	rows := b * Squares
+	in.x = make([]float32, rows*InputPlanes)
+	in.logits = make([]float32, rows*MovesPerSquare)
+	in.wdl = make([]float32, b*3)
+	in.positions = b
 }
 
-// convBiasReLU computes out = relu(conv(x) + b (+ skip)).
-func (in *Inference) convBiasReLU(l *foldedConv, x []float32, rows int, out, skip []float32) {
+// grow makes the chunk's buffers hold b positions.
+func (c *chunk) grow(cfg Config, b int) {
+	if b <= c.positions {
+		return
+	}
+	rows := b * Squares
+	ch := cfg.Channels
+	f := func(n int) []float32 { return make([]float32, n) }
+	c.h, c.t, c.u = f(rows*ch), f(rows*ch), f(rows*ch)
+	c.col = f(rows * 9 * max(ch, InputPlanes))
+	c.v = f(rows * cfg.ValueChannels)
+	c.hidden = f(b * cfg.ValueHidden)
+	c.positions = b
+}
+
+// convBiasReLU computes out = relu(conv(x) + b (+ skip)), with c's im2col
+// scratch and workspace.
+func (c *chunk) convBiasReLU(threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
 	src, kk := x, l.k*l.k*l.cin
 	if l.k == 3 {
-		im2col(in.col, x, rows, l.cin)
-		src = in.col
+		im2col(c.col, x, rows, l.cin)
+		src = c.col
 	}
-	kernels.GemmParallel(in.threads, false, false, rows, l.cout, kk, 1, src, kk, l.w, l.cout, 0, out, l.cout)
+	c.gemm(threads, rows, l.cout, kk, src, l.w, out)
 	if skip != nil {
 		kernels.Axpy(1, skip[:rows*l.cout], out[:rows*l.cout])
 	}
@@ -127,20 +189,54 @@ func (in *Inference) convBiasReLU(l *foldedConv, x []float32, rows int, out, ski
 // next call.
 func (in *Inference) Forward(b int) (logits, wdl []float32) {
 	in.grow(b)
-	rows := b * Squares
-	in.convBiasReLU(&in.stem, in.x, rows, in.h, nil)
-	for i := range in.blocks {
-		in.convBiasReLU(&in.blocks[i][0], in.h, rows, in.t, nil)
-		in.convBiasReLU(&in.blocks[i][1], in.t, rows, in.u, in.h)
-		in.h, in.u = in.u, in.h
+	parts := min(in.threads, b)
+	if parts <= 1 {
+		// One position (or one thread): every GEMM splits its columns.
+		in.chunks[0].grow(in.cfg, b)
+		in.forward(&in.chunks[0], 0, b, in.threads)
+	} else {
+		in.per = (b + parts - 1) / parts
+		in.n = b
+		parts = (b + in.per - 1) / in.per
+		for i := range parts {
+			in.chunks[i].grow(in.cfg, min(in.per, b-i*in.per))
+		}
+		kernels.Parallel(parts, in.runChunk)
 	}
-	in.convBiasReLU(&in.pol, in.h, rows, in.t, nil)
-	in.polOut.forward(in.threads, in.t, rows, in.logits, nil)
-	in.convBiasReLU(&in.val, in.h, rows, in.v, nil)
-	in.fc1.forward(in.threads, in.v, b, in.hidden, true)
-	in.fc2.forward(in.threads, in.hidden, b, in.wdl, false)
+	return in.logits[:b*PolicySize], in.wdl[:b*3]
+}
+
+// forwardChunk runs chunk i of the batch on one thread.
+func (in *Inference) forwardChunk(i int) {
+	p0 := i * in.per
+	in.forward(&in.chunks[i], p0, min(in.per, in.n-p0), 1)
+}
+
+// forward evaluates positions [p0, p0+b) of the batch on c's buffers with
+// threads threads per GEMM.
+func (in *Inference) forward(c *chunk, p0, b, threads int) {
+	rows := b * Squares
+	x := in.x[p0*Squares*InputPlanes:]
+	logits := in.logits[p0*PolicySize:]
+	wdl := in.wdl[p0*3 : (p0+b)*3]
+	h, t, u := c.h, c.t, c.u
+	c.convBiasReLU(threads, &in.stem, x, rows, h, nil)
+	for i := range in.blocks {
+		c.convBiasReLU(threads, &in.blocks[i][0], h, rows, t, nil)
+		c.convBiasReLU(threads, &in.blocks[i][1], t, rows, u, h)
+		h, u = u, h
+	}
+	c.convBiasReLU(threads, &in.pol, h, rows, t, nil)
+	po := &in.polOut
+	c.gemm(threads, rows, po.cout, po.cin, t, po.w, logits)
+	kernels.AddBiasPerCol(logits, rows, po.cout, po.cout, po.b, false)
+	c.convBiasReLU(threads, &in.val, h, rows, c.v, nil)
+	c.gemm(threads, b, in.fc1.out, in.fc1.in, c.v, in.fc1.w, c.hidden)
+	kernels.AddBiasPerCol(c.hidden, b, in.fc1.out, in.fc1.out, in.fc1.b, true)
+	c.gemm(threads, b, in.fc2.out, in.fc2.in, c.hidden, in.fc2.w, wdl)
+	kernels.AddBiasPerCol(wdl, b, in.fc2.out, in.fc2.out, in.fc2.b, false)
 	for i := range b {
-		z := in.wdl[i*3 : i*3+3]
+		z := wdl[i*3 : i*3+3]
 		m := max(z[0], z[1], z[2])
 		var sum float32
 		for j := range z {
@@ -151,7 +247,6 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 			z[j] /= sum
 		}
 	}
-	return in.logits[:b*PolicySize], in.wdl[:b*3]
 }
 
 // WDL returns the win/draw/loss probabilities of position i of the last

@@ -189,8 +189,32 @@ func (ws *workspace) grow(na, nb, nt int) {
 	ws.a, ws.b, ws.tmp = ws.a[:na], ws.b[:nb], ws.tmp[:nt]
 }
 
-// gemmWith is Gemm on valid arguments with a given implementation.
+// Workspace holds the packing buffers of the Gemm calls made with it, for
+// a caller that keeps one per goroutine (each chunk of a network's batch,
+// say): its calls then never wait on, or grow buffers from, the shared pool
+// that Gemm uses. The zero value is ready to use; it grows to the largest
+// call made with it and allocates nothing after. It is not for concurrent
+// use.
+type Workspace struct{ ws workspace }
+
+// Gemm is [Gemm] on the calling goroutine with w's buffers; the result is
+// bitwise the same.
+func (w *Workspace) Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmIn(current.Load(), &w.ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmWith is Gemm on valid arguments with a given implementation, with
+// buffers from the pool.
 func gemmWith(im *impl, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ws := workspaces.Get().(*workspace)
+	gemmIn(im, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	workspaces.Put(ws)
+}
+
+// gemmIn is Gemm on valid arguments with a given implementation and
+// workspace.
+func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -210,7 +234,6 @@ func gemmWith(im *impl, transA, transB bool, m, n, k int, alpha float32, a []flo
 	mc := roundUp(ceilDiv(m, ceilDiv(m, im.mc)), mr)
 	nc := roundUp(ceilDiv(n, ceilDiv(n, im.nc)), nr)
 
-	ws := workspaces.Get().(*workspace)
 	ws.grow(mc*kc, nc*kc, mr*nr)
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
@@ -225,7 +248,6 @@ func gemmWith(im *impl, transA, transB bool, m, n, k int, alpha float32, a []flo
 			}
 		}
 	}
-	workspaces.Put(ws)
 }
 
 // macroKernel multiplies a packed mb×kb block of A by a packed kb×nb panel

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -30,6 +31,9 @@ type gemmTask struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	wg             *sync.WaitGroup
+	// fn, if not nil, makes this a task of Parallel instead: fn(part).
+	fn   func(part int)
+	part int
 }
 
 var (
@@ -54,6 +58,11 @@ func ensureHelpers(n int) {
 
 func gemmHelper() {
 	for t := range gemmTasks {
+		if t.fn != nil {
+			t.fn(t.part)
+			t.wg.Done()
+			continue
+		}
 		gemmWith(t.im, t.transA, t.transB, t.m, t.n, t.k, t.alpha, t.a, t.lda, t.b, t.ldb, t.beta, t.c, t.ldc)
 		t.wg.Done()
 	}
@@ -115,6 +124,38 @@ func gemmParallelWith(im *impl, threads int, transA, transB bool, m, n, k int, a
 		}
 		gemmTasks <- t
 	}
+	wg.Wait()
+	waitGroups.Put(wg)
+}
+
+// Parallel calls f(0), f(1), ..., f(parts-1) concurrently, parts-1 of them
+// on the helper goroutines that GemmParallel uses and the last on the
+// calling goroutine, and returns when every call has. It is how a caller
+// runs independent pieces of work (the chunks of a network's batch, each on
+// its own buffers) on every core. It allocates nothing in steady state if f
+// does not and is a func value made once (a method value made at each call
+// escapes to the heap). parts ≤ 1 calls f(0) on the calling goroutine.
+//
+// f must not call GemmParallel with more than one thread or Parallel: the
+// helpers could then all be waiting for each other. It panics if parts is
+// negative.
+func Parallel(parts int, f func(part int)) {
+	if parts < 0 {
+		panic(fmt.Sprintf("kernels: Parallel with %d parts", parts))
+	}
+	if parts <= 1 {
+		if parts == 1 {
+			f(0)
+		}
+		return
+	}
+	ensureHelpers(parts - 1)
+	wg := waitGroups.Get().(*sync.WaitGroup)
+	wg.Add(parts - 1)
+	for p := range parts - 1 {
+		gemmTasks <- gemmTask{fn: f, part: p, wg: wg}
+	}
+	f(parts - 1)
 	wg.Wait()
 	waitGroups.Put(wg)
 }

@@ -1,0 +1,148 @@
+package net
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"taflab/mcts"
+	"taflab/net/kernels"
+	"taflab/rules"
+)
+
+// TestInferenceThreadsBitIdentical: a batch cut into chunks that run on
+// several threads gives bitwise the one-thread result, for every batch size
+// from 1 to 65, with every kernel implementation of this CPU, on a network
+// of odd widths. Under -race or -short, a subset of the sizes: the race
+// detector makes the full sweep take minutes.
+func TestInferenceThreadsBitIdentical(t *testing.T) {
+	n, err := New(Config{Blocks: 2, Channels: 7, ValueChannels: 3, ValueHidden: 5}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomizeStats(n, 6)
+	samples := randomSamples(t, 65, 51)
+	x := make([]float32, len(samples)*Squares*InputPlanes)
+	encodeAll(t, samples, x)
+	defer kernels.SetImplementation(kernels.Implementations()[0])
+	for _, impl := range kernels.Implementations() {
+		if err := kernels.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		one := n.NewInference(1, "one")
+		many := map[int]*Inference{2: n.NewInference(2, "two"), 3: n.NewInference(3, "three")}
+		for b := 1; b <= 65; b++ {
+			if (raceEnabled || testing.Short()) && b > 5 && b != 16 && b != 31 && b != 64 && b != 65 {
+				continue
+			}
+			copy(one.Input(b), x[:b*Squares*InputPlanes])
+			wantLogits, wantWDL := one.Forward(b)
+			for threads, in := range many {
+				copy(in.Input(b), x[:b*Squares*InputPlanes])
+				logits, wdl := in.Forward(b)
+				for i := range wantLogits {
+					if math.Float32bits(logits[i]) != math.Float32bits(wantLogits[i]) {
+						t.Fatalf("%s, batch %d, %d threads: logit %d: got %v, want %v (one thread)", impl, b, threads, i, logits[i], wantLogits[i])
+					}
+				}
+				for i := range wantWDL {
+					if math.Float32bits(wdl[i]) != math.Float32bits(wantWDL[i]) {
+						t.Fatalf("%s, batch %d, %d threads: wdl %d: got %v, want %v (one thread)", impl, b, threads, i, wdl[i], wantWDL[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// symmetricBatch returns a batch of every sample in each of the 8 board
+// symmetries.
+func symmetricBatch(t *testing.T, samples []Sample) *mcts.Batch {
+	t.Helper()
+	batch := &mcts.Batch{}
+	for y := range rules.Symmetry(rules.NumSymmetries) {
+		for _, s := range samples {
+			p := y.Position(s.Position)
+			g, err := rules.NewGameFrom(s.Variant, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			moves := g.GenerateMoves(nil)
+			batch.Variants = append(batch.Variants, s.Variant)
+			batch.Positions = append(batch.Positions, p)
+			batch.Moves = append(batch.Moves, moves)
+			batch.Priors = append(batch.Priors, make([]float32, len(moves)))
+			batch.Values = append(batch.Values, 0)
+		}
+	}
+	return batch
+}
+
+// TestEvaluatorThreadsSymmetries: Evaluate on positions in all 8
+// symmetries, with and without random symmetries, gives bitwise the same
+// priors and values on 1, 2 and 5 threads.
+func TestEvaluatorThreadsSymmetries(t *testing.T) {
+	n, err := New(Config{Blocks: 1, Channels: 5, ValueChannels: 2, ValueHidden: 3}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomizeStats(n, 8)
+	for _, sym := range []bool{false, true} {
+		var want *mcts.Batch
+		for _, threads := range []int{1, 2, 5} {
+			t.Run(fmt.Sprintf("random=%v/threads=%d", sym, threads), func(t *testing.T) {
+				in := n.NewInference(threads, "sym")
+				in.RandomSymmetry = sym
+				in.Seed(9)
+				got := symmetricBatch(t, randomSamples(t, 3, 61))
+				if err := in.Evaluate(got); err != nil {
+					t.Fatal(err)
+				}
+				if threads == 1 {
+					want = got
+					return
+				}
+				for i := range got.Len() {
+					if math.Float32bits(got.Values[i]) != math.Float32bits(want.Values[i]) {
+						t.Fatalf("position %d: got value %v, want %v (one thread)", i, got.Values[i], want.Values[i])
+					}
+					for j := range got.Priors[i] {
+						if math.Float32bits(got.Priors[i][j]) != math.Float32bits(want.Priors[i][j]) {
+							t.Fatalf("position %d, move %v: got prior %v, want %v (one thread)", i, got.Moves[i][j], got.Priors[i][j], want.Priors[i][j])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestInferenceThreadsAllocs: Evaluate and Forward on several threads
+// allocate nothing once the buffers exist, for batch sizes that cut into
+// equal and unequal chunks, and after a smaller batch than the largest.
+func TestInferenceThreadsAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under -race: counts mean nothing")
+	}
+	n, err := New(tinyConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := symmetricBatch(t, randomSamples(t, 2, 71)) // 16 positions
+	for _, threads := range []int{2, 3} {
+		in := n.NewInference(threads, "allocs")
+		in.RandomSymmetry = true
+		if err := in.Evaluate(batch); err != nil {
+			t.Fatal(err)
+		}
+		if allocs := testing.AllocsPerRun(5, func() { in.Evaluate(batch) }); allocs != 0 {
+			t.Errorf("%d threads: got %v allocations per Evaluate, want 0", threads, allocs)
+		}
+		in.Forward(65)
+		for _, b := range []int{1, 2, 7, 64, 65} {
+			if allocs := testing.AllocsPerRun(3, func() { in.Forward(b) }); allocs != 0 {
+				t.Errorf("%d threads, batch %d: got %v allocations per Forward, want 0", threads, b, allocs)
+			}
+		}
+	}
+}
