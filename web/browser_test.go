@@ -423,6 +423,41 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("selected %q with %d legal marks, want e5 with some", s.Selected, len(s.Legal))
 		}
 		b.screenshot(shots, "play.png")
+
+		// The mouse: Escape drops the keyboard's selection; a click selects
+		// a piece and the page marks its moves; a click on one of them plays
+		// it at once (no confirmation), and the engine answers.
+		b.keys(kb.Escape)
+		s = b.state("play")
+		g = rules.NewGame(v)
+		playAll(t, g, s.Moves)
+		var m rules.Move
+		for _, c := range g.GenerateMoves(nil) {
+			if c.From() != g.Position().King && (m == rules.NoMove || c.String() < m.String()) {
+				m = c
+			}
+		}
+		b.do(chromedp.Click(cellSelector("play", m.From().String())))
+		if s := b.state("play"); s.Selected != m.From().String() || fmt.Sprint(sorted(s.Legal)) != fmt.Sprint(destinations(g, m.From().String())) {
+			t.Fatalf("after a click on %s: selected %q, legal marks %v; want %s and %v", m.From(), s.Selected, sorted(s.Legal), m.From(), destinations(g, m.From().String()))
+		}
+		b.do(chromedp.Click(cellSelector("play", m.To().String())))
+		b.wait(`document.getElementById("play-board").dataset.ply === "3"`)
+		s = b.state("play")
+		g = rules.NewGame(v)
+		playAll(t, g, s.Moves)
+		if want := m.String(); !strings.HasPrefix(s.Moves[1], want) {
+			t.Fatalf("moves %v, want the clicked %s second", s.Moves, want)
+		}
+		checkBoard(t, "after a move by mouse and the engine's answer", s, g)
+		if _, caps := g.LastMove(); fmt.Sprint(sorted(s.Captured)) != fmt.Sprint(names(caps)) {
+			t.Fatalf("capture marks %v, want %v", sorted(s.Captured), names(caps))
+		}
+		sel := g.GenerateMoves(nil)[0].From().String()
+		b.do(chromedp.Click(cellSelector("play", sel)))
+		if s := b.state("play"); s.Selected != sel || fmt.Sprint(sorted(s.Legal)) != fmt.Sprint(destinations(g, sel)) {
+			t.Fatalf("after a click on %s: selected %q, legal marks %v; want %s and %v", sel, s.Selected, sorted(s.Legal), sel, destinations(g, sel))
+		}
 		// A phone-sized window: the page fits its width.
 		b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 		if w, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`)); err != nil || w > 0 {
@@ -430,6 +465,38 @@ func TestBrowser(t *testing.T) {
 		}
 		b.screenshot(shots, "play-phone.png")
 		b.do(chromedp.EmulateViewport(1280, 900))
+	})
+
+	t.Run("rule-set file", func(t *testing.T) {
+		b.t = t
+		// Copenhagen renamed, without two of its defenders, sent from a file
+		// through the page's file field.
+		toml, err := variants.File("copenhagen")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(strings.Replace(string(toml), `name = "copenhagen"`, `name = "from-a-file"`, 1),
+			"a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a", "a9a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a9a", 1)
+		fv, err := variants.Parse("test", []byte(text))
+		if err != nil || fv.Name() != "from-a-file" {
+			t.Fatalf("the test's rule-set file: %v (%v), want from-a-file", fv, err)
+		}
+		file := filepath.Join(t.TempDir(), "from-a-file.toml")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b.do(chromedp.Navigate(ts.URL + "/?human=both"))
+		b.wait(`document.body.dataset.ready === "1"`)
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("play-variant"); s.value = "file"; s.dispatchEvent(new Event("change")); })()`))
+		b.do(chromedp.SetUploadFiles("#play-toml", []string{file}))
+		b.wait(`play.toml.length > 0`)
+		b.do(chromedp.Click("#play-new"))
+		b.wait(`document.getElementById("play-board").dataset.ply === "0"`)
+		variant, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`play.state.board.variant`))
+		if err != nil || variant != "from-a-file" {
+			t.Fatalf("the game's rule set: %q (%v), want from-a-file", variant, err)
+		}
+		checkBoard(t, "the rule-set file's start", b.state("play"), rules.NewGame(fv))
 	})
 
 	t.Run("replay", func(t *testing.T) {
@@ -495,6 +562,21 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("%d arrows drawn (%v), want some", n, err)
 		}
 		b.screenshot(shots, "analysis.png")
+
+		// The built-in searcher: no policy of its own (uniform priors), so
+		// no table or arrows of priors; its static value, then its search's
+		// value, best move and moves.
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("analysis-network").value = "builtin"`))
+		b.do(chromedp.Click("#analysis-eval"))
+		b.wait(`/static value/.test(document.getElementById("analysis-status").textContent)`)
+		if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.arrows line").length + document.querySelectorAll("#analysis-policy tr, #analysis-wdl div").length`)); err != nil || n != 0 {
+			t.Fatalf("built-in searcher: %d arrows, policy rows and WDL bars (%v), want none", n, err)
+		}
+		b.do(chromedp.Click("#analysis-search"))
+		b.wait(`/search of 40 playouts: value [-+]?[0-9.]+, best move [a-k][0-9]+-[a-k][0-9]+/.test(document.getElementById("analysis-status").textContent)`)
+		if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.arrows line").length`)); err != nil || n == 0 {
+			t.Fatalf("built-in searcher's search: %d arrows (%v), want some", n, err)
+		}
 	})
 
 	t.Run("runs", func(t *testing.T) {
@@ -524,8 +606,38 @@ func TestBrowser(t *testing.T) {
 		if fmt.Sprint(ticks) != fmt.Sprint(want) {
 			t.Fatalf("generation ticks %v, want %v", ticks, want)
 		}
+		// Balance by strength: playouts on a log axis, ticked at the
+		// report's playouts.
+		ticks, err = chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelector("#runs-charts svg[aria-label^='Balance by strength']").querySelectorAll("text[text-anchor=middle]")].map((t) => t.textContent).filter((s) => /^[0-9]+$/.test(s))`))
+		if err != nil || fmt.Sprint(ticks) != "[16 64 256]" {
+			t.Fatalf("balance chart's ticks %v (%v), want [16 64 256]", ticks, err)
+		}
+		// The ratings report's four groups of players, a table each.
+		groups, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("#runs-charts h3")].filter((h) => /^Ratings: .*group [1-4] of 4/.test(h.textContent)).length`))
+		if err != nil || groups != 4 {
+			t.Fatalf("%d ratings groups shown (%v), want 4", groups, err)
+		}
 		b.screenshot(shots, "runs.png")
 	})
+}
+
+// cellSelector is the CSS selector of a square of a view's board.
+func cellSelector(view, sq string) string {
+	return fmt.Sprintf(`#%s-board .cell[data-square="%s"]`, view, sq)
+}
+
+// playAll plays the moves the page lists (with their captures) in g.
+func playAll(t *testing.T, g *rules.Game, moves []string) {
+	t.Helper()
+	for _, text := range moves {
+		m, _, err := rules.ParseMove(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Play(m); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+	}
 }
 
 func mustSquare(t *testing.T, name string) rules.Square {

@@ -1,7 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
@@ -46,7 +49,8 @@ type reportFile struct {
 
 type runReply struct {
 	Path    string          `json:"path"`
-	Summary json.RawMessage `json:"summary"` // summary.json: one object per generation; null if absent
+	Summary json.RawMessage `json:"summary"` // summary.json's generations: one object per generation; null if absent
+	Hosts   json.RawMessage `json:"hosts"`   // summary.json's self-play by worker host; null if absent
 	Balance []reportFile    `json:"balance"` // every balance.json in the run
 	Ratings []reportFile    `json:"ratings"` // every ratings.json in the run
 	Errors  []string        `json:"errors"`  // files that could not be read
@@ -70,7 +74,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusBadRequest, "run/%s: not a folder", rel))
 		return
 	}
-	rep := runReply{Path: rel, Summary: json.RawMessage("null"), Balance: []reportFile{}, Ratings: []reportFile{}, Errors: []string{}}
+	rep := runReply{Path: rel, Summary: json.RawMessage("null"), Hosts: json.RawMessage("null"), Balance: []reportFile{}, Ratings: []reportFile{}, Errors: []string{}}
 	readJSONFile := func(p string) (json.RawMessage, bool) {
 		b, err := s.readFile("run", p)
 		if err != nil {
@@ -85,7 +89,9 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := s.run.Stat(path.Join(rel, "summary.json")); err == nil {
 		if b, ok := readJSONFile(path.Join(rel, "summary.json")); ok {
-			rep.Summary = b
+			if err := runSummary(b, &rep); err != nil {
+				rep.Errors = append(rep.Errors, "run/"+path.Join(rel, "summary.json")+": "+err.Error())
+			}
 		}
 	}
 	var found []string
@@ -112,4 +118,30 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, rep)
+}
+
+// runSummary puts summary.json's generations and hosts into rep. The loop
+// wrote a bare array of generations until it added the worker hosts; it now
+// writes {"generations": [...], "hosts": [...]}, and runs of both kinds are
+// on disk.
+func runSummary(b json.RawMessage, rep *runReply) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		rep.Summary = b
+		return nil
+	}
+	var s struct {
+		Generations json.RawMessage `json:"generations"`
+		Hosts       json.RawMessage `json:"hosts"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want an array of generations or an object with \"generations\": %v", err)
+	}
+	if t := bytes.TrimSpace(s.Generations); len(t) == 0 || t[0] != '[' {
+		return errors.New("no \"generations\" array")
+	}
+	rep.Summary = s.Generations
+	if len(s.Hosts) > 0 {
+		rep.Hosts = s.Hosts
+	}
+	return nil
 }

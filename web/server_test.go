@@ -616,3 +616,53 @@ func TestFilesRefused(t *testing.T) {
 		t.Fatalf("a rule-set file: %d %s, want a game of no-fort", status, raw)
 	}
 }
+
+// TestRunSummary: a run's summary.json is read in both of the loop's
+// formats (a bare array of generations, and since the worker hosts
+// {"generations", "hosts"}), and the page gets the generations as an array
+// either way; a summary of neither form is named in the reply's errors.
+func TestRunSummary(t *testing.T) {
+	gens := `[{"generation": 1, "selfplay_games": 10}, {"generation": 2, "selfplay_games": 12}]`
+	hosts := `[{"host": "a", "processes": 1, "games": 22}]`
+	cases := []struct {
+		name, summary string
+		gens          int
+		hosts         bool
+		err           string
+	}{
+		{"array", gens, 2, false, ""},
+		{"object", `{"generations": ` + gens + `, "hosts": ` + hosts + `}`, 2, true, ""},
+		{"object without hosts", `{"generations": ` + gens + `}`, 2, false, ""},
+		{"no generations", `{"hosts": ` + hosts + `}`, 0, false, `run/r/summary.json: no "generations" array`},
+		{"a number", `7`, 0, false, "run/r/summary.json: want an array of generations"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "r"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "r", "summary.json"), []byte(c.summary), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := web.DefaultConfig()
+			cfg.RunDir = dir
+			ts := testServer(t, cfg)
+			status, _, raw := call(t, ts, "GET", "/api/run?path=r", "")
+			var r struct {
+				Summary []map[string]any `json:"summary"`
+				Hosts   []map[string]any `json:"hosts"`
+				Errors  []string         `json:"errors"`
+			}
+			if err := json.Unmarshal(raw, &r); status != 200 || err != nil {
+				t.Fatalf("got %d %s (%v), want 200 and a reply", status, raw, err)
+			}
+			if len(r.Summary) != c.gens || (r.Hosts != nil) != c.hosts {
+				t.Errorf("got %d generations and hosts %v, want %d and hosts %v", len(r.Summary), r.Hosts, c.gens, c.hosts)
+			}
+			if got := strings.Join(r.Errors, "; "); (c.err == "") != (got == "") || !strings.Contains(got, c.err) {
+				t.Errorf("got errors %q, want %q", got, c.err)
+			}
+		})
+	}
+}

@@ -621,9 +621,11 @@ async function analyse(playouts) {
     });
     wdl.setAttribute("aria-label", `For the ${r.to_move}: win ${(100 * r.wdl[0]).toFixed(1)}%, draw ${(100 * r.wdl[1]).toFixed(1)}%, loss ${(100 * r.wdl[2]).toFixed(1)}%`);
   }
-  table($("analysis-policy"), ["move", "prior"], r.policy.map((m) => [m.move, (100 * m.prior).toFixed(1) + "%"]),
-    r.wdl ? "The network's top moves" : "Priors (the built-in searcher's are uniform)");
-  let arrows = r.policy.map((m) => ({ from: m.from, to: m.to, weight: m.prior, label: (100 * m.prior).toFixed(0) + "%" }));
+  // The built-in searcher has no policy (its priors are uniform): no table
+  // and no arrows of priors, only its search's moves.
+  if (r.wdl) table($("analysis-policy"), ["move", "prior"], r.policy.map((m) => [m.move, (100 * m.prior).toFixed(1) + "%"]), "The network's top moves");
+  else $("analysis-policy").textContent = "";
+  let arrows = r.wdl ? r.policy.map((m) => ({ from: m.from, to: m.to, weight: m.prior, label: (100 * m.prior).toFixed(0) + "%" })) : [];
   if (r.search) {
     table($("analysis-searchtable"), ["move", "visits", "prior", "value"],
       r.search.moves.map((m) => [m.move, m.visits, (100 * m.prior).toFixed(1) + "%", m.value.toFixed(3)]),
@@ -634,7 +636,10 @@ async function analyse(playouts) {
     $("analysis-searchtable").textContent = "";
   }
   analysisBoard.arrows(arrows.slice(0, 5));
-  const value = r.wdl ? `win ${(100 * r.wdl[0]).toFixed(1)}%, draw ${(100 * r.wdl[1]).toFixed(1)}%, loss ${(100 * r.wdl[2]).toFixed(1)}%` : `static value ${r.value.toFixed(3)}`;
+  const signed = (v) => (v > 0 ? "+" : "") + v.toFixed(3);
+  let value = r.wdl ? `the network: win ${(100 * r.wdl[0]).toFixed(1)}%, draw ${(100 * r.wdl[1]).toFixed(1)}%, loss ${(100 * r.wdl[2]).toFixed(1)}%`
+    : `the built-in searcher's static value ${signed(r.value)} (-1 lost, +1 won; it has no move priors: search to see the moves it prefers)`;
+  if (r.search) value += `; search of ${r.search.playouts} playouts: value ${signed(r.search.value)}, best move ${r.search.best_move}`;
   $("analysis-status").textContent = `${r.to_move} to move; ${value}.`;
 }
 
@@ -684,7 +689,10 @@ function niceStep(range, n) {
 }
 
 // lineChart draws series [{name, points: [{x, y, lo, hi}]}] against integer x
-// (generations); the legend sits below the plot, never over the lines.
+// (generations), or with opts.logX against x on a log scale ticked at the
+// points' x (playouts); the legend sits below the plot, never over the lines.
+// A series' shift (px) moves it sideways, keeping error bars at the same x
+// apart.
 function lineChart(parent, title, xLabel, yLabel, series, opts) {
   opts = opts || {};
   const box = document.createElement("figure");
@@ -695,16 +703,20 @@ function lineChart(parent, title, xLabel, yLabel, series, opts) {
   const W = 480, H = 260, L = 56, R = 12, T = 10, B = 42;
   const pts = series.flatMap((s) => s.points);
   if (!pts.length) { const p = document.createElement("p"); p.textContent = "No data."; box.appendChild(p); parent.appendChild(box); return; }
-  let x0 = Math.min(...pts.map((p) => p.x)), x1 = Math.max(...pts.map((p) => p.x));
+  const tx = opts.logX ? Math.log10 : (x) => x;
+  let x0 = Math.min(...pts.map((p) => tx(p.x))), x1 = Math.max(...pts.map((p) => tx(p.x)));
   const xticks0 = Math.ceil(x0), xticks1 = Math.floor(x1);
-  x0 -= 0.5; x1 += 0.5; // half a step of margin: no marker sits on an axis
+  // Margin, so that no marker sits on an axis: half a generation, or on a
+  // log scale a factor of 1.5 at least.
+  const margin = opts.logX ? Math.max(Math.log10(1.5), 0.08 * (x1 - x0)) : 0.5;
+  x0 -= margin; x1 += margin;
   let y0 = Math.min(...pts.map((p) => p.lo ?? p.y)), y1 = Math.max(...pts.map((p) => p.hi ?? p.y));
   if (opts.yMin !== undefined) y0 = Math.min(y0, opts.yMin);
   if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
   if (y0 === y1) { y0 -= 1; y1 += 1; }
   const ystep = niceStep(y1 - y0, 5);
   y0 = Math.floor(y0 / ystep) * ystep; y1 = Math.ceil(y1 / ystep) * ystep;
-  const X = (x) => L + (x - x0) / (x1 - x0) * (W - L - R);
+  const X = (x) => L + (tx(x) - x0) / (x1 - x0) * (W - L - R);
   const Y = (y) => T + (1 - (y - y0) / (y1 - y0)) * (H - T - B);
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -721,8 +733,10 @@ function lineChart(parent, title, xLabel, yLabel, series, opts) {
     el("line", { x1: L, x2: W - R, y1: Y(y), y2: Y(y), stroke: "#e4e4e4" });
     el("text", { x: L - 6, y: Y(y) + 4, "text-anchor": "end", "font-size": 11 }, opts.percent ? (100 * y).toFixed(0) + "%" : String(+y.toFixed(6)));
   }
-  const xstep = Math.max(1, Math.ceil((x1 - x0) / 10)); // integers only: generations
-  for (let x = xticks0; x <= xticks1; x += xstep) {
+  const xticks = [];
+  if (opts.logX) xticks.push(...new Set(pts.map((p) => p.x).sort((a, b) => a - b)));
+  else for (let x = xticks0, step = Math.max(1, Math.ceil((x1 - x0) / 10)); x <= xticks1; x += step) xticks.push(x); // integers only: generations
+  for (const x of xticks) {
     el("line", { x1: X(x), x2: X(x), y1: H - B, y2: H - B + 4, stroke: "#000" });
     el("text", { x: X(x), y: H - B + 16, "text-anchor": "middle", "font-size": 11 }, String(x));
   }
@@ -736,13 +750,14 @@ function lineChart(parent, title, xLabel, yLabel, series, opts) {
   series.forEach((s, i) => {
     const color = s.color || palette[i % palette.length], dash = dashes[i % dashes.length], mk = s.marker || markers[i % markers.length];
     const ps = s.points.slice().sort((a, b) => a.x - b.x);
+    const SX = (x) => X(x) + (s.shift || 0);
     for (const p of ps) if (p.lo !== undefined && p.hi !== undefined) {
-      el("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.lo), y2: Y(p.hi), stroke: color, "stroke-width": 2 });
-      el("line", { x1: X(p.x) - 4, x2: X(p.x) + 4, y1: Y(p.lo), y2: Y(p.lo), stroke: color, "stroke-width": 2 });
-      el("line", { x1: X(p.x) - 4, x2: X(p.x) + 4, y1: Y(p.hi), y2: Y(p.hi), stroke: color, "stroke-width": 2 });
+      el("line", { x1: SX(p.x), x2: SX(p.x), y1: Y(p.lo), y2: Y(p.hi), stroke: color, "stroke-width": 2 });
+      el("line", { x1: SX(p.x) - 4, x2: SX(p.x) + 4, y1: Y(p.lo), y2: Y(p.lo), stroke: color, "stroke-width": 2 });
+      el("line", { x1: SX(p.x) - 4, x2: SX(p.x) + 4, y1: Y(p.hi), y2: Y(p.hi), stroke: color, "stroke-width": 2 });
     }
-    if (ps.length > 1 && !s.noLine) el("polyline", { points: ps.map((p) => `${X(p.x)},${Y(p.y)}`).join(" "), fill: "none", stroke: color, "stroke-width": 2, "stroke-dasharray": dash });
-    for (const p of ps) svg.appendChild(markerShape(p.marker || mk, X(p.x), Y(p.y), color));
+    if (ps.length > 1 && !s.noLine) el("polyline", { points: ps.map((p) => `${SX(p.x)},${Y(p.y)}`).join(" "), fill: "none", stroke: color, "stroke-width": 2, "stroke-dasharray": dash });
+    for (const p of ps) svg.appendChild(markerShape(p.marker || mk, SX(p.x), Y(p.y), color));
     const li = document.createElement("li");
     const key = document.createElementNS(SVGNS, "svg");
     key.setAttribute("viewBox", "0 0 28 12");
@@ -827,8 +842,17 @@ async function showRun() {
     fig.appendChild(t);
     charts.appendChild(fig);
   }
+  if (r.hosts && r.hosts.length) {
+    const t = document.createElement("table");
+    table(t, ["host", "processes", "games", "positions", "hours", "games/hour"], r.hosts.map((h) => [h.host, h.processes, h.games, h.positions,
+      h.hours.toFixed(2), h.games_per_hour.toFixed(0)]), "Self-play by worker host");
+    const fig = document.createElement("figure");
+    fig.className = "chart";
+    fig.appendChild(t);
+    charts.appendChild(fig);
+  }
   for (const b of r.balance) {
-    const rows = (b.report.runs || []);
+    const rows = (b.report.runs || []).concat((b.report.records || []).map((x) => ({ ...x, player: "records " + x.file.split("/").pop() })));
     const fig = document.createElement("figure");
     fig.className = "chart";
     const h = document.createElement("h3");
@@ -843,29 +867,36 @@ async function showRun() {
     // Defender rate against strength, a line per rule set.
     const byVariant = {};
     for (const x of rows) if (x.playouts) (byVariant[x.variant] = byVariant[x.variant] || []).push({ x: x.playouts, y: x.defenders.rate, lo: x.defenders.lo, hi: x.defenders.hi });
-    const series = Object.entries(byVariant).map(([name, points]) => ({ name, points: points.map((p, i) => ({ ...p, x: i + 1, playouts: p.x })) }));
+    const entries = Object.entries(byVariant);
+    const series = entries.map(([name, points], i) => ({ name, points, shift: 6 * (i - (entries.length - 1) / 2) }));
     if (series.length && series.some((s) => s.points.length > 1)) {
-      lineChart(charts, "Balance: defender rate by strength", "strength (1 = fewest playouts)", "defender win rate (95%)", series, { percent: true, yMin: 0, yMax: 1 });
+      lineChart(charts, `Balance by strength: ${b.path}`, "playouts per move (log scale)", "defender win rate (95%)", series, { percent: true, yMin: 0, yMax: 1, logX: true });
     }
   }
+  // A ratings report fits each group of players that games link on its own
+  // (the first at the top level, the others in other_groups): a table each.
   for (const rt of r.ratings) {
-    const fig = document.createElement("figure");
-    fig.className = "chart";
-    const h = document.createElement("h3");
-    h.textContent = `Ratings: ${rt.path}`;
-    fig.appendChild(h);
-    const players = rt.report.players || [];
-    const t = document.createElement("table");
-    table(t, ["player", "Elo", "95% interval", "games", "score"], players.map((p) => [p.name, p.elo.toFixed(0),
-      p.anchor ? "anchor" : `[${(p.elo - p.ci95).toFixed(0)}, ${(p.elo + p.ci95).toFixed(0)}]`, p.games, (100 * p.score).toFixed(1) + "%"]),
-      `Bradley-Terry ratings (${rt.report.variant || ""})`);
-    const gensRated = players.filter((p) => p.generation !== null && p.generation !== undefined);
-    if (gensRated.length) {
-      lineChart(charts, `Ratings by generation: ${rt.path}`, "generation", "Elo (95% interval)",
-        [{ name: "rating", points: gensRated.map((p) => ({ x: p.generation, y: p.elo, lo: p.elo - p.ci95, hi: p.elo + p.ci95 })) }], { zero: true });
-    }
-    fig.appendChild(t);
-    charts.appendChild(fig);
+    const groups = [rt.report, ...(rt.report.other_groups || [])];
+    groups.forEach((g, i) => {
+      const of = groups.length > 1 ? ` (group ${i + 1} of ${groups.length}, no games link the groups)` : "";
+      const fig = document.createElement("figure");
+      fig.className = "chart";
+      const h = document.createElement("h3");
+      h.textContent = `Ratings: ${rt.path}${of}`;
+      fig.appendChild(h);
+      const players = g.players || [];
+      const t = document.createElement("table");
+      table(t, ["player", "Elo", "95% interval", "games", "score"], players.map((p) => [p.name, p.elo.toFixed(0),
+        p.anchor ? "anchor" : `[${(p.elo - p.ci95).toFixed(0)}, ${(p.elo + p.ci95).toFixed(0)}]`, p.games, (100 * p.score).toFixed(1) + "%"]),
+        `Bradley-Terry ratings (${rt.report.variant || ""}), ${g.anchor} = 0`);
+      const gensRated = players.filter((p) => p.generation !== null && p.generation !== undefined);
+      if (gensRated.length) {
+        lineChart(charts, `Ratings by generation: ${rt.path}${of}`, "generation", `Elo (95% interval), ${g.anchor} = 0`,
+          [{ name: "rating", points: gensRated.map((p) => ({ x: p.generation, y: p.elo, lo: p.elo - p.ci95, hi: p.elo + p.ci95 })) }], { zero: true });
+      }
+      fig.appendChild(t);
+      charts.appendChild(fig);
+    });
   }
 }
 
