@@ -103,10 +103,14 @@ func (e *escapeSolver) attackersLose(g *rules.Game, depth int) bool {
 	// What an attacker move can end the game by while the king stands on
 	// the edge: his capture, by a move next to him, and a shieldwall that
 	// wins, by a move onto the edge next to a row of defenders there (the
-	// king may stand in it). An encirclement, or the defenders left without
-	// a move, cannot happen with the king on the edge and free to move.
+	// king may stand in it), and where repetition draws, any move. An
+	// encirclement, or the defenders left without a move, cannot happen
+	// with the king on the edge and free to move.
 	rescue := v.Neighbours(pos.King)
-	if def.ShieldwallWins && def.Shieldwall != rules.ShieldwallNone {
+	if def.Repetition == rules.RepetitionDraw {
+		// Any move into a third occurrence draws: every one is played.
+		rescue = v.Board()
+	} else if def.ShieldwallWins && def.Shieldwall != rules.ShieldwallNone {
 		edge := v.Edge()
 		for row := pos.Defenders.And(edge); row.Any(); {
 			rescue = rescue.Or(v.Neighbours(row.PopFirst()).And(edge))

@@ -852,3 +852,48 @@ func TestEscapeSound(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeRepetition: an attacker move that closes nothing may still
+// rescue the attackers by repetition where a third occurrence draws; where
+// the mover into it loses, it does not.
+func TestEscapeRepetition(t *testing.T) {
+	// The king on a5 sees a1 (a11 is closed by a8), and no attacker can
+	// close the line. Before the attackers move, d9 and j9 shuttle twice,
+	// so that j10-j9 makes the start position's third occurrence.
+	const start = "11/11/3d5a1/a10/11/11/k10/11/11/11/11 d"
+	shuttle := []string{"d9-d10", "j9-j10", "d10-d9", "j10-j9", "d9-d10", "j9-j10", "d10-d9"}
+	draw := variants.MustLoad("copenhagen").Definition()
+	draw.Name, draw.Repetition = "copenhagen-repetition-draw", rules.RepetitionDraw
+	cases := []struct {
+		name string
+		def  rules.Definition
+		want bool // the attackers lose by force
+	}{
+		{"mover loses", variants.MustLoad("copenhagen").Definition(), true},
+		{"draw", draw, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := rules.Compile(c.def)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := rules.ParsePosition(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := rules.NewGameFrom(v, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range shuttle {
+				if err := g.Play(mustMove(t, m)); err != nil {
+					t.Fatalf("%s: %v", m, err)
+				}
+			}
+			if got := newEscapeSolver().attackersLose(g, 1); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
