@@ -1,17 +1,22 @@
-"""PyTorch's side of bench/compare-pytorch, and the report that sets the two
-sides against each other. bench/compare-pytorch runs it; by hand:
+"""PyTorch's side of bench/compare-pytorch, the driver of every side (taflab,
+PyTorch, ONNX Runtime), and the report that sets them against each other.
+bench/compare-pytorch runs it; by hand:
 
     OMP_NUM_THREADS=N /usr/bin/python3 bench/compare-pytorch.py run --go BIN --threads N \
-            [--rounds R] [--seconds S] [--only infer-b64,train-b256] > runN.json
+            [--rounds R] [--seconds S] [--only infer-b64,train-b256] \
+            [--no-torch] [--ort-model NET.onnx --ort-modules NODE_MODULES] > runN.json
         starts BIN (the built bench/compare-pytorch-go) with -serve and
-        GOMAXPROCS=N, and measures each figure on both sides in turn, taflab
-        then PyTorch, for R rounds; a side's figure is its best round. Set
-        OMP_NUM_THREADS=N: the script calls torch.set_num_threads(N) too,
-        but OpenMP sizes its pool from the variable.
+        GOMAXPROCS=N (and compare-onnxruntime.mjs under node with the
+        exported model, if --ort-model), and measures each figure on every
+        side in turn, taflab, PyTorch, then ONNX Runtime, for R rounds; a
+        side's figure is its best round. Set OMP_NUM_THREADS=N: the script
+        calls torch.set_num_threads(N) too, but OpenMP sizes its pool from
+        the variable.
     /usr/bin/python3 bench/compare-pytorch.py report run1.json run2.json
-        prints one `NAME ratio=X` line per figure (X = taflab / PyTorch
-        throughput; -1t from the 1-thread run, -allt from the other) and a
-        table of both sides. A figure measured while other processes took
+        prints one `NAME ratio=X ratio-onnxruntime=Y vs-faster=Z` line per
+        figure (X = taflab / PyTorch throughput, Y = taflab / ONNX Runtime,
+        Z against the faster of the two; -1t from the 1-thread run, -allt
+        from the other) and a table of every side. A figure measured while other processes took
         more than 10% of the cores gets a "(disturbed: ...)" note.
 
 Figures are infer-bN (positions/s of inference at batch N) and train-bN
@@ -264,40 +269,71 @@ class Others:
         return False
 
 
-def run(args):
-    """Measures both sides at one thread count, figure by figure in turn
-    (taflab, then PyTorch), for a number of rounds; a side's figure is its
-    best round (the least disturbed by whatever else the machine runs)."""
-    import subprocess
+class Served:
+    """A side that runs as another process answering figure names on its
+    standard input with a line of JSON each (the Go side and ONNX
+    Runtime's): the first line it prints is about itself."""
 
+    def __init__(self, what, argv, env=None):
+        import subprocess
+
+        self.what = what
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"compare-pytorch: {what} did not start (exit status {self.proc.wait()})")
+        self.meta = json.loads(line)
+        self.pid = self.proc.pid
+
+    def figure(self, name):
+        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"compare-pytorch: {self.what} stopped at {name} (exit status {self.proc.wait()})")
+        return json.loads(line)
+
+    def close(self):
+        self.proc.stdin.close()
+        if self.proc.wait() != 0:
+            raise SystemExit(f"compare-pytorch: {self.what} failed (exit status {self.proc.returncode})")
+
+
+def run(args):
+    """Measures every side at one thread count, figure by figure in turn
+    (taflab, then PyTorch, then ONNX Runtime), for a number of rounds; a
+    side's figure is its best round (the least disturbed by whatever else
+    the machine runs)."""
     names = args.only.split(",") if args.only else FIGURES
     env = dict(os.environ, GOMAXPROCS=str(args.threads))
-    go = subprocess.Popen([args.go, "-serve", "-threads", str(args.threads), "-seconds", str(args.seconds),
-                           "-blocks", str(args.blocks), "-channels", str(args.channels)],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
-    ours = json.loads(go.stdout.readline())
-    theirs = Torch(args.threads, args.blocks, args.channels, args.seconds)
-    if ours["params"] != theirs.meta["params"]:
-        raise SystemExit(f"compare-pytorch: the networks differ: {ours['params']} trained weights in taflab's, "
-                         f"{theirs.meta['params']} in PyTorch's")
-    got = {"taflab": {}, "pytorch": {}}  # side -> figure -> every round's figure
+    go = Served("the Go side", [args.go, "-serve", "-threads", str(args.threads), "-seconds", str(args.seconds),
+                                "-blocks", str(args.blocks), "-channels", str(args.channels)], env)
+    ours = go.meta
+    peers = {}  # side -> object with figure(name) and meta
+    if not args.no_torch:
+        peers["pytorch"] = Torch(args.threads, args.blocks, args.channels, args.seconds)
+        if ours["params"] != peers["pytorch"].meta["params"]:
+            raise SystemExit(f"compare-pytorch: the networks differ: {ours['params']} trained weights in taflab's, "
+                             f"{peers['pytorch'].meta['params']} in PyTorch's")
+    if args.ort_model:
+        peers["onnxruntime"] = Served("ONNX Runtime", [args.node, args.ort_script, args.ort_modules, args.ort_model,
+                                                        str(args.threads), str(args.seconds)])
+    pids = [os.getpid(), go.pid] + [p.pid for p in peers.values() if hasattr(p, "pid")]
+    got = {side: {} for side in ["taflab", *peers]}  # side -> figure -> every round's figure
     for r in range(args.rounds):
         for name in names:
-            with Others([os.getpid(), go.pid]) as others:
-                go.stdin.write(name + "\n")
-                go.stdin.flush()
-                line = go.stdout.readline()
-            if not line:
-                raise SystemExit(f"compare-pytorch: the Go side stopped at {name} (exit status {go.wait()})")
-            ours_fig = dict(json.loads(line), other_load=round(others.percent, 1))
-            with Others([os.getpid(), go.pid]) as others:
-                theirs_fig = theirs.figure(name)
-            theirs_fig["other_load"] = round(others.percent, 1)
-            for side, fig in (("taflab", ours_fig), ("pytorch", theirs_fig)):
+            figs = {}
+            for side, obj in [("taflab", go), *peers.items()]:
+                with Others(pids) as others:
+                    fig = obj.figure(name)
+                if fig.get("unsupported"):
+                    continue
+                fig["other_load"] = round(others.percent, 1)
+                figs[side] = fig
                 got[side].setdefault(name, []).append(fig)
-            print(f"  round {r + 1}/{args.rounds} {name}-{args.threads}t: "
-                  f"taflab {ours_fig['per_second']:.1f}/s (other processes {ours_fig['other_load']:.0f}% of the cores), "
-                  f"pytorch {theirs_fig['per_second']:.1f}/s ({theirs_fig['other_load']:.0f}%)", file=sys.stderr)
+            print(f"  round {r + 1}/{args.rounds} {name}-{args.threads}t: " + ", ".join(
+                f"{side} {f['per_second']:.1f}/s (other processes {f['other_load']:.0f}% of the cores)"
+                for side, f in figs.items()), file=sys.stderr)
 
     def best(side, name):
         figs = got[side][name]
@@ -306,13 +342,17 @@ def run(args):
         fig["max_other_load"] = max(f["other_load"] for f in figs)
         return fig
 
-    go.stdin.close()
-    if go.wait() != 0:
-        raise SystemExit(f"compare-pytorch: the Go side failed (exit status {go.returncode})")
-    ours["figures"] = [best("taflab", n) for n in names]
-    mine = dict(theirs.meta, figures=[best("pytorch", n) for n in names])
-    json.dump({"threads": args.threads, "rounds": args.rounds, "sides": [ours, mine]}, sys.stdout, indent=2)
+    go.close()
+    sides = [dict(ours, figures=[best("taflab", n) for n in names])]
+    for side, obj in peers.items():
+        if hasattr(obj, "close"):
+            obj.close()
+        sides.append(dict(obj.meta, figures=[best(side, n) for n in names if n in got[side]]))
+    json.dump({"threads": args.threads, "rounds": args.rounds, "sides": sides}, sys.stdout, indent=2)
     print()
+
+
+PEERS = [("pytorch", "PyTorch"), ("onnxruntime", "ONNX Runtime")]
 
 
 def report(args):
@@ -333,38 +373,66 @@ def report(args):
             sides[key[:-len("1t")] + "allt"] = sides[key]
     order = sorted(sides, key=lambda k: (not k.endswith("-1t"), k.rsplit("-", 1)[0].startswith("train"),
                                          int(k.rsplit("-", 1)[0].split("-b")[1])))
+    peers = [(side, label) for side, label in PEERS if side in about]
+    go = about.get("taflab", [{}])[0]
+    header = (f"# network: {go.get('blocks')} blocks x {go.get('channels')} channels, {go.get('params')} trained weights; "
+              f"taflab kernels {go.get('implementation')}, "
+              f"GOMAXPROCS {'/'.join(str(r.get('gomaxprocs')) for r in about.get('taflab', []))}")
+    if "pytorch" in about:
+        torch = about["pytorch"][0]
+        header += (f"; PyTorch {torch.get('torch')} ({torch.get('params')} trained weights), OMP_NUM_THREADS "
+                   f"{'/'.join(str(r.get('omp_num_threads')) for r in about['pytorch'])}")
+    else:
+        header += "; PyTorch not measured (not installed)"
+    if "onnxruntime" in about:
+        ort = about["onnxruntime"][0]
+        header += (f"; ONNX Runtime {ort.get('onnxruntime')} (onnxruntime-node, CPU provider, graph optimization "
+                   f"{ort.get('graph_optimization_level')}, intraOpNumThreads "
+                   f"{'/'.join(str(r.get('intra_op_num_threads')) for r in about['onnxruntime'])})")
     rows = []
-    if about:
-        go, torch = about.get("taflab", [{}])[0], about.get("pytorch", [{}])[0]
-        header = (f"# network: {go.get('blocks')} blocks x {go.get('channels')} channels, {go.get('params')} trained weights "
-                  f"(PyTorch's: {torch.get('params')}); taflab kernels {go.get('implementation')}, "
-                  f"GOMAXPROCS {'/'.join(str(r.get('gomaxprocs')) for r in about.get('taflab', []))}; "
-                  f"PyTorch {torch.get('torch')}, OMP_NUM_THREADS "
-                  f"{'/'.join(str(r.get('omp_num_threads')) for r in about.get('pytorch', []))}")
     for key in order:
         got = sides.get(key, {})
-        if "taflab" not in got or "pytorch" not in got:
+        if "taflab" not in got or not any(side in got for side, _ in peers):
             continue
-        ours, theirs = got["taflab"][0], got["pytorch"][0]
-        ratio = ours["per_second"] / theirs["per_second"]
-        load = max(ours.get("max_other_load") or 0, theirs.get("max_other_load") or 0)
+        ours = got["taflab"][0]
+        ratios, load = {}, ours.get("max_other_load") or 0
+        for side, _ in peers:
+            if side in got:
+                ratios[side] = ours["per_second"] / got[side][0]["per_second"]
+                load = max(load, got[side][0].get("max_other_load") or 0)
+        faster = min(ratios.values())
         note = f" (disturbed: other processes took up to {load:.0f}% of the cores)" if load > 10 else ""
-        print(f"{key} ratio={ratio:.2f}{note}")
-        rows.append((key, got["taflab"][1], ours, theirs, ratio))
+        print(f"{key} " + " ".join(f"ratio{'' if side == 'pytorch' else '-' + side}={r:.2f}" for side, r in ratios.items())
+              + f" vs-faster={faster:.2f}{note}")
+        rows.append((key, got, ratios, load))
     print()
-    if about:
-        print(header)
-    print(f"{'figure':<18}{'threads':>8}{'taflab/s':>11}{'pytorch/s':>11}{'taflab ms':>11}{'pytorch ms':>11}"
-          f"{'ratio':>7}{'others%':>9}  rounds taflab | pytorch; pytorch path")
+    print(header)
+    line = f"{'figure':<18}{'threads':>8}{'taflab/s':>11}"
+    for side, _ in peers:
+        line += f"{side[:8] + '/s':>12}"
+    line += f"{'taflab ms':>11}"
+    for side, _ in peers:
+        line += f"{'ratio-' + side[:4]:>11}"
+    print(line + f"{'others%':>9}  rounds taflab | peers")
     worst = 0.0
-    for key, threads, ours, theirs, ratio in rows:
-        load = max(ours.get("max_other_load") or 0, theirs.get("max_other_load") or 0)
+    for key, got, ratios, load in rows:
+        ours, threads = got["taflab"]
         worst = max(worst, load)
-        print(f"{key:<18}{threads:>8}{ours['per_second']:>11.1f}{theirs['per_second']:>11.1f}"
-              f"{ours['median_ms']:>11.2f}{theirs['median_ms']:>11.2f}{ratio:>7.2f}{load:>9.0f}  "
-              f"{ours.get('rounds', '')} | {theirs.get('rounds', '')}; {theirs.get('how', '')}")
+        line = f"{key:<18}{threads:>8}{ours['per_second']:>11.1f}"
+        for side, _ in peers:
+            line += f"{got[side][0]['per_second']:>12.1f}" if side in got else f"{'-':>12}"
+        line += f"{ours['median_ms']:>11.2f}"
+        for side, _ in peers:
+            line += f"{ratios[side]:>11.2f}" if side in ratios else f"{'-':>11}"
+        line += f"{load:>9.0f}  {ours.get('rounds', '')}"
+        for side, _ in peers:
+            if side in got:
+                fig = got[side][0]
+                line += f" | {side} {fig.get('rounds', '')}" + (f" ({fig['how']})" if fig.get("how") else "")
+        print(line)
     print("per second: positions (infer) or samples (train), the batch over the median time of one call (ms),")
-    print("best of the rounds; others%: the most CPU other processes took while the figure was measured")
+    print("best of the rounds; ratio: taflab / the peer; vs-faster: taflab / the faster peer; others%: the most")
+    print("CPU other processes took while the figure was measured")
     if worst > 10:
         print(f"WARNING: other processes took up to {worst:.0f}% of the cores during the run: the figures are disturbed "
               "(the -allt ones most, PyTorch's most of all); rerun on an idle machine")
@@ -381,6 +449,11 @@ def main():
     m.add_argument("--only", default="")
     m.add_argument("--blocks", type=int, default=6)
     m.add_argument("--channels", type=int, default=64)
+    m.add_argument("--no-torch", action="store_true", help="leave PyTorch out (not installed)")
+    m.add_argument("--ort-model", default="", help="the exported ONNX model, to measure in ONNX Runtime too")
+    m.add_argument("--ort-modules", default="", help="the node_modules folder holding onnxruntime-node")
+    m.add_argument("--ort-script", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare-onnxruntime.mjs"))
+    m.add_argument("--node", default="node")
     r = sub.add_parser("report")
     r.add_argument("--cores", type=int, default=os.cpu_count())
     r.add_argument("files", nargs="+")

@@ -10,6 +10,7 @@
 //
 //	go run ./bench/compare-pytorch-go -threads 1
 //	go run ./bench/compare-pytorch-go -threads 2 -only infer-b64,train-b256 -cpuprofile cpu.out
+//	go run ./bench/compare-pytorch-go -save net.safetensors   # the measured network, for train export
 //
 // With -serve it prints a line of JSON about itself (the Report without
 // figures), then reads figure names, one a line, from standard input and
@@ -63,18 +64,41 @@ type Report struct {
 }
 
 func main() {
-	threads := flag.Int("threads", 1, "threads per batch")
+	threads := flag.Int("threads", 0, "threads per batch (0: one per core, GOMAXPROCS)")
 	seconds := flag.Float64("seconds", 2, "time budget of each figure's timed calls")
 	only := flag.String("only", "", "comma-separated figures to run, infer-bN or train-bN (default infer-b1,infer-b16,infer-b64,infer-b256,train-b256)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the timed calls to this file")
 	blocks := flag.Int("blocks", net.DefaultConfig().Blocks, "residual blocks")
 	channels := flag.Int("channels", net.DefaultConfig().Channels, "trunk channels")
 	serve := flag.Bool("serve", false, "measure the figures named on standard input, one a line, answering each with a line of JSON")
+	save := flag.String("save", "", "write the measured network (its weights are the same in every figure) to this safetensors `file` and exit")
 	flag.Parse()
+	if *threads <= 0 {
+		*threads = runtime.GOMAXPROCS(0)
+	}
+	if *save != "" {
+		if err := saveNetwork(*save, *blocks, *channels); err != nil {
+			fmt.Fprintln(os.Stderr, "compare-pytorch-go:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*threads, *seconds, *only, *cpuprofile, *blocks, *channels, *serve); err != nil {
 		fmt.Fprintln(os.Stderr, "compare-pytorch-go:", err)
 		os.Exit(1)
 	}
+}
+
+// saveNetwork writes the network every figure measures, for `train export
+// -format onnx` to give ONNX Runtime the same weights.
+func saveNetwork(path string, blocks, channels int) error {
+	cfg := net.DefaultConfig()
+	cfg.Blocks, cfg.Channels = blocks, channels
+	n, err := net.New(cfg, 1)
+	if err != nil {
+		return err
+	}
+	return n.Save(path, nil)
 }
 
 // allFigures are the figures the program measures by default; -only and
