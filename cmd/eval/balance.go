@@ -23,9 +23,9 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"taflab/cmd/internal/chart"
 	"taflab/cmd/internal/cli"
 	"taflab/configs/variants"
 	"taflab/match"
@@ -1062,8 +1062,6 @@ func balanceChart(rep *balanceJSON, numeric bool, path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Defender win rate (%g%% Wilson intervals)", 100*rep.Confidence)
 	p.Y.Label.Text = "defender win rate"
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 
 	type point struct {
@@ -1127,7 +1125,7 @@ func balanceChart(rep *balanceJSON, numeric bool, path string) error {
 	}
 	p.X.Min, p.X.Max = xmin, xmax
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	// Rates run from 0 to 1; the room above 1 is the legend's.
+	// Rates run from 0 to 1, a tick each tenth, every other one labelled.
 	var yticks []plot.Tick
 	for i := 0; i <= 10; i++ {
 		y := float64(i) / 10
@@ -1138,11 +1136,6 @@ func balanceChart(rep *balanceJSON, numeric bool, path string) error {
 		yticks = append(yticks, plot.Tick{Value: y, Label: label})
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
-	entries := len(order)
-	if len(rep.Runs) > 0 {
-		entries += len(rep.Records)
-	}
-	p.Y.Max = 1.05 + 0.065*float64(entries)
 	for i, name := range order {
 		pts := series[name]
 		if len(pts) == 0 {
@@ -1159,7 +1152,7 @@ func balanceChart(rep *balanceJSON, numeric bool, path string) error {
 	}
 	if len(rep.Runs) > 0 {
 		for j, r := range rep.Records {
-			c := plotutil.Color(len(order) + j)
+			c := chart.Color(len(order) + j)
 			for k, y := range []float64{r.Defenders.Rate, r.Defenders.Lo, r.Defenders.Hi} {
 				l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: y}, {X: xmax, Y: y}})
 				if err != nil {
@@ -1177,6 +1170,8 @@ func balanceChart(rep *balanceJSON, numeric bool, path string) error {
 			}
 		}
 	}
+	// Rates run from 0 to 1; the room above 1 is the legend's.
+	chart.LegendRoom(p, chart.Canvas(chartWidth, chartHeight), 0, 1)
 	return savePNG(p, path)
 }
 

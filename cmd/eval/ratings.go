@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"taflab/cmd/internal/chart"
 	"taflab/cmd/internal/cli"
 	"taflab/stats"
 )
@@ -439,7 +440,8 @@ func ratingsChart(rep ratingsJSON, firstMet []string, path string) error {
 	}
 	p.Y.Label.Text = "Elo"
 	p.X.Label.Text = "player"
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Left = true
+	p.Y.Tick.Marker = chart.Ticks{}
 	p.Add(plotter.NewGrid())
 	var ticks []plot.Tick
 	series := func(list []ratedPlayerJSON, from int) errorPoints {
@@ -464,18 +466,17 @@ func ratingsChart(rep ratingsJSON, firstMet []string, path string) error {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.5, float64(len(ticks))-0.5
-	// Room above the highest interval for the legend.
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, q := range rep.Players {
 		lo, hi = math.Min(lo, q.Elo-q.CI95), math.Max(hi, q.Elo+q.CI95)
 	}
-	span := math.Max(hi-lo, 50)
-	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.25*span
+	hi = math.Max(hi, lo+50)
 	if len(ticks) > 4 {
 		p.X.Tick.Label.Rotation = math.Pi / 6
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
 	}
+	chart.LegendRoom(p, chart.Canvas(chartWidth, chartHeight), lo, hi) // after the X ticks: they set the axis' height
 	return savePNG(p, path)
 }
 
@@ -493,12 +494,12 @@ func addErrorSeries(p *plot.Plot, name string, data errorPoints, i int, line boo
 	if err != nil {
 		return fmt.Errorf("chart %s: %w", name, err)
 	}
-	bars.Color = plotutil.Color(i)
+	bars.Color = chart.Color(i)
 	pts, err := plotter.NewScatter(data.XYs)
 	if err != nil {
 		return fmt.Errorf("chart %s: %w", name, err)
 	}
-	pts.Color = plotutil.Color(i)
+	pts.Color = chart.Color(i)
 	pts.Shape = plotutil.Shape(i)
 	p.Add(bars, pts)
 	if line && len(data.XYs) > 1 {
@@ -506,7 +507,7 @@ func addErrorSeries(p *plot.Plot, name string, data errorPoints, i int, line boo
 		if err != nil {
 			return fmt.Errorf("chart %s: %w", name, err)
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = chart.Color(i)
 		p.Add(l)
 		p.Legend.Add(name, l, pts)
 		return nil
@@ -515,9 +516,13 @@ func addErrorSeries(p *plot.Plot, name string, data errorPoints, i int, line boo
 	return nil
 }
 
-// savePNG draws the plot as an 8x5 inch PNG and writes it whole.
+// The size of the PNG charts.
+const chartWidth, chartHeight = 8 * vg.Inch, 5 * vg.Inch
+
+// savePNG draws the plot as a chartWidth x chartHeight PNG and writes it
+// whole.
 func savePNG(p *plot.Plot, path string) error {
-	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	w, err := p.WriterTo(chartWidth, chartHeight, "png")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -3,6 +3,7 @@ package training
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"taflab/cmd/internal/chart"
 	"taflab/cmd/internal/cli"
 )
 
@@ -42,11 +44,31 @@ func plotLosses(metricsPath, pngPath string) error {
 	p.Title.Text = "training loss"
 	p.X.Label.Text = "step"
 	p.Y.Label.Text = "loss"
-	if err := plotutil.AddLines(p, "total", total, "policy", policy, "value", value); err != nil {
-		return fmt.Errorf("training: plot: %w", err)
+	p.X.Tick.Marker = chart.Ticks{Integer: true}
+	p.Y.Tick.Marker = chart.Ticks{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range []struct {
+		name string
+		xys  plotter.XYs
+	}{{"total", total}, {"policy", policy}, {"value", value}} {
+		l, err := plotter.NewLine(s.xys)
+		if err != nil {
+			return fmt.Errorf("training: plot: %w", err)
+		}
+		l.Color = chart.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		p.Add(l)
+		p.Legend.Add(s.name, l)
+		for _, xy := range s.xys {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+		}
 	}
-	p.Legend.Top = true
-	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	const width, height = 8 * vg.Inch, 5 * vg.Inch
+	if len(total) > 0 {
+		// The legend above the curves, never over them.
+		chart.LegendRoom(p, chart.Canvas(width, height), lo, hi)
+	}
+	w, err := p.WriterTo(width, height, "png")
 	if err != nil {
 		return fmt.Errorf("training: plot: %w", err)
 	}

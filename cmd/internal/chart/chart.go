@@ -1,0 +1,134 @@
+// Package chart holds what the commands' PNG charts (gonum/plot) share so
+// that a person reads them at a glance: colours that the common colour-vision
+// deficiencies tell apart, with a shape per series; ticks at round values
+// (whole numbers where the axis counts generations or steps); and room for
+// the legend above the data, so that it never covers a line. Its main use is
+//
+//	p.Y.Tick.Marker = chart.Ticks{}
+//	l.Color = chart.Color(i)
+//	chart.LegendRoom(p, chart.Canvas(8*vg.Inch, 5*vg.Inch), lo, hi)
+package chart
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// palette is Okabe and Ito's colour-blind-safe palette without its yellow,
+// which is too pale on white: vermillion, blue, bluish green, reddish
+// purple, orange, sky blue, black. The web page uses the same colours.
+var palette = []color.Color{
+	color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 255},
+	color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 255},
+	color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 255},
+	color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 255},
+	color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 255},
+	color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 255},
+	color.RGBA{A: 255},
+}
+
+// Color returns the i-th colour of the palette (i ≥ 0), cycling.
+func Color(i int) color.Color { return palette[i%len(palette)] }
+
+// Ticks marks an axis at 1, 2 or 5 times a power of ten, with about N
+// labelled ticks (0 means 5) and no unlabelled ones. With Integer the step
+// is a whole number (at least 1), for axes that count generations or steps.
+type Ticks struct {
+	N       int
+	Integer bool
+}
+
+// Ticks implements plot.Ticker.
+func (t Ticks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(min, 0) || math.IsInf(max, 0) {
+		return nil
+	}
+	n := t.N
+	if n <= 0 {
+		n = 5
+	}
+	step := Step(max-min, n)
+	if t.Integer {
+		step = math.Max(1, math.Round(step))
+	}
+	var out []plot.Tick
+	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0 // no "-0"
+		}
+		out = append(out, plot.Tick{Value: v})
+		if len(out) > 100 {
+			break // a step far too small for the range: never loop on
+		}
+	}
+	// Rounding: 0.1+0.2 prints 0.30000000000000004; round to the step's digits.
+	digits := max0(-int(math.Floor(math.Log10(step))))
+	for i := range out {
+		out[i].Label = strconv.FormatFloat(out[i].Value, 'f', digits, 64)
+	}
+	return out
+}
+
+func max0(i int) int {
+	if i < 0 {
+		return 0
+	}
+	return i
+}
+
+// Step is the tick step for a range: 1, 2 or 5 times a power of ten, the
+// one that divides it into the number of steps nearest n.
+func Step(span float64, n int) float64 {
+	if !(span > 0) || n < 1 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(span/float64(n))))
+	best := p
+	for _, m := range []float64{2, 5, 10} {
+		if math.Abs(span/(m*p)-float64(n)) < math.Abs(span/best-float64(n)) {
+			best = m * p
+		}
+	}
+	return best
+}
+
+// LegendRoom sets the Y range of p to hold the data's lo..hi with, above
+// it, room for the legend at the top of the plot when p is drawn on c, so
+// that the legend never covers a line or a point. Call it after the legend's
+// entries are added and before p is drawn; it sets p.Legend.Top. The Y axis
+// must be linear.
+func LegendRoom(p *plot.Plot, c draw.Canvas, lo, hi float64) {
+	p.Legend.Top = true
+	span := math.Max(hi-lo, math.Max(math.Abs(hi)*0.1, 1e-3))
+	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.05*span
+	legend := p.Legend.Rectangle(c)
+	height := legend.Max.Y - legend.Min.Y
+	if height <= 0 {
+		return // no entries
+	}
+	// As plot.Plot.Draw lays it out: the legend hangs from the top of the
+	// area under the title, the data from the top of the data canvas.
+	top := c.Max.Y
+	if p.Title.Text != "" {
+		top -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	bottom := top - height + p.Legend.YOffs - vg.Points(6)
+	da := p.DataCanvas(c)
+	room := bottom - da.Min.Y // where the data may go
+	if room < (da.Max.Y-da.Min.Y)/4 {
+		room = (da.Max.Y - da.Min.Y) / 4 // a legend too tall for the chart: keep the data readable
+	}
+	p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)*float64(da.Max.Y-da.Min.Y)/float64(room)
+}
+
+// Canvas is a canvas of the size a chart is saved at, for LegendRoom.
+func Canvas(w, h vg.Length) draw.Canvas {
+	return draw.New(vgimg.New(w, h))
+}
