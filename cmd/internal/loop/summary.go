@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"taflab/cmd/internal/chart"
 	"taflab/cmd/internal/cli"
 	"taflab/cmd/internal/selfplay"
 	"taflab/cmd/internal/training"
@@ -243,12 +243,14 @@ func plotSummary(path string, gens []GenSummary) error {
 	}
 	// The Okabe-Ito colours, told apart by most colour-blind readers, and a
 	// shape per series.
-	colors := []color.Color{color.RGBA{R: 0xd5, G: 0x5e, A: 255}, color.RGBA{G: 0x72, B: 0xb2, A: 255}, color.RGBA{G: 0x9e, B: 0x73, A: 255}}
-	panel := func(title, ylabel string, series ...any) (*plot.Plot, error) {
+	// panel returns the plot and its data's lowest and highest values (NaN
+	// with no data).
+	panel := func(title, ylabel string, series ...any) (*plot.Plot, [2]float64, error) {
 		p := plot.New()
 		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "generation", ylabel
 		p.Legend.Top, p.Legend.Left = true, true
 		p.X.Tick.Marker = genTicks
+		p.Y.Tick.Marker = chart.Ticks{}
 		lo, hi, entries := math.Inf(1), math.Inf(-1), 0
 		for i := 0; i+1 < len(series); i += 2 {
 			xys := series[i+1].(plotter.XYs)
@@ -257,9 +259,9 @@ func plotSummary(path string, gens []GenSummary) error {
 			}
 			l, pts, err := plotter.NewLinePoints(xys)
 			if err != nil {
-				return nil, err
+				return nil, [2]float64{}, err
 			}
-			l.Color, pts.Color = colors[i/2%len(colors)], colors[i/2%len(colors)]
+			l.Color, pts.Color = chart.Color(i/2), chart.Color(i/2)
 			pts.Shape = plotutil.Shape(i / 2)
 			p.Add(l, pts)
 			p.Legend.Add(series[i].(string), l, pts)
@@ -271,26 +273,25 @@ func plotSummary(path string, gens []GenSummary) error {
 		if len(gens) > 0 {
 			p.X.Min, p.X.Max = float64(gens[0].Generation)-0.5, float64(gens[len(gens)-1].Generation)+0.5
 		}
-		if entries > 0 {
-			// Room above the data for the legend, a row per series, so it
-			// never covers a line.
-			span := math.Max(hi-lo, math.Max(math.Abs(hi)*0.1, 1e-3))
-			p.Y.Min, p.Y.Max = lo-0.05*span, hi+span*(0.1+0.14*float64(entries))
+		if entries == 0 {
+			return p, [2]float64{math.NaN(), math.NaN()}, nil
 		}
-		return p, nil
+		p.Y.Min, p.Y.Max = lo, hi
+		return p, [2]float64{lo, hi}, nil
 	}
 	var plots [4]*plot.Plot
+	var ranges [4][2]float64
 	var err error
-	if plots[0], err = panel("rating against the network-free searcher", "Elo", "rating", rating, "95% low", lo, "95% high", hi); err != nil {
+	if plots[0], ranges[0], err = panel("rating against the network-free searcher", "Elo", "rating", rating, "95% low", lo, "95% high", hi); err != nil {
 		return err
 	}
-	if plots[1], err = panel("training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
+	if plots[1], ranges[1], err = panel("training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
 		return err
 	}
-	if plots[2], err = panel("self-play speed", "games per hour", "games/hour", speed); err != nil {
+	if plots[2], ranges[2], err = panel("self-play speed", "games per hour", "games/hour", speed); err != nil {
 		return err
 	}
-	if plots[3], err = panel("self-play outcomes", "share of games", "attackers", att, "defenders", def, "draws", draws); err != nil {
+	if plots[3], ranges[3], err = panel("self-play outcomes", "share of games", "attackers", att, "defenders", def, "draws", draws); err != nil {
 		return err
 	}
 	img := vgimg.New(12*vg.Inch, 8*vg.Inch)
@@ -299,7 +300,13 @@ func plotSummary(path string, gens []GenSummary) error {
 	canvases := plot.Align([][]*plot.Plot{{plots[0], plots[1]}, {plots[2], plots[3]}}, tiles, dc)
 	for r := range 2 {
 		for c := range 2 {
-			plots[2*r+c].Draw(canvases[r][c])
+			i := 2*r + c
+			if !math.IsNaN(ranges[i][0]) {
+				// Room above the data for the legend, so that it never
+				// covers a line.
+				chart.LegendRoom(plots[i], canvases[r][c], ranges[i][0], ranges[i][1])
+			}
+			plots[i].Draw(canvases[r][c])
 		}
 	}
 	var buf bytes.Buffer
