@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,45 +105,23 @@ func parseBoard(text string, toMove rules.Side, rankOneFirst bool) (rules.Positi
 
 // FormatBoard writes p's board as an OpenTafl position record, rank 1
 // first; the side to move is not part of it.
-func FormatBoard(p rules.Position) string {
-	size := int(p.Size)
-	b := []byte{'/'}
-	for rank := range size {
-		empty := 0
-		for file := range size {
-			s := rules.NewSquare(file, rank)
-			var c byte
-			switch {
-			case p.Attackers.Has(s):
-				c = 't'
-			case p.Defenders.Has(s):
-				c = 'T'
-			case p.King == s:
-				c = 'K'
-			default:
-				empty++
-				continue
-			}
-			if empty > 0 {
-				b = strconv.AppendInt(b, int64(empty), 10)
-				empty = 0
-			}
-			b = append(b, c)
-		}
-		if empty > 0 {
-			b = strconv.AppendInt(b, int64(empty), 10)
-		}
-		b = append(b, '/')
-	}
-	return string(b)
-}
+func FormatBoard(p rules.Position) string { return formatBoard(p, true) }
 
 // FormatBoardInverted writes p's board with the last rank first, as a rules
 // string's "starti" entry has it.
-func FormatBoardInverted(p rules.Position) string {
-	rows := strings.Split(strings.Trim(FormatBoard(p), "/"), "/")
-	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-		rows[i], rows[j] = rows[j], rows[i]
+func FormatBoardInverted(p rules.Position) string { return formatBoard(p, false) }
+
+// openTaflPieces maps taflab's piece letters to OpenTafl's.
+var openTaflPieces = strings.NewReplacer("a", "t", "d", "T", "k", "K")
+
+// formatBoard translates taflab's notation of p (last rank first), as
+// parseBoard does the other way, so both notations write one board alike.
+func formatBoard(p rules.Position, rankOneFirst bool) string {
+	text := p.String()
+	text = text[:strings.IndexByte(text, ' ')] // the side to move is not written
+	rows := strings.Split(openTaflPieces.Replace(text), "/")
+	if rankOneFirst {
+		slices.Reverse(rows)
 	}
 	return "/" + strings.Join(rows, "/") + "/"
 }
