@@ -306,6 +306,11 @@ func TestBrowser(t *testing.T) {
 		b.do(chromedp.Navigate(ts.URL + "/?" + q.Encode()))
 		b.wait(`document.body.dataset.ready === "1"`)
 		// Keyboard only from here: Tab to "New game", Enter, Tab to the board.
+		// On the way, the focus is seen on the dark header's view tabs too.
+		b.tabTo("the Play tab", `a.id === "tab-play"`)
+		if ring, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => { const s = getComputedStyle(document.activeElement); return s.outlineStyle + " " + s.outlineWidth + " " + s.outlineColor; })()`)); err != nil || ring != "solid 3px rgb(255, 255, 255)" {
+			t.Fatalf("the focused Play tab's outline: %q (%v), want solid 3px white on the dark header", ring, err)
+		}
 		b.tabTo("the New game button", `a.id === "play-new"`)
 		b.keys(kb.Enter)
 		b.wait(`document.getElementById("play-board").dataset.ply === "0"`)
