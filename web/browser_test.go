@@ -624,6 +624,20 @@ func TestBrowser(t *testing.T) {
 		}
 		b.screenshot(shots, "runs.png")
 	})
+
+	t.Run("phone width", func(t *testing.T) {
+		b.t = t
+		// Every view fits a phone's width (the play view is looked at above).
+		b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		defer b.do(chromedp.EmulateViewport(1280, 900))
+		for _, view := range []string{"replay", "analysis", "runs"} {
+			b.do(chromedp.Click("#tab-" + view))
+			b.wait(`!document.getElementById("view-` + view + `").hidden`)
+			if w, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`)); err != nil || w > 0 {
+				t.Errorf("%s view at phone width: the page is %d px wider than the window (%v)", view, w, err)
+			}
+		}
+	})
 }
 
 // cellSelector is the CSS selector of a square of a view's board.
