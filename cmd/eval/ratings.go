@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,7 +34,9 @@ Elo) fit with an attackers' advantage term over every game of the matches
 given, so that a player's rating does not depend on the sides it happened to
 play. PATHs are match folders or match.json files ("eval match" writes
 them), or folders searched recursively for match.json. Players are matched
-by name across files.
+by name across files; a name the files give to different players (two
+runs' gen-001, which are different networks, or one network at two budgets)
+is rated as one player, with a warning naming the files.
 
 Ratings are per rule set: the games of one rule set are fitted at a time.
 When the files hold games of several rule sets the command refuses them
@@ -89,10 +92,13 @@ type ratedPlayerJSON struct {
 // ratingsJSON is ratings.json: the first group of players (the only one
 // when games link them all) at the top level, the others in OtherGroups.
 type ratingsJSON struct {
-	Variant     string      `json:"variant"`
-	Files       []string    `json:"files"`
-	PriorSD     float64     `json:"prior_sd"`
-	AllGames    int         `json:"all_games"` // of every group
+	Variant  string   `json:"variant"`
+	Files    []string `json:"files"`
+	PriorSD  float64  `json:"prior_sd"`
+	AllGames int      `json:"all_games"` // of every group
+	// Clashes names the players that the files give one name to different
+	// players (networks or budgets), each rated as one player all the same.
+	Clashes     []string    `json:"clashes,omitempty"`
 	OtherGroups []groupJSON `json:"other_groups"`
 	groupJSON
 }
@@ -191,7 +197,11 @@ func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return bad("-anchor %q: no such player (players: %s)", *anchor, strings.Join(players, ", "))
 	}
 
-	rep := ratingsJSON{Variant: *variant, Files: byVariant[*variant], PriorSD: *priorSD, AllGames: len(games), OtherGroups: []groupJSON{}}
+	rep := ratingsJSON{Variant: *variant, Files: byVariant[*variant], PriorSD: *priorSD, AllGames: len(games), OtherGroups: []groupJSON{},
+		Clashes: nameClashes(matches, files, *variant)}
+	for _, c := range rep.Clashes {
+		fmt.Fprintf(stderr, "eval ratings: warning: %s\n", c)
+	}
 	for i, g := range ratingGroups(games, *anchor) {
 		r, err := stats.FitRatingsWith(g.games, g.anchor, stats.FitOptions{PriorSD: *priorSD})
 		if err != nil {
@@ -292,6 +302,84 @@ func generation(name string) (int, bool) {
 	return n, err == nil
 }
 
+// nameClashes finds the player names that the match files of a rule set
+// give to different players: players are matched by name, so two runs'
+// gen-001 (different networks) or one network at two budgets under one name
+// would be rated as one player. A network is told by its file's contents
+// (the same file written as a relative and an absolute path is one
+// network), or by its path when it cannot be read. Each clash is described
+// with the files where each player appears.
+func nameClashes(matches []cli.MatchFile, files []string, variant string) []string {
+	sums := map[string]string{} // absolute path → contents' hash, or the path
+	identity := func(p cli.PlayerInfo) string {
+		id := fmt.Sprintf("%d playouts", p.Playouts)
+		switch {
+		case p.Engine != "":
+			id += ", engine " + p.Engine
+		case p.Network != "":
+			abs, err := filepath.Abs(p.Network)
+			if err != nil {
+				abs = p.Network
+			}
+			if _, ok := sums[abs]; !ok {
+				sums[abs] = "network " + p.Network
+				if b, err := os.ReadFile(abs); err == nil {
+					sums[abs] = fmt.Sprintf("network %x", sha256.Sum256(b))
+				}
+			}
+			id += ", " + sums[abs]
+		}
+		return id
+	}
+	type seen struct {
+		id, player, file string
+	}
+	byName := map[string][]seen{}
+	var order []string
+	for i, f := range matches {
+		if f.Variant != variant {
+			continue
+		}
+		for _, p := range []cli.PlayerInfo{f.A, f.B} {
+			if p.Name == "" {
+				continue
+			}
+			if byName[p.Name] == nil {
+				order = append(order, p.Name)
+			}
+			byName[p.Name] = append(byName[p.Name], seen{identity(p), describePlayer(p), files[i]})
+		}
+	}
+	var out []string
+	for _, name := range order {
+		var parts []string
+		ids := map[string]int{}
+		for _, s := range byName[name] {
+			if _, ok := ids[s.id]; !ok {
+				ids[s.id] = len(parts)
+				parts = append(parts, s.player+" in "+s.file)
+			} else {
+				parts[ids[s.id]] += ", " + s.file
+			}
+		}
+		if len(parts) > 1 {
+			out = append(out, fmt.Sprintf("%q names %d different players, rated as one: %s", name, len(parts), strings.Join(parts, "; ")))
+		}
+	}
+	return out
+}
+
+// describePlayer says what a match file's player is.
+func describePlayer(p cli.PlayerInfo) string {
+	switch {
+	case p.Engine != "":
+		return fmt.Sprintf("engine %s at %d playouts", p.Engine, p.Playouts)
+	case p.Network != "":
+		return fmt.Sprintf("network %s at %d playouts", p.Network, p.Playouts)
+	}
+	return fmt.Sprintf("the built-in searcher at %d playouts", p.Playouts)
+}
+
 // ratingGroup is the games of one group of players that games link.
 type ratingGroup struct {
 	games   []stats.Game
@@ -370,6 +458,9 @@ func newGroupJSON(r stats.Ratings) groupJSON {
 func ratingsMarkdown(rep ratingsJSON) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Ratings: %s, %d games from %d match files\n\n", rep.Variant, rep.AllGames, len(rep.Files))
+	for _, c := range rep.Clashes {
+		fmt.Fprintf(&b, "**Warning**: %s.\n\n", c)
+	}
 	if len(rep.OtherGroups) == 0 {
 		groupMarkdown(&b, rep.groupJSON, rep.PriorSD)
 		return b.String()

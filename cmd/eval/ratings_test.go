@@ -247,3 +247,64 @@ func TestRatingsGroups(t *testing.T) {
 		t.Errorf("-anchor network-25: got exit %d and %q, want 0 and its group first with it as anchor", code, stdout.String()+stderr.String())
 	}
 }
+
+// TestRatingsNameClash: players are matched by name, so two runs' gen-1 (two
+// networks) or one name at two budgets would be rated as one player; the
+// command says so. The same network written once relative and once
+// absolute is one player.
+func TestRatingsNameClash(t *testing.T) {
+	dir := t.TempDir()
+	netA, netB := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
+	os.WriteFile(netA, []byte("network a"), 0o644)
+	os.WriteFile(netB, []byte("network b"), 0o644)
+	relA, err := filepath.Rel(mustGetwd(t), netA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(sub string, a cli.PlayerInfo) {
+		games := pairGames(a.Name, builtin16, 20, 12, 2)
+		path := writeMatchFile(t, filepath.Join(dir, sub), "fetlar", games)
+		f, err := cli.ReadMatchFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.A, f.B = a, cli.PlayerInfo{Name: builtin16, Playouts: 16}
+		if err := cli.WriteJSON(path, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("same/m1", cli.PlayerInfo{Name: gen1, Playouts: 16, Network: netA})
+	write("same/m2", cli.PlayerInfo{Name: gen1, Playouts: 16, Network: relA})
+	write("nets/m1", cli.PlayerInfo{Name: gen1, Playouts: 16, Network: netA})
+	write("nets/m2", cli.PlayerInfo{Name: gen1, Playouts: 16, Network: netB})
+	write("budgets/m1", cli.PlayerInfo{Name: gen1, Playouts: 16, Network: netA})
+	write("budgets/m2", cli.PlayerInfo{Name: gen1, Playouts: 64, Network: netA})
+	for _, c := range []struct {
+		sub, want string
+	}{
+		{"same", ""},
+		{"nets", "network " + netB},
+		{"budgets", "at 64 playouts"},
+	} {
+		t.Run(c.sub, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"ratings", filepath.Join(dir, c.sub)}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("got exit %d, want 0: %s", code, stderr.String())
+			}
+			warned := strings.Contains(stderr.String(), `warning: "`+gen1+`" names 2 different players`) &&
+				strings.Contains(stdout.String(), "**Warning**: \""+gen1+"\" names 2 different players")
+			if warned != (c.want != "") || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("got stderr %q and stdout %q, want a warning %v naming %q", stderr.String(), stdout.String(), c.want != "", c.want)
+			}
+		})
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
