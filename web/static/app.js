@@ -884,18 +884,24 @@ async function showRun() {
       const h = document.createElement("h3");
       h.textContent = `Ratings: ${rt.path}${of}`;
       fig.appendChild(h);
+      if (i === 0) for (const c of rt.report.clashes || []) {
+        const w = document.createElement("p");
+        w.className = "warning";
+        w.textContent = "Warning: " + c + ".";
+        fig.appendChild(w);
+      }
       const players = g.players || [];
       const t = document.createElement("table");
       table(t, ["player", "Elo", "95% interval", "games", "score"], players.map((p) => [p.name, p.elo.toFixed(0),
         p.anchor ? "anchor" : `[${(p.elo - p.ci95).toFixed(0)}, ${(p.elo + p.ci95).toFixed(0)}]`, p.games, (100 * p.score).toFixed(1) + "%"]),
         `Bradley-Terry ratings (${rt.report.variant || ""}), ${g.anchor} = 0`);
+      fig.appendChild(t);
+      charts.appendChild(fig);
       const gensRated = players.filter((p) => p.generation !== null && p.generation !== undefined);
-      if (gensRated.length) {
+      if (gensRated.length) { // the chart beside its table
         lineChart(charts, `Ratings by generation: ${rt.path}${of}`, "generation", `Elo (95% interval), ${g.anchor} = 0`,
           [{ name: "rating", points: gensRated.map((p) => ({ x: p.generation, y: p.elo, lo: p.elo - p.ci95, hi: p.elo + p.ci95 })) }], { zero: true });
       }
-      fig.appendChild(t);
-      charts.appendChild(fig);
     });
   }
 }
