@@ -413,7 +413,7 @@ def report(args):
     line += f"{'taflab ms':>11}"
     for side, _ in peers:
         line += f"{'ratio-' + side[:4]:>11}"
-    print(line + f"{'others%':>9}  rounds taflab | peers")
+    print(line + f"{'others%':>9}{'cores':>7}  rounds taflab | peers")
     worst = 0.0
     for key, got, ratios, load in rows:
         ours, threads = got["taflab"]
@@ -424,7 +424,8 @@ def report(args):
         line += f"{ours['median_ms']:>11.2f}"
         for side, _ in peers:
             line += f"{ratios[side]:>11.2f}" if side in ratios else f"{'-':>11}"
-        line += f"{load:>9.0f}  {ours.get('rounds', '')}"
+        cores = f"{ours['cores']:.2f}" if "cores" in ours else "-"
+        line += f"{load:>9.0f}{cores:>7}  {ours.get('rounds', '')}"
         for side, _ in peers:
             if side in got:
                 fig = got[side][0]
@@ -432,7 +433,8 @@ def report(args):
         print(line)
     print("per second: positions (infer) or samples (train), the batch over the median time of one call (ms),")
     print("best of the rounds; ratio: taflab / the peer; vs-faster: taflab / the faster peer; others%: the most")
-    print("CPU other processes took while the figure was measured")
+    print("CPU other processes took while the figure was measured; cores: the cores taflab's process actually")
+    print("used while its best round was timed (its CPU time over the wall time)")
     if worst > 10:
         print(f"WARNING: other processes took up to {worst:.0f}% of the cores during the run: the figures are disturbed "
               "(the -allt ones most, PyTorch's most of all); rerun on an idle machine")

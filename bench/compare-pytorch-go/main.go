@@ -28,6 +28,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"taflab/configs/variants"
@@ -47,6 +48,10 @@ type Figure struct {
 	// MedianMs is the median time of one call, Reps the calls timed.
 	MedianMs float64 `json:"median_ms"`
 	Reps     int     `json:"reps"`
+	// Cores is the process's CPU time over the wall time of the timed
+	// calls: how many cores the figure actually got (on a machine other
+	// processes share, fewer than its threads).
+	Cores float64 `json:"cores"`
 }
 
 // Report is what the program prints.
@@ -245,7 +250,7 @@ func measure(name string, b int, call func() error, budget time.Duration) (Figur
 	}
 	runtime.GC()
 	var times []time.Duration
-	start = time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for len(times) < 3 || (time.Since(start) < budget && len(times) < 2000) {
 		t0 := time.Now()
 		if err := call(); err != nil {
@@ -253,13 +258,24 @@ func measure(name string, b int, call func() error, budget time.Duration) (Figur
 		}
 		times = append(times, time.Since(t0))
 	}
+	cores := (processCPU() - cpu0).Seconds() / time.Since(start).Seconds()
 	slices.Sort(times)
 	med := times[len(times)/2]
 	if len(times)%2 == 0 {
 		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
 	return Figure{Name: name, Batch: b, PerSecond: float64(b) / med.Seconds(),
-		MedianMs: float64(med.Microseconds()) / 1000, Reps: len(times)}, nil
+		MedianMs: float64(med.Microseconds()) / 1000, Reps: len(times), Cores: cores}, nil
+}
+
+// processCPU returns the CPU time the process has used (user and system),
+// or 0 where getrusage fails.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // randomSamples returns n training samples from random copenhagen games: a
