@@ -305,6 +305,11 @@ func TestBrowser(t *testing.T) {
 		q := url.Values{"variant": {"copenhagen"}, "start": {forkStart}, "human": {"defenders"}, "engine": {"builtin"}, "playouts": {"50"}}
 		b.do(chromedp.Navigate(ts.URL + "/?" + q.Encode()))
 		b.wait(`document.body.dataset.ready === "1"`)
+		// Every control has a name for screen readers.
+		unnamed, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("input, select, textarea, button, [role=grid], [role=tab]")].filter((e) => !(e.getAttribute("aria-label") || (e.labels && e.labels.length) || (e.tagName === "BUTTON" && e.textContent.trim()))).map((e) => e.id || e.outerHTML.slice(0, 60))`))
+		if err != nil || len(unnamed) > 0 {
+			t.Fatalf("controls without a name: %v (%v)", unnamed, err)
+		}
 		// Keyboard only from here: Tab to "New game", Enter, Tab to the board.
 		// On the way, the focus is seen on the dark header's view tabs too.
 		b.tabTo("the Play tab", `a.id === "tab-play"`)
