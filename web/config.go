@@ -26,6 +26,13 @@ type Config struct {
 	// MaxBody bounds a request body in bytes (default 1 MiB: a rule-set
 	// file and a game's moves fit many times over).
 	MaxBody int64
+	// AnyHost answers requests whatever their Host header. False (the
+	// default, for a server on the loopback address) refuses a Host that is
+	// not a loopback name or address: a web page elsewhere could otherwise
+	// point a name of its own at 127.0.0.1 (DNS rebinding) and read the
+	// served folders through its visitor's browser. Set it when the server
+	// listens on another address.
+	AnyHost bool
 }
 
 // DefaultConfig returns a Config that serves no folders, with the default

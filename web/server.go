@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	stdnet "net"
 	"net/http"
 	"os"
 	"path"
@@ -33,6 +34,8 @@ type Server struct {
 	gamesMu sync.Mutex       // guards games and nextID
 	games   map[string]*game // games in progress by id
 	nextID  uint64
+
+	csrf http.CrossOriginProtection // immutable after New; safe for concurrent use
 
 	netMu    sync.Mutex              // guards networks
 	networks map[string]*net.Network // loaded networks by id; a Network is immutable once loaded
@@ -97,11 +100,36 @@ func (s *Server) Close() error {
 	return errors.Join(errs...)
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Besides the page's own headers, it
+// refuses a Host that is not a loopback one (unless Config.AnyHost) and a
+// state-changing request from another site's page (a cross-site POST could
+// otherwise undo or play in a game).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:")
+	if !s.cfg.AnyHost && !loopbackHost(r.Host) {
+		writeError(w, errorf(http.StatusForbidden, "Host %q: this server answers only to a loopback address (localhost, 127.0.0.1, [::1]); eval serve -addr serves another", r.Host))
+		return
+	}
+	if err := s.csrf.Check(r); err != nil {
+		writeError(w, errorf(http.StatusForbidden, "%s %s: %v: only the page itself may change a game", r.Method, r.URL.Path, err))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether a request's Host (name or address, with or
+// without a port) names this machine's loopback interface.
+func loopbackHost(host string) bool {
+	if h, _, err := stdnet.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := stdnet.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // httpError is an error with the HTTP status it answers.

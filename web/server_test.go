@@ -666,3 +666,81 @@ func TestRunSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestHostAndOrigin: a server on the loopback address answers only to a
+// loopback Host (a page elsewhere could point its own name at 127.0.0.1 and
+// read the served folders through its visitor's browser) unless AnyHost,
+// and refuses a request from another site's page that would change a game.
+func TestHostAndOrigin(t *testing.T) {
+	for _, anyHost := range []bool{false, true} {
+		cfg := web.DefaultConfig()
+		cfg.AnyHost = anyHost
+		ts := testServer(t, cfg)
+		cases := []struct {
+			name, method, path, host string
+			header                   map[string]string
+			want                     int // with AnyHost false; AnyHost answers a refused Host
+		}{
+			{"127.0.0.1", "GET", "/api/info", "127.0.0.1:8080", nil, 200},
+			{"localhost", "GET", "/api/info", "LocalHost:8080", nil, 200},
+			{"::1", "GET", "/", "[::1]:8080", nil, 200},
+			{"127.0.0.2 without a port", "GET", "/api/info", "127.0.0.2", nil, 200},
+			{"another name", "GET", "/api/info", "rebound.example:8080", nil, 403},
+			{"another address", "GET", "/static/app.js", "192.0.2.7:8080", nil, 403},
+			{"a name ending in localhost", "GET", "/api/info", "localhost.example", nil, 403},
+			{"the page's own POST", "POST", "/api/games", "127.0.0.1:8080",
+				map[string]string{"Origin": "http://127.0.0.1:8080", "Sec-Fetch-Site": "same-origin"}, 200},
+			{"another site's POST", "POST", "/api/games", "127.0.0.1:8080",
+				map[string]string{"Origin": "https://elsewhere.example", "Sec-Fetch-Site": "cross-site"}, 403},
+			{"another site's POST, Origin only", "POST", "/api/games", "127.0.0.1:8080",
+				map[string]string{"Origin": "https://elsewhere.example"}, 403},
+			{"another site's GET", "GET", "/api/info", "127.0.0.1:8080",
+				map[string]string{"Origin": "https://elsewhere.example", "Sec-Fetch-Site": "cross-site"}, 200},
+		}
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("any host %v: %s", anyHost, c.name), func(t *testing.T) {
+				var body io.Reader
+				if c.method == "POST" {
+					body = strings.NewReader(`{"human": "both"}`)
+				}
+				req, err := http.NewRequest(c.method, ts.URL+c.path, body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Host = c.host
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				for k, v := range c.header {
+					req.Header.Set(k, v)
+				}
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				want := c.want
+				if anyHost && !loopbackHostName(c.host) {
+					want = 200
+				}
+				if resp.StatusCode != want {
+					t.Errorf("got %d %s, want %d", resp.StatusCode, raw, want)
+				}
+				if want == 403 && !strings.Contains(string(raw), `"error"`) {
+					t.Errorf("got %s, want a JSON error saying why", raw)
+				}
+			})
+		}
+	}
+}
+
+// loopbackHostName is the test's own list of the Hosts above that name the
+// loopback interface.
+func loopbackHostName(host string) bool {
+	switch host {
+	case "127.0.0.1:8080", "LocalHost:8080", "[::1]:8080", "127.0.0.2":
+		return true
+	}
+	return false
+}

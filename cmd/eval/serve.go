@@ -50,6 +50,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !loopback {
 		fmt.Fprintf(stderr, "eval serve: warning: -addr %s is not a loopback address: anyone who reaches it can play, read the served folders and run searches\n", *addr)
 	}
+	cfg.AnyHost = !loopback // on loopback, Host names that lead elsewhere are refused (DNS rebinding)
 	srv, err := web.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval serve: %v\n", err)
