@@ -116,7 +116,12 @@ func (e *escapeSolver) attackersLose(g *rules.Game, depth int) bool {
 			rescue = rescue.Or(v.Neighbours(row.PopFirst()).And(edge))
 		}
 	}
-	replies := g.GenerateMoves(e.replies[depth-1][:0])
+	var replies []rules.Move
+	if rescue == v.Board() {
+		replies = g.GenerateMoves(e.replies[depth-1][:0])
+	} else {
+		replies = appendMovesOnto(e.replies[depth-1][:0], v, &pos, lines.Or(rescue))
+	}
 	e.replies[depth-1] = replies
 	for _, m := range replies {
 		if !rescue.Has(m.To()) || lines.Has(m.To()) {
@@ -146,6 +151,32 @@ func (e *escapeSolver) attackersLose(g *rules.Game, depth int) bool {
 		}
 	}
 	return true
+}
+
+// appendMovesOnto appends to dst the attackers' moves in pos onto the
+// squares of targets: the moves of GenerateMoves that end there, found
+// from the targets outward along the four lines (a soldier reaches an
+// empty square if every square between is empty; it may pass the empty
+// throne but not stop on it or on a corner), which costs a few steps a
+// target instead of every attacker's moves.
+func appendMovesOnto(dst []rules.Move, v *rules.Variant, pos *rules.Position, targets rules.Bitboard) []rules.Move {
+	occupied := pos.Occupied()
+	size := v.Size()
+	targets = targets.AndNot(occupied).AndNot(v.Corners()).Without(v.Throne())
+	for targets.Any() {
+		t := targets.PopFirst()
+		for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+			for f, r := t.File()+d[0], t.Rank()+d[1]; f >= 0 && f < size && r >= 0 && r < size; f, r = f+d[0], r+d[1] {
+				if q := rules.NewSquare(f, r); occupied.Has(q) {
+					if pos.Attackers.Has(q) {
+						dst = append(dst, rules.NewMove(q, t))
+					}
+					break
+				}
+			}
+		}
+	}
+	return dst
 }
 
 // maySeeCorner reports whether the king of pos, moved to the edge square t,

@@ -897,3 +897,46 @@ func TestEscapeRepetition(t *testing.T) {
 		})
 	}
 }
+
+// TestMovesOnto: the attackers' moves onto a set of squares, found from
+// the squares outward, are exactly the legal moves that end there, in
+// positions of random games under every rule set.
+func TestMovesOnto(t *testing.T) {
+	for _, name := range variants.Names() {
+		t.Run(name, func(t *testing.T) {
+			v := variants.MustLoad(name)
+			rng := rand.New(rand.NewPCG(3, 5))
+			checked := 0
+			for game := 0; game < 20; game++ {
+				g := rules.NewGame(v)
+				for !g.Outcome().Over() {
+					if g.ToMove() == rules.Attackers {
+						pos := g.Position()
+						var targets rules.Bitboard
+						for range 12 {
+							targets = targets.With(rules.NewSquare(rng.IntN(v.Size()), rng.IntN(v.Size())))
+						}
+						var want []rules.Move
+						for _, m := range g.GenerateMoves(nil) {
+							if targets.Has(m.To()) {
+								want = append(want, m)
+							}
+						}
+						got := appendMovesOnto(nil, v, &pos, targets)
+						slices.Sort(got)
+						slices.Sort(want)
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s, onto %v: got %v, want %v", pos, targets.Squares(nil), got, want)
+						}
+						checked++
+					}
+					moves := g.GenerateMoves(nil)
+					g.Make(moves[rng.IntN(len(moves))])
+				}
+			}
+			if checked < 100 {
+				t.Errorf("got %d positions checked, want at least 100", checked)
+			}
+		})
+	}
+}
