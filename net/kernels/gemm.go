@@ -171,6 +171,8 @@ func lower(name string) string {
 type workspace struct {
 	a, b []float32 // packed block of A (mc×kc) and panel of B (kc×nc)
 	tmp  []float32 // one mr×nr tile, for the edges of C
+	// stage holds one sliver of patches (mr rows of kc) before packing.
+	stage []float32
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
@@ -201,20 +203,21 @@ type Workspace struct{ ws workspace }
 // bitwise the same.
 func (w *Workspace) Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	gemmIn(current.Load(), &w.ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmIn(current.Load(), &w.ws, transA, transB, m, n, k, alpha, a, lda, nil, b, ldb, beta, c, ldc)
 }
 
 // gemmWith is Gemm on valid arguments with a given implementation, with
 // buffers from the pool.
 func gemmWith(im *impl, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	ws := workspaces.Get().(*workspace)
-	gemmIn(im, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmIn(im, ws, transA, transB, m, n, k, alpha, a, lda, nil, b, ldb, beta, c, ldc)
 	workspaces.Put(ws)
 }
 
 // gemmIn is Gemm on valid arguments with a given implementation and
-// workspace.
-func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// workspace; with pa not nil, A is pa's patches (transA false, alpha 1,
+// a unused).
+func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, pa *Patches, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -235,6 +238,9 @@ func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha flo
 	nc := roundUp(ceilDiv(n, ceilDiv(n, im.nc)), nr)
 
 	ws.grow(mc*kc, nc*kc, mr*nr)
+	if pa != nil && cap(ws.stage) < mr*kc {
+		ws.stage = make([]float32, mr*kc)
+	}
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
@@ -243,7 +249,11 @@ func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha flo
 			accum := beta != 0 || pc > 0
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
-				packA(im, transA, a, lda, ic, mb, pc, kb, alpha, ws.a)
+				if pa != nil {
+					packPatches(im, pa, ic, mb, pc, kb, ws.a, ws.stage)
+				} else {
+					packA(im, transA, a, lda, ic, mb, pc, kb, alpha, ws.a)
+				}
 				macroKernel(im, mb, nb, kb, ws, c[ic*ldc+jc:], ldc, accum)
 			}
 		}
