@@ -172,21 +172,29 @@ func (c *chunk) grow(cfg Config, b int) {
 	c.positions = b
 }
 
+// patchesFrom is the smallest chunk, in positions, whose 3x3 convolutions
+// skip the im2col matrix (kernels.Workspace.GemmPatches). Measured with
+// BenchmarkInference on one AVX2 core (2-core EPYC, 2026-12-01, noisy: other
+// processes came and went), against im2col: batch 64 +6% and +24%,
+// batch 256 -3% and +20%, but batch 16 -4% and -8% and batch 1 -5% (a
+// smaller im2col matrix stays in cache, and gathering sliver by sliver
+// costs more than the copy it saves).
+const patchesFrom = 64
+
 // convBiasReLU computes out = relu(conv(x) + b (+ skip)), with c's im2col
 // scratch and workspace.
 func (c *chunk) convBiasReLU(threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
 	switch {
-	case l.k == 3 && threads <= 1 && rows > Squares:
+	case l.k == 3 && threads <= 1 && rows >= patchesFrom*Squares:
 		// The GEMM gathers its operand from x itself: no im2col matrix
-		// written to memory and read back (20-24% faster at batches 64 and
-		// 256 on one AVX2 core; at batch 1 the matrix stays in cache and the
-		// copy is cheaper: 4-6% slower there, so one position keeps it).
+		// written to memory and read back.
 		c.patches = kernels.Patches{X: x[:rows*l.cin], Cin: l.cin, Squares: Squares, Taps: taps3x3}
 		c.ws.GemmPatches(rows, l.cout, &c.patches, l.w, l.cout, out, l.cout)
 		c.patches.X = nil
 	case l.k == 3:
-		// One position: the GEMM of its im2col matrix, on one thread or
-		// split over several (the matrix grown to the largest such call).
+		// The GEMM of the im2col matrix, on one thread or split over several
+		// (the matrix grown to the largest such call: allocations only
+		// while the batches grow).
 		if len(c.col) < rows*9*l.cin {
 			c.col = make([]float32, rows*9*l.cin)
 		}

@@ -1,8 +1,11 @@
 // Package kernels holds the float32 compute core of the network: a
-// BLAS-like matrix multiply ([Gemm], [GemmParallel]) and a few vector
-// helpers ([Axpy], [Scale], [Dot], [ReLU], [ReLUGrad], [AddBiasPerRow],
-// [AddBiasPerCol]) that the convolutions (im2col), their backward passes and
-// the dense heads run on.
+// BLAS-like matrix multiply ([Gemm], [GemmParallel], and [Workspace] for a
+// caller's own packing buffers), the GEMM of a convolution straight from its
+// input ([Workspace.GemmPatches], no im2col matrix), [Parallel] to run
+// independent pieces of work on every core, and a few vector helpers
+// ([Axpy], [Scale], [Dot], [ReLU], [ReLUGrad], [AddBiasPerRow],
+// [AddBiasPerCol]) that the convolutions, their backward passes and the
+// dense heads run on.
 //
 // Gemm is structured like the good BLAS libraries (BLIS, OpenBLAS): the
 // operands are cut into cache blocks (KC×NC panels of B, MC×KC blocks of A),
