@@ -141,12 +141,14 @@ func (s *Server) newGame(req newGameRequest) (*game, error) {
 	gm.id = fmt.Sprintf("%d-%s", s.nextID, hex.EncodeToString(id[:]))
 	if len(s.games) >= s.cfg.MaxGames {
 		var oldest *game
+		var oldestUsed time.Time // oldest.used, read under its lock
 		for _, o := range s.games {
 			o.mu.Lock()
-			if oldest == nil || o.used.Before(oldest.used) {
-				oldest = o
-			}
+			used := o.used
 			o.mu.Unlock()
+			if oldest == nil || used.Before(oldestUsed) {
+				oldest, oldestUsed = o, used
+			}
 		}
 		delete(s.games, oldest.id)
 	}
