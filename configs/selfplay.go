@@ -4,9 +4,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 
 	"taflab/configs/internal/strict"
 	"taflab/mcts"
+	"taflab/rules"
 )
 
 //go:embed selfplay.toml
@@ -68,6 +70,30 @@ type GameMix struct {
 	// Favoured is the side with more playouts: "attackers", "defenders",
 	// or "either" (drawn for each game). Default "attackers".
 	Favoured string `toml:"favoured"`
+}
+
+// Game sets up game index of a run from its seed under the mix: whether a
+// side has odds, and suiteIndex, the suite position (of suiteLen) the game
+// starts from, or -1 for the rule set's start; the caller puts that
+// position in spec.Start. The draws are the same whatever the shares, so a
+// game's set-up depends on its seed and the mix alone, in every program
+// that plays the run's games.
+func (m GameMix) Game(index int, seed uint64, suiteLen int) (spec mcts.GameSpec, suiteIndex int) {
+	spec = mcts.GameSpec{Index: index, Seed: seed}
+	rng := rand.New(rand.NewPCG(seed, 0x313c))
+	fromSuite, pick := rng.Float64() < m.SuiteShare, rng.IntN(max(suiteLen, 1))
+	odds, coin := rng.Float64() < m.OddsShare, rng.IntN(2)
+	suiteIndex = -1
+	if fromSuite && suiteLen > 0 {
+		suiteIndex = pick
+	}
+	if odds {
+		spec.Odds, spec.Favoured = m.Odds, rules.Attackers
+		if m.Favoured == "defenders" || m.Favoured == "either" && coin == 1 {
+			spec.Favoured = rules.Defenders
+		}
+	}
+	return spec, suiteIndex
 }
 
 // Validate reports every key out of range.

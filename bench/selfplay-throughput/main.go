@@ -6,7 +6,7 @@
 // It plays as the loop's self-play does (configs/loop.toml's [selfplay]:
 // its search settings, workers and games per worker, and its game mix:
 // suite starts and odds games drawn from each game's seed as
-// cmd/internal/selfplay's MixGame draws them), with a fresh 6x64 network of
+// configs.GameMix.Game draws them), with a fresh 6x64 network of
 // fixed random weights (or -net FILE), one single-threaded net.Inference
 // per worker with random symmetries, as the loop makes them. Datasets are
 // not written. Then it measures the pure inference rate: the same workers,
@@ -152,21 +152,12 @@ func machineBusy() time.Duration {
 	return time.Duration(ticks) * time.Second / 100  // USER_HZ
 }
 
-// mixGame sets a game up as cmd/internal/selfplay.MixGame does (the same
-// draws from the same stream), which a program outside cmd cannot import.
+// mixGame sets a game up as cmd/internal/selfplay.MixGame does, through
+// the same configs.GameMix.Game.
 func mixGame(index int, seed uint64, mix configs.GameMix, suite []match.SuiteEntry) mcts.GameSpec {
-	g := mcts.GameSpec{Index: index, Seed: seed}
-	rng := rand.New(rand.NewPCG(seed, 0x313c))
-	fromSuite, pick := rng.Float64() < mix.SuiteShare, rng.IntN(max(len(suite), 1))
-	odds, coin := rng.Float64() < mix.OddsShare, rng.IntN(2)
-	if fromSuite && len(suite) > 0 {
-		g.Start = suite[pick].Position
-	}
-	if odds {
-		g.Odds, g.Favoured = mix.Odds, rules.Attackers
-		if mix.Favoured == "defenders" || mix.Favoured == "either" && coin == 1 {
-			g.Favoured = rules.Defenders
-		}
+	g, i := mix.Game(index, seed, len(suite))
+	if i >= 0 {
+		g.Start = suite[i].Position
 	}
 	return g
 }

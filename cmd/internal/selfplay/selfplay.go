@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -286,23 +285,13 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	return wr.sum, nil
 }
 
-// MixGame sets up game index of a run from its seed under the mix: where it
-// starts (a random position of suite, or the rule set's start) and whether
-// a side has odds. The draws are the same whatever the shares, so a game's
-// set-up depends on its seed and the mix alone.
+// MixGame sets up game index of a run from its seed under the mix
+// (configs.GameMix.Game): where it starts (a random position of suite, or
+// the rule set's start) and whether a side has odds.
 func MixGame(index int, seed uint64, mix configs.GameMix, suite []match.SuiteEntry) mcts.GameSpec {
-	g := mcts.GameSpec{Index: index, Seed: seed}
-	rng := rand.New(rand.NewPCG(seed, 0x313c))
-	fromSuite, pick := rng.Float64() < mix.SuiteShare, rng.IntN(max(len(suite), 1))
-	odds, coin := rng.Float64() < mix.OddsShare, rng.IntN(2)
-	if fromSuite && len(suite) > 0 {
-		g.Start = suite[pick].Position
-	}
-	if odds {
-		g.Odds, g.Favoured = mix.Odds, rules.Attackers
-		if mix.Favoured == "defenders" || mix.Favoured == "either" && coin == 1 {
-			g.Favoured = rules.Defenders
-		}
+	g, i := mix.Game(index, seed, len(suite))
+	if i >= 0 {
+		g.Start = suite[i].Position
 	}
 	return g
 }
