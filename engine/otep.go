@@ -146,7 +146,7 @@ func (s *server) otep(ctx context.Context, l line) error {
 			return bad("%s", strings.TrimPrefix(err.Error(), "protocol: "))
 		}
 		s.ownReady = false
-		s.resync(p, s.game.ToMove())
+		s.resync("move", p, s.game.ToMove())
 	case "error":
 		code, _ := firstWord(args)
 		if s.ownReady {
@@ -214,22 +214,25 @@ func (s *server) opponentMove(args string) error {
 		s.send("error 0 opponent-move: %s", strings.TrimPrefix(err.Error(), "protocol: "))
 		return nil
 	}
-	s.resync(p, mover.Opponent())
+	s.resync("opponent-move", p, mover.Opponent())
 	return nil
 }
 
-// resync makes the host's board the engine's: when they differ, the game
-// starts again from it (the repetition history is lost), toMove to move.
-func (s *server) resync(p rules.Position, toMove rules.Side) {
+// resync makes the host's board the engine's: the host is the referee, so
+// when its board after cmd differs from the one taflab's rules made (a
+// capture or an ending judged otherwise, a game the engine lost track of),
+// the game starts again from the host's, toMove to move, and a status line
+// says so. The repetition history starts again with it.
+func (s *server) resync(cmd string, p rules.Position, toMove rules.Side) {
 	if protocol.SameBoard(p, s.game.Position()) {
 		return
 	}
 	p.ToMove = toMove
 	if err := s.setVariant(s.variant, p); err != nil {
-		s.send("error 0 position: %v", err)
+		s.send("error 0 %s: %v", cmd, err)
 		return
 	}
-	s.status("resynchronised to the host's position")
+	s.status("the host's position after %s differs from taflab's: following the host's (repetitions counted from here)", cmd)
 }
 
 // otepPlay searches for side and sends the move.

@@ -603,3 +603,70 @@ func FuzzServe(f *testing.F) {
 		}
 	})
 }
+
+// TestOTEPFollowsTheHost: the host referees. When the position it sends
+// with opponent-move or move differs from the one taflab's rules made (here
+// a host that takes pieces taflab would not), the engine says so in a
+// status line and plays on from the host's position.
+func TestOTEPFollowsTheHost(t *testing.T) {
+	h := newHost(t, testConfig(OTEP), mcts.NewHeuristic())
+	h.expect("hello")
+	h.expect("simple-moves on")
+	probe, probeAnswer := "finish 9", "error 0 finish: \"9\": want 0 to 3"
+	cv, err := rules.Compile(mustCompile(t, openTaflCopenhagen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send("rules " + openTaflCopenhagen)
+	h.expect("status rules copenhagen")
+	h.send("side defenders")
+
+	// A board the host and the engine agree on: nothing to say.
+	p := cv.Start()
+	_, p = legalIn(t, cv, p, "d1-d3", otepMove)
+	h.send("opponent-move d1-d3 " + protocol.FormatBoard(p))
+	h.quiet(probe, probeAnswer)
+
+	// The engine's move; the host accepts it, but its board after it
+	// lacks the attacker on a6.
+	h.send("play defenders")
+	h.expect("status ")
+	_, after := legalIn(t, cv, p, strings.TrimPrefix(h.expect("move "), "move "), otepMove)
+	after.Attackers = after.Attackers.Without(mustSquareT(t, "a6"))
+	h.send("move " + protocol.FormatBoard(after))
+	h.expect("status the host's position after move differs from taflab's: following the host's")
+
+	// The attackers' reply, after which the host's board lacks a
+	// defender as well.
+	g, err := rules.NewGameFrom(cv, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := g.GenerateMoves(nil)[0]
+	g.Make(reply)
+	host := g.Position()
+	gone := host.Defenders.First()
+	host.Defenders = host.Defenders.Without(gone)
+	h.send("opponent-move " + protocol.FormatMove(reply) + " " + protocol.FormatBoard(host))
+	h.expect("status the host's position after opponent-move differs from taflab's: following the host's")
+	h.send("play defenders")
+	h.expect("status ")
+	m, next := legalIn(t, cv, host, strings.TrimPrefix(h.expect("move "), "move "), otepMove)
+	if m.From() == gone {
+		t.Fatalf("got %v, a move of the piece the host took", m)
+	}
+	// From here they agree again: no status line.
+	h.send("move " + protocol.FormatBoard(next))
+	h.quiet(probe, probeAnswer)
+	h.send("goodbye")
+	h.end()
+}
+
+func mustSquareT(t *testing.T, name string) rules.Square {
+	t.Helper()
+	s, err := rules.ParseSquare(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -47,6 +47,18 @@ import (
 //	atkf  y (default): the attackers move first; start is read rank 1
 //	      first, starti the other way up
 //
+// and every rule set compiled from an OpenTafl rules string is refereed as
+// OpenTafl referees it (rules.RefereeOpenTafl, whose comment lists each
+// behaviour and the OpenTafl method it comes from): its shieldwall scan
+// (BoardImpl.detectShieldwallPositionsForSide and
+// GameState.checkShieldwallPositionForCaptures), its end checks after every
+// move in the order of GameState.checkVictoryInternal (no attackers left,
+// repetition, king escaped or taken, no defender beside an empty square,
+// edge fort, encirclement), and its edge fort (the defenders' shieldwall
+// shape with a free king, then GameState.checkEdgeFortEscape). Repetition
+// maps as above unchanged: OpenTafl's position hash holds the side to move
+// (GameState.zobristHash, Game.ZOBRIST_TURN) and counts the start.
+//
 // What OpenTafl's keys cannot say about taflab's own rule sets is written
 // in keys of taflab's, which OpenTafl ignores (it reads only the keys it
 // knows) and CompileRules reads:
@@ -56,6 +68,9 @@ import (
 //	x-tfr:d      only the defenders lose by repetition (with tfr:w)
 //	x-kedge:y    the king is captured on the edge: ks:m, as taflab wrote it before
 //	x-np:N       N moves without a capture draw the game
+//	x-referee:taflab  taflab's referee (../shared/spec/variants.md), not
+//	             OpenTafl's: every rules string RulesString writes for a
+//	             taflab-refereed rule set carries it
 //
 // so that every rule set taflab plays has a rules string (RulesString)
 // that compiles back to it.
@@ -141,7 +156,7 @@ func CompileRules(otr string) (rules.Definition, error) {
 	}
 	known := []string{"dim", "name", "esc", "surf", "atkf", "tfr", "ka", "ks", "kj", "nj", "cj", "cor", "cen",
 		"afor", "dfor", "spd", "sw", "swf", "efe", "ber", "start", "starti",
-		"x-swside", "x-swwins", "x-tfr", "x-kedge", "x-np"}
+		"x-swside", "x-swwins", "x-tfr", "x-kedge", "x-np", "x-referee"}
 	for _, key := range order {
 		if _, ok := pieceRules[key]; !ok && !slices.Contains(known, key) {
 			return fail(key, "unknown key: taflab cannot tell whether it can play it")
@@ -337,6 +352,14 @@ func CompileRules(otr string) (rules.Definition, error) {
 		}
 		def.KingCapturedOnEdge = true
 	}
+	switch v := get("x-referee", "opentafl"); v {
+	case "opentafl":
+		def.Referee = rules.RefereeOpenTafl
+	case "taflab":
+		def.Referee = rules.RefereeTaflab
+	default:
+		return fail("x-referee", "%q: want taflab or opentafl", clip(v))
+	}
 	if v, ok := kv["x-np"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -455,6 +478,9 @@ func RulesString(def rules.Definition) (string, error) {
 	}
 	if def.NoProgressMoves > 0 {
 		parts = append(parts, "x-np:"+strconv.Itoa(def.NoProgressMoves))
+	}
+	if def.Referee == rules.RefereeTaflab {
+		parts = append(parts, "x-referee:taflab")
 	}
 	parts = append(parts, "start:"+FormatBoard(start))
 	return strings.Join(parts, " "), nil

@@ -168,14 +168,16 @@ func TestParseUCIMove(t *testing.T) {
 // TestCompileOpenTaflCopenhagen: OpenTafl's Copenhagen is none of taflab's
 // four rule sets: both sides' shieldwalls capture (sw:s), the side that
 // repeats loses (tfr:w), no move limit, edge fort (efe:y) and
-// encirclement (surf defaults to y).
+// encirclement (surf defaults to y), and OpenTafl referees it
+// (rules.RefereeOpenTafl).
 func TestCompileOpenTaflCopenhagen(t *testing.T) {
 	def, err := CompileRules(openTaflCopenhagen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := rules.Definition{Name: "copenhagen", Size: 11, Start: copenhagenStart + " a",
-		Shieldwall: rules.ShieldwallBoth, EdgeFort: true, Encirclement: true, Repetition: rules.RepetitionMoverLoses}
+		Shieldwall: rules.ShieldwallBoth, EdgeFort: true, Encirclement: true, Repetition: rules.RepetitionMoverLoses,
+		Referee: rules.RefereeOpenTafl}
 	if def != want {
 		t.Fatalf("got %+v, want %+v", def, want)
 	}
@@ -215,6 +217,26 @@ func TestRulesStringRoundTrip(t *testing.T) {
 	}
 	if got, err := CompileRules(s); err != nil || got != def {
 		t.Fatalf("got %+v, %v, want %+v", got, err, def)
+	}
+	// A taflab-refereed rule set says so (x-referee:taflab); an
+	// OpenTafl-refereed one writes OpenTafl's keys alone and compiles back
+	// to OpenTafl's referee.
+	if !strings.Contains(s, "x-referee:taflab") {
+		t.Fatalf("got %s, want x-referee:taflab", s)
+	}
+	ot, err := CompileRules(openTaflCopenhagen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = RulesString(ot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s, "x-referee") {
+		t.Fatalf("got %s, want no x-referee key", s)
+	}
+	if got, err := CompileRules(s); err != nil || got != ot {
+		t.Fatalf("%s: got %+v, %v, want %+v", s, got, err, ot)
 	}
 }
 
@@ -300,6 +322,7 @@ func TestCompileRules(t *testing.T) {
 		{"sweep wins without shieldwall", "dim:11 tfr:w x-swwins:y " + start, "x-swwins", "shieldwall"},
 		{"defenders lose without tfr:w", "dim:11 tfr:i x-tfr:d " + start, "x-tfr", "needs tfr:w"},
 		{"bad move limit", base + "x-np:-3 " + start, "x-np", "want 0"},
+		{"unknown referee", base + "x-referee:fifa " + start, "x-referee", "want taflab or opentafl"},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
@@ -417,7 +440,8 @@ func TestOpenTaflKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want := rules.Definition{Name: "opentafl", Size: 11, Start: copenhagenStart + " d", Encirclement: true, Repetition: rules.RepetitionDraw}
+			want := rules.Definition{Name: "opentafl", Size: 11, Start: copenhagenStart + " d", Encirclement: true, Repetition: rules.RepetitionDraw,
+				Referee: rules.RefereeOpenTafl}
 			tt.want(&want)
 			got, err := CompileRules(tt.otr)
 			if err != nil {

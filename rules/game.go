@@ -91,8 +91,9 @@ type Game struct {
 	sinceCapture int32 // moves since the last capture or the start
 	outcome      Outcome
 
-	stack   []undo // one per move made, oldest first
-	scratch []Move // for Play's legality check
+	stack   []undo     // one per move made, oldest first
+	scratch []Move     // for Play's legality check
+	otMem   *otScratch // the OpenTafl referee's memory, made on first use
 }
 
 // NewGame starts a game from the rule set's start position.

@@ -32,8 +32,15 @@ func (g *Game) Make(m Move) {
 	g.toggleLines(to)
 
 	captured := g.custodialCaptures(to, mover)
-	swept := false
-	if v.def.Shieldwall == ShieldwallBoth || v.def.Shieldwall == ShieldwallAttackers && mover == Attackers {
+	swept, kingTaken := false, false
+	if v.def.Referee == RefereeOpenTafl {
+		if v.def.Shieldwall != ShieldwallNone {
+			var row Bitboard
+			row, kingTaken = g.otShieldwalls(to, mover, captured)
+			swept = row.Any() || kingTaken
+			captured = captured.Or(row)
+		}
+	} else if v.def.Shieldwall == ShieldwallBoth || v.def.Shieldwall == ShieldwallAttackers && mover == Attackers {
 		if v.edge.Has(to) {
 			row := g.shieldwallSweep(to, mover)
 			swept = row.Any()
@@ -50,6 +57,10 @@ func (g *Game) Make(m Move) {
 
 	g.toMove = mover.Opponent()
 	g.hash ^= zobristDefendersToMove
+	if v.def.Referee == RefereeOpenTafl {
+		g.outcome = g.judgeOpenTafl(to, mover, kingMoved, swept, kingTaken)
+		return
+	}
 	g.outcome = g.judge(to, mover, kingMoved, swept)
 }
 

@@ -59,6 +59,66 @@ func (r *RepetitionRule) UnmarshalText(text []byte) error {
 	return err
 }
 
+// RefereeRule says whose reading of the rules judges captures and endings.
+type RefereeRule uint8
+
+const (
+	// RefereeTaflab judges as ../shared/spec/variants.md settles the rules
+	// (every shipped rule set).
+	RefereeTaflab RefereeRule = iota
+	// RefereeOpenTafl judges as OpenTafl's referee does (jslater89/OpenTafl,
+	// GameState.java's moveTaflman, checkShieldwallPositionForCaptures,
+	// checkVictoryInternal and checkEdgeFortEscape; BoardImpl.java's
+	// detectShieldwallPositionsForSide and isSideEncircled), so that
+	// taflab playing inside OpenTafl agrees with its host on every capture
+	// and ending. Against the taflab referee it changes, where the rule
+	// set's other switches turn the rule on:
+	//   - shieldwall: after each move OpenTafl scans every edge for rows
+	//     of each side (detectShieldwallPositionsForSide, ported with its
+	//     quirks: a run starts at a corner or a piece of the side, a piece
+	//     of the side inside a run continues it when the piece directly
+	//     inward of it is the side's too, runs left open at a corner carry
+	//     over to the next edge in its order a1-k1, a11-k11, a1-a11,
+	//     k1-k11), and a move onto the edge takes every row whose
+	//     enclosing pieces include the moved piece and whose squares all
+	//     hold enemy pieces, the king too (his capture ends the game);
+	//   - the end checks run after every move, either side's, in
+	//     checkVictoryInternal's order: no attackers left (the defenders
+	//     win), repetition, the king in a corner or captured, no defender
+	//     with an empty square beside it (the attackers win), edge fort,
+	//     encirclement; then, as OpenTafl's rules text says ("a player's
+	//     turn begins and that player has no legal moves, that player
+	//     loses"), the side to move without a move loses;
+	//   - edge fort: OpenTafl's test (checkEdgeFortEscape and the
+	//     defenders' shieldwall shapes before it), not the spec's: the king
+	//     on the edge with a move, or able to reach the edge; no attacker
+	//     beside a square he can reach; and no defender beside those
+	//     squares with three or more neighbours outside them that are empty
+	//     or hold attackers. Or: the king, with a move, inside a row of the
+	//     defenders' shieldwall shape.
+	// Repetition needs no change: OpenTafl's position hash includes the
+	// side to move (GameState.zobristHash, Game.ZOBRIST_TURN), counts the
+	// start position, and a third occurrence ends the game as the
+	// Repetition switch says; checked first, it differs from taflab's order
+	// only for positions never judged (a start position).
+	RefereeOpenTafl
+)
+
+var refereeNames = []string{"taflab", "opentafl"}
+
+// String returns the rule's name in rule-set files.
+func (r RefereeRule) String() string { return enumName(refereeNames, uint8(r)) }
+
+// MarshalText writes the rule's name.
+func (r RefereeRule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads the rule's name.
+func (r *RefereeRule) UnmarshalText(text []byte) error {
+	v, err := parseEnum("referee", refereeNames, string(text))
+	*r = RefereeRule(v)
+	return err
+}
+
 func enumName(names []string, v uint8) string {
 	if int(v) < len(names) {
 		return names[v]
@@ -108,6 +168,11 @@ type Definition struct {
 	// sides counted) without a capture that draw the game; 0 turns the rule
 	// off. The spec's value is 100.
 	NoProgressMoves int `toml:"no_progress_moves"`
+	// Referee says whose reading of the rules judges: taflab's (the zero
+	// value, every shipped rule set) or OpenTafl's (rule sets compiled from
+	// OpenTafl rules strings, for playing inside OpenTafl). Rule-set files
+	// may leave it out.
+	Referee RefereeRule `toml:"referee"`
 }
 
 // FieldError is a problem with one key of a Definition.
@@ -148,6 +213,9 @@ func (d *Definition) validate() (Position, error) {
 	}
 	if int(d.Repetition) >= len(repetitionNames) {
 		return bad("repetition", "invalid value %d", d.Repetition)
+	}
+	if int(d.Referee) >= len(refereeNames) {
+		return bad("referee", "invalid value %d", d.Referee)
 	}
 	if d.ShieldwallWins && d.Shieldwall == ShieldwallNone {
 		return bad("shieldwall_wins", "true needs shieldwall = \"attackers\" or \"both\": with no shieldwall there is no sweep to win by")

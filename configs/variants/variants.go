@@ -7,8 +7,8 @@
 //	v, err := variants.Parse("mine.toml", data) // a user's file
 //
 // Rule-set files are TOML, one key per field of rules.Definition (the
-// embedded files document every key). Every key is required and an unknown
-// key is refused, so that a typo never silently leaves a default. The
+// embedded files document every key). Every key is required (but referee,
+// added later, which defaults to "taflab") and an unknown key is refused, so that a typo never silently leaves a default. The
 // package imports only rules, so that any package's tests may use it.
 package variants
 
@@ -69,6 +69,12 @@ func MustLoad(name string) *rules.Variant {
 	return v
 }
 
+// optionalKeys may be left out of a rule-set file: keys added after files
+// were written, whose zero value is what those files meant.
+var optionalKeys = map[string]bool{
+	"referee": true, // "taflab"; "opentafl" judges as OpenTafl does
+}
+
 // Parse reads and compiles a rule-set file; file names the file in errors.
 // It refuses unknown keys, missing keys, values of the wrong type and
 // impossible combinations, naming the key and the file.
@@ -79,7 +85,7 @@ func Parse(file string, data []byte) (*rules.Variant, error) {
 		return nil, err
 	}
 	for _, key := range strict.Keys(reflect.TypeFor[rules.Definition](), "") {
-		if !md.IsDefined(key) {
+		if !md.IsDefined(key) && !optionalKeys[key] {
 			return nil, fmt.Errorf("variants: %s: missing key %q: every key of a rule set must be given", file, key)
 		}
 	}
