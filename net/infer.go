@@ -16,6 +16,9 @@ import (
 type foldedConv struct {
 	k, cin, cout int
 	w, b         []float32
+	// wino is the layer as a Winograd convolution (3x3 layers only), how
+	// inference runs it; w and b stay for the direct path.
+	wino *kernels.Winograd3x3
 }
 
 func fold(l *convBN) foldedConv {
@@ -27,6 +30,9 @@ func fold(l *convBN) foldedConv {
 			f.w[i] *= scale
 		}
 		f.b[o] = l.bn.beta[o] - l.bn.mean[o]*scale
+	}
+	if f.k == 3 {
+		f.wino = kernels.NewWinograd3x3(BoardSize, BoardSize, f.cin, f.cout, f.w)
 	}
 	return f
 }
@@ -86,6 +92,10 @@ type Inference struct {
 	// runChunk is in.forwardChunk as a func value made once, so that
 	// handing it to kernels.Parallel allocates nothing.
 	runChunk func(int)
+	// direct runs the 3x3 convolutions as im2col (or patches) GEMMs
+	// instead of Winograd: the reference the tests compare with. Set only
+	// by tests, before use.
+	direct bool
 }
 
 // chunk is the scratch of one chunk of a batch: the trunk's activations,
@@ -184,8 +194,13 @@ const patchesFrom = 64
 
 // convBiasReLU computes out = relu(conv(x) + b (+ skip)), with c's im2col
 // scratch and workspace.
-func (c *chunk) convBiasReLU(threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
+func (c *chunk) convBiasReLU(direct bool, threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
 	switch {
+	case l.wino != nil && !direct:
+		// Winograd F(4x4, 3x3): 3.4 times fewer multiplications, with bias,
+		// skip and ReLU applied as the output is written.
+		c.ws.Winograd3x3(l.wino, rows/Squares, x, l.b, skip, out, true)
+		return
 	case l.k == 3 && threads <= 1 && rows >= patchesFrom*Squares:
 		// The GEMM gathers its operand from x itself: no im2col matrix
 		// written to memory and read back.
@@ -219,14 +234,14 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 	parts := min(in.threads, b)
 	if parts <= 1 {
 		// One position (or one thread): on this goroutine alone.
-		in.chunks[0].grow(in.cfg, b)
+		in.chunks[0].grow(in.cfg, min(b, subBatch))
 		in.forward(&in.chunks[0], 0, b, 1)
 	} else {
 		in.per = (b + parts - 1) / parts
 		in.n = b
 		parts = (b + in.per - 1) / in.per
 		for i := range parts {
-			in.chunks[i].grow(in.cfg, min(in.per, b-i*in.per))
+			in.chunks[i].grow(in.cfg, min(in.per, b-i*in.per, subBatch))
 		}
 		kernels.Parallel(parts, in.runChunk)
 	}
@@ -239,25 +254,40 @@ func (in *Inference) forwardChunk(i int) {
 	in.forward(&in.chunks[i], p0, min(in.per, in.n-p0), 1)
 }
 
+// subBatch is the most positions that go through the network together:
+// a chunk of more runs as several in turn, so that the activations (121 ×
+// 64 floats a position, a few of them live) stay in the caches instead of
+// streaming through memory at every layer. Measured with
+// BenchmarkInference on one AVX2 core (2-core EPYC, 2026-12-01): whole
+// batches of 64 and 256 ran at 877 and 744 positions/s, against 1,179 at 16.
+const subBatch = 16
+
 // forward evaluates positions [p0, p0+b) of the batch on c's buffers with
-// threads threads per GEMM.
+// threads threads per GEMM, subBatch positions at a time.
 func (in *Inference) forward(c *chunk, p0, b, threads int) {
+	for s := 0; s < b; s += subBatch {
+		in.forwardPart(c, p0+s, min(subBatch, b-s), threads)
+	}
+}
+
+// forwardPart is forward for at most subBatch positions.
+func (in *Inference) forwardPart(c *chunk, p0, b, threads int) {
 	rows := b * Squares
 	x := in.x[p0*Squares*InputPlanes:]
 	logits := in.logits[p0*PolicySize:]
 	wdl := in.wdl[p0*3 : (p0+b)*3]
 	h, t, u := c.h, c.t, c.u
-	c.convBiasReLU(threads, &in.stem, x, rows, h, nil)
+	c.convBiasReLU(in.direct, threads, &in.stem, x, rows, h, nil)
 	for i := range in.blocks {
-		c.convBiasReLU(threads, &in.blocks[i][0], h, rows, t, nil)
-		c.convBiasReLU(threads, &in.blocks[i][1], t, rows, u, h)
+		c.convBiasReLU(in.direct, threads, &in.blocks[i][0], h, rows, t, nil)
+		c.convBiasReLU(in.direct, threads, &in.blocks[i][1], t, rows, u, h)
 		h, u = u, h
 	}
-	c.convBiasReLU(threads, &in.pol, h, rows, t, nil)
+	c.convBiasReLU(in.direct, threads, &in.pol, h, rows, t, nil)
 	po := &in.polOut
 	c.gemm(threads, rows, po.cout, po.cin, t, po.w, logits)
 	kernels.AddBiasPerCol(logits, rows, po.cout, po.cout, po.b, false)
-	c.convBiasReLU(threads, &in.val, h, rows, c.v, nil)
+	c.convBiasReLU(in.direct, threads, &in.val, h, rows, c.v, nil)
 	c.gemm(threads, b, in.fc1.out, in.fc1.in, c.v, in.fc1.w, c.hidden)
 	kernels.AddBiasPerCol(c.hidden, b, in.fc1.out, in.fc1.out, in.fc1.b, true)
 	c.gemm(threads, b, in.fc2.out, in.fc2.in, c.hidden, in.fc2.w, wdl)

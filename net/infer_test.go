@@ -146,3 +146,71 @@ func TestInferenceThreadsAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestWinogradMatchesDirect: inference with the 3x3 convolutions as
+// Winograd F(4x4, 3x3) gives the direct (im2col) path's logits and
+// win/draw/loss within float32 tolerance, for every batch size from 1 to 65
+// (a subset under -race or -short), every kernel implementation of this CPU
+// and 1 and 2 threads, on a network of odd widths; and Evaluate on
+// positions in all 8 symmetries gives the direct path's priors and values.
+func TestWinogradMatchesDirect(t *testing.T) {
+	n, err := New(Config{Blocks: 2, Channels: 13, ValueChannels: 3, ValueHidden: 5}, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomizeStats(n, 16)
+	samples := randomSamples(t, 65, 17)
+	x := make([]float32, len(samples)*Squares*InputPlanes)
+	encodeAll(t, samples, x)
+	defer kernels.SetImplementation(kernels.Implementations()[0])
+	for _, impl := range kernels.Implementations() {
+		if err := kernels.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 2} {
+			direct, wino := n.NewInference(threads, "direct"), n.NewInference(threads, "wino")
+			direct.direct = true
+			for b := 1; b <= 65; b++ {
+				if (raceEnabled || testing.Short()) && b > 3 && b != 17 && b != 65 {
+					continue
+				}
+				copy(direct.Input(b), x[:b*Squares*InputPlanes])
+				copy(wino.Input(b), x[:b*Squares*InputPlanes])
+				wantLogits, wantWDL := direct.Forward(b)
+				logits, wdl := wino.Forward(b)
+				for i := range wantLogits {
+					if !close32(float64(logits[i]), float64(wantLogits[i]), 1e-4) {
+						t.Fatalf("%s, %d threads, batch %d: logit %d: got %v, want %v (direct)", impl, threads, b, i, logits[i], wantLogits[i])
+					}
+				}
+				for i := range wantWDL {
+					if math.Abs(float64(wdl[i]-wantWDL[i])) > 1e-5 {
+						t.Fatalf("%s, %d threads, batch %d: wdl %d: got %v, want %v (direct)", impl, threads, b, i, wdl[i], wantWDL[i])
+					}
+				}
+			}
+		}
+	}
+	for _, threads := range []int{1, 2} {
+		direct, wino := n.NewInference(threads, "direct"), n.NewInference(threads, "wino")
+		direct.direct = true
+		want := symmetricBatch(t, randomSamples(t, 3, 18))
+		got := symmetricBatch(t, randomSamples(t, 3, 18))
+		if err := direct.Evaluate(want); err != nil {
+			t.Fatal(err)
+		}
+		if err := wino.Evaluate(got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.Len() {
+			if math.Abs(float64(got.Values[i]-want.Values[i])) > 1e-5 {
+				t.Fatalf("%d threads, position %d: got value %v, want %v (direct)", threads, i, got.Values[i], want.Values[i])
+			}
+			for j := range got.Priors[i] {
+				if math.Abs(float64(got.Priors[i][j]-want.Priors[i][j])) > 1e-5 {
+					t.Fatalf("%d threads, position %d, move %v: got prior %v, want %v (direct)", threads, i, got.Moves[i][j], got.Priors[i][j], want.Priors[i][j])
+				}
+			}
+		}
+	}
+}

@@ -1,7 +1,11 @@
 // Package kernels holds the float32 compute core of the network: a
 // BLAS-like matrix multiply ([Gemm], [GemmParallel], and [Workspace] for a
 // caller's own packing buffers), the GEMM of a convolution straight from its
-// input ([Workspace.GemmPatches], no im2col matrix), [Parallel] to run
+// input ([Workspace.GemmPatches], no im2col matrix), 3x3 convolutions as
+// Winograd F(4x4, 3x3) ([Winograd3x3], [Workspace.Winograd3x3]: 36 GEMMs
+// on the same micro-kernels, 3.4 times fewer multiplications on an 11x11
+// board, bias, skip and ReLU applied as the output is written; the
+// transforms in assembly on amd64), [Parallel] to run
 // independent pieces of work on every core, and a few vector helpers
 // ([Axpy], [Scale], [Dot], [ReLU], [ReLUGrad], [AddBiasPerRow],
 // [AddBiasPerCol]) that the convolutions, their backward passes and the
@@ -45,3 +49,4 @@
 package kernels
 
 //go:generate go run gen_kernels.go
+//go:generate go run gen_winograd.go

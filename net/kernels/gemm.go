@@ -36,6 +36,10 @@ type impl struct {
 	// vec are the vector loops that go with this implementation (nil: the
 	// portable ones).
 	vec *vecOps
+	// winoIn and winoOut, if not nil, replace the portable Winograd
+	// transforms winoInput and winoOutput (both or neither).
+	winoIn  func(src []float32, ldRow, ldPix int, dst []float32, lde, n int)
+	winoOut func(m []float32, lde int, dst []float32, ldRow, ldPix int, skip, bias []float32, rows, cols, n int, relu bool)
 }
 
 // kernelFunc is a micro-kernel: see impl.kernel.
@@ -197,7 +201,10 @@ func (ws *workspace) grow(na, nb, nt int) {
 // that Gemm uses. The zero value is ready to use; it grows to the largest
 // call made with it and allocates nothing after. It is not for concurrent
 // use.
-type Workspace struct{ ws workspace }
+type Workspace struct {
+	ws   workspace
+	wino winoBuffers
+}
 
 // Gemm is [Gemm] on the calling goroutine with w's buffers; the result is
 // bitwise the same.
@@ -254,25 +261,25 @@ func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha flo
 				} else {
 					packA(im, transA, a, lda, ic, mb, pc, kb, alpha, ws.a)
 				}
-				macroKernel(im, mb, nb, kb, ws, c[ic*ldc+jc:], ldc, accum)
+				macroKernel(im, mb, nb, kb, ws.a, ws.b, ws.tmp, c[ic*ldc+jc:], ldc, accum)
 			}
 		}
 	}
 }
 
 // macroKernel multiplies a packed mb×kb block of A by a packed kb×nb panel
-// of B into C, one micro-tile at a time. The B sliver (kb×nr) stays in L1
-// while the loop over ir streams the A block from L2.
-func macroKernel(im *impl, mb, nb, kb int, ws *workspace, c []float32, ldc int, accum bool) {
+// of B into C, one micro-tile at a time, with tmp (mr×nr) for the edge
+// tiles. The B sliver (kb×nr) stays in L1 while the loop over ir streams the
+// A block from L2.
+func macroKernel(im *impl, mb, nb, kb int, pa, pb, tmp []float32, c []float32, ldc int, accum bool) {
 	mr, nr := im.mr, im.nr
-	tmp := ws.tmp
 	for jr := 0; jr < nb; jr += nr {
 		nrr := min(nr, nb-jr)
-		bs := ws.b[jr*kb : jr*kb+nr*kb]
+		bs := pb[jr*kb : jr*kb+nr*kb]
 		for ir := 0; ir < mb; ir += mr {
 			mrr := min(mr, mb-ir)
 			w, kernel := im.sliver(mrr)
-			as := ws.a[ir*kb : ir*kb+w*kb]
+			as := pa[ir*kb : ir*kb+w*kb]
 			if mrr == w && nrr == nr {
 				kernel(kb, as, bs, c[ir*ldc+jr:], ldc, accum)
 				continue

@@ -214,6 +214,8 @@ var avx2Impl = &impl{
 	packTrans: packTransAVX2,
 	packCopy:  packCopyAVX2s,
 	vec:       avx2Vec,
+	winoIn:    winoInputAVX2s,
+	winoOut:   winoOutputAVX2s,
 }
 
 var avx512Impl = &impl{
@@ -225,6 +227,8 @@ var avx512Impl = &impl{
 	packTrans: packTransAVX2,
 	packCopy:  packCopyAVX2s,
 	vec:       avx2Vec,
+	winoIn:    winoInputAVX2s,
+	winoOut:   winoOutputAVX2s,
 }
 
 // platformImpls returns the assembly implementations this CPU supports,

@@ -1,0 +1,373 @@
+// Hot file: the network's 3x3 convolutions run here in inference. Keep the
+// driver allocation-free in steady state; measure with BenchmarkWinograd
+// and the network's BenchmarkInference after any change.
+
+package kernels
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Winograd F(4x4, 3x3): a 3x3 convolution computed 4x4 output pixels at a
+// time from 6x6 input tiles as Y = Aᵀ[(G g Gᵀ) ⊙ (Bᵀ d B)]A, with the
+// element-wise products summed over the input channels: 36 independent
+// GEMMs (one per element of the 6x6 transformed tile) of [tiles × Cin] ×
+// [Cin × Cout]. An 11x11 board is 3x3 tiles (12x12, the last row and column
+// dropped), so a convolution does 36·9 = 324 multiply-adds per input and
+// output channel pair instead of the direct method's 9·121 = 1089: 3.4
+// times fewer, for the price of the transforms (a few dozen additions per
+// tile and channel) and a little float32 precision (the points 0, ±1, ±2).
+// The GEMMs reuse the micro-kernels and the A packing of Gemm, with the
+// transformed weights packed once as the kernels' B panels.
+
+const (
+	// winoBlockTiles is about how many tiles a block of whole images holds:
+	// the transformed input and the GEMMs' results of a block (36 × tiles ×
+	// channels each) then stay in L2 between the transforms and the GEMMs.
+	winoBlockTiles = 36
+	winoElems      = 36 // elements of a transformed 6x6 tile
+)
+
+// Winograd3x3 is a 3x3 convolution (stride 1, zero padding 1: the output
+// has the input's height and width) of images of H×W pixels with Cin input
+// and Cout output channels, its weights transformed once for
+// [Workspace.Winograd3x3]. Images are stored pixel by pixel, row by row,
+// channels last (NHWC). It is immutable after NewWinograd3x3 except for the
+// packed weights, made once per implementation on first use (guarded by
+// mu), so any number of goroutines may use it at once.
+type Winograd3x3 struct {
+	h, w, cin, cout int
+	cinP            int       // cin rounded up to a multiple of 8: the GEMMs' depth
+	th, tw          int       // tiles down and across
+	u               []float32 // transformed weights [36][cinP][cout], rows past cin zero
+
+	mu sync.Mutex
+	// packed[i] is u packed as B panels for impls[i] (see packedFor),
+	// written once under mu, read atomically.
+	packed []atomic.Pointer[[]float32]
+}
+
+// NewWinograd3x3 transforms the weights of a 3x3 convolution of h×w images:
+// w[(t*cin+c)*cout+o] is the weight from input channel c at tap t to output
+// channel o, where tap t is the pixel t/3-1 rows and t%3-1 columns away
+// (the layout of the im2col GEMM's B). It panics if a dimension is not
+// positive or the weights are too short.
+func NewWinograd3x3(h, w, cin, cout int, weights []float32) *Winograd3x3 {
+	if h < 1 || w < 1 || cin < 1 || cout < 1 {
+		panic(fmt.Sprintf("kernels: Winograd3x3 of %d×%d images, %d to %d channels", h, w, cin, cout))
+	}
+	if len(weights) < 9*cin*cout {
+		panic(fmt.Sprintf("kernels: Winograd3x3 weights too short: len %d, need %d", len(weights), 9*cin*cout))
+	}
+	cv := &Winograd3x3{h: h, w: w, cin: cin, cout: cout, cinP: roundUp(cin, 8),
+		th: ceilDiv(h, 4), tw: ceilDiv(w, 4), packed: make([]atomic.Pointer[[]float32], len(impls))}
+	// G, in float64: the weights are transformed once, exactly rounded.
+	g := [6][3]float64{
+		{1.0 / 4, 0, 0},
+		{-1.0 / 6, -1.0 / 6, -1.0 / 6},
+		{-1.0 / 6, 1.0 / 6, -1.0 / 6},
+		{1.0 / 24, 1.0 / 12, 1.0 / 6},
+		{1.0 / 24, -1.0 / 12, 1.0 / 6},
+		{0, 0, 1},
+	}
+	cv.u = make([]float32, winoElems*cv.cinP*cout)
+	for c := range cin {
+		for o := range cout {
+			var k [3][3]float64
+			for t := range 9 {
+				k[t/3][t%3] = float64(weights[(t*cin+c)*cout+o])
+			}
+			var gk [6][3]float64 // G·k
+			for a := range 6 {
+				for v := range 3 {
+					for u := range 3 {
+						gk[a][v] += g[a][u] * k[u][v]
+					}
+				}
+			}
+			for a := range 6 {
+				for b := range 6 {
+					s := 0.0
+					for v := range 3 {
+						s += gk[a][v] * g[b][v]
+					}
+					cv.u[((a*6+b)*cv.cinP+c)*cout+o] = float32(s)
+				}
+			}
+		}
+	}
+	return cv
+}
+
+// kBlock is the depth of the packed panels gemmIn uses for a depth of k.
+func (im *impl) kBlock(k int) int {
+	kc := ceilDiv(k, ceilDiv(k, im.kc))
+	return min(roundUp(kc, 4), k)
+}
+
+// packedFor returns the transformed weights packed for im: for each
+// element e, the panel of u[e] (cinP × cout) as packB lays it out, k block
+// after k block (block pc at pc·nP, nP = cout rounded up to nr).
+func (cv *Winograd3x3) packedFor(im *impl) []float32 {
+	idx := -1
+	for i, x := range impls {
+		if x == im {
+			idx = i
+		}
+	}
+	if p := cv.packed[idx].Load(); p != nil {
+		return *p
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	if p := cv.packed[idx].Load(); p != nil {
+		return *p
+	}
+	k, n := cv.cinP, cv.cout
+	kc, nP := im.kBlock(k), roundUp(n, im.nr)
+	buf := make([]float32, winoElems*nP*k)
+	for e := range winoElems {
+		panel := buf[e*nP*k : (e+1)*nP*k]
+		for pc := 0; pc < k; pc += kc {
+			kb := min(kc, k-pc)
+			packB(im, false, cv.u[e*k*n:(e+1)*k*n], n, pc, kb, 0, n, panel[pc*nP:])
+		}
+	}
+	cv.packed[idx].Store(&buf)
+	return buf
+}
+
+// winoBuffers are a Workspace's buffers for Winograd3x3: the zero-padded
+// images of a block, their transformed tiles and the GEMMs' results.
+type winoBuffers struct {
+	pad, v, m []float32
+}
+
+// grow makes a buffer at least n long, reusing it if it is.
+func growBuf(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+// Winograd3x3 computes out = act(conv(x) + bias + skip) for images images
+// of cv's size, on the calling goroutine with w's buffers: x holds
+// images·H·W pixels of Cin channels, out and skip (nil: none) of Cout, bias
+// Cout values; act is ReLU if relu is set, else the identity. out must not
+// overlap x. It panics if a slice is too short.
+func (w *Workspace) Winograd3x3(cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool) {
+	w.Winograd3x3Part(cv, images, x, bias, skip, out, relu, 0, 1)
+}
+
+// Winograd3x3Part is Winograd3x3 for part part of parts (0 ≤ part < parts)
+// of the output channels, in whole micro-tile columns: called once for
+// each part, on parts goroutines with their own Workspace, the calls write
+// out together, each its own channels, and bitwise what one call to
+// Winograd3x3 would (a channel is computed the same whatever channels are
+// computed with it). Each part transforms the whole input itself, so the
+// parts need no synchronization between them.
+func (w *Workspace) Winograd3x3Part(cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool, part, parts int) {
+	if images < 0 || parts < 1 || part < 0 || part >= parts {
+		panic(fmt.Sprintf("kernels: Winograd3x3 of %d images, part %d of %d", images, part, parts))
+	}
+	px := cv.h * cv.w
+	if len(x) < images*px*cv.cin || len(out) < images*px*cv.cout || len(bias) < cv.cout ||
+		(skip != nil && len(skip) < images*px*cv.cout) {
+		panic(fmt.Sprintf("kernels: Winograd3x3 of %d images of %d pixels: len(x) %d, len(out) %d, len(skip) %d, len(bias) %d",
+			images, px, len(x), len(out), len(skip), len(bias)))
+	}
+	im := current.Load()
+	slivers := ceilDiv(cv.cout, im.nr)
+	per := ceilDiv(slivers, parts)
+	j0 := min(cv.cout, part*per*im.nr)
+	j1 := min(cv.cout, j0+per*im.nr)
+	if j0 >= j1 || images == 0 {
+		return
+	}
+	winoConv(im, &w.ws, &w.wino, cv, images, x, bias, skip, out, relu, j0, j1)
+}
+
+// winoConv is Winograd3x3Part on valid arguments for output channels
+// [j0, j1), j0 a multiple of im.nr.
+func winoConv(im *impl, ws *workspace, wb *winoBuffers, cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool, j0, j1 int) {
+	packed := cv.packedFor(im)
+	h, w, cinP, cout := cv.h, cv.w, cv.cinP, cv.cout
+	tpi := cv.th * cv.tw
+	per := max(1, winoBlockTiles/tpi)
+	ph, pw := 4*cv.th+2, 4*cv.tw+2
+	nP := roundUp(cout, im.nr)
+	tiles := im.wholeSlivers(min(per, images) * tpi)
+	wb.pad = growBuf(wb.pad, min(per, images)*ph*pw*cinP)
+	wb.v = growBuf(wb.v, winoElems*tiles*cinP)
+	wb.m = growBuf(wb.m, winoElems*tiles*cout)
+	inT, outT := im.winoIn, im.winoOut
+	if inT == nil {
+		inT, outT = winoInput, winoOutput
+	}
+	for i0 := 0; i0 < images; i0 += per {
+		nb := min(per, images-i0)
+		T := nb * tpi
+		cv.padImages(wb.pad, x, i0, nb)
+		// Tile by tile, element by element: V[t][e][cinP] and M[t][e][cout],
+		// so that each tile's transforms read and write one contiguous run
+		// of memory, and the GEMM of element e has rows 36 elements apart.
+		for t := range T {
+			img, tr, tf := t/tpi, t%tpi/cv.tw, t%cv.tw
+			src := wb.pad[((img*ph+4*tr)*pw+4*tf)*cinP:]
+			inT(src, pw*cinP, cinP, wb.v[t*winoElems*cinP:], cinP, cinP)
+		}
+		// The GEMMs run on whole slivers: a last sliver of 3 tiles, say, is
+		// computed as 4 (the extra tile's zeros and result unused) so that it
+		// is packed by the assembly and written by the kernel straight to M.
+		Tg := im.wholeSlivers(T)
+		clear(wb.v[T*winoElems*cinP : Tg*winoElems*cinP])
+		for e := range winoElems {
+			gemmPacked(im, ws, Tg, j1-j0, cinP, wb.v[e*cinP:], winoElems*cinP, packed[e*nP*cinP:(e+1)*nP*cinP], nP, j0,
+				wb.m[e*cout+j0:], winoElems*cout)
+		}
+		var sk []float32
+		for t := range T {
+			img, tr, tf := t/tpi, t%tpi/cv.tw, t%cv.tw
+			off := ((i0+img)*h*w+4*tr*w+4*tf)*cout + j0
+			if skip != nil {
+				sk = skip[off:]
+			}
+			outT(wb.m[t*winoElems*cout+j0:], cout, out[off:], w*cout, cout, sk, bias[j0:], min(4, h-4*tr), min(4, w-4*tf), j1-j0, relu)
+		}
+	}
+}
+
+// wholeSlivers returns the rows, m or a few more, at which every sliver of
+// a GEMM's A is a kernel's full width, packed by the assembly loops (4 rows
+// or more).
+func (im *impl) wholeSlivers(m int) int {
+	r := m % im.mr
+	if r == 0 {
+		return m
+	}
+	for _, e := range im.edges {
+		if r <= e.mr && e.mr >= 4 {
+			return m - r + e.mr
+		}
+	}
+	return roundUp(m, im.mr)
+}
+
+// padImages copies images [i0, i0+nb) of x into dst with a border of zeros
+// (one pixel above and left, up to the tiles' extent below and right) and
+// their channels padded with zeros to cinP.
+func (cv *Winograd3x3) padImages(dst, x []float32, i0, nb int) {
+	h, w, cin, cinP := cv.h, cv.w, cv.cin, cv.cinP
+	ph, pw := 4*cv.th+2, 4*cv.tw+2
+	for img := range nb {
+		d := dst[img*ph*pw*cinP : (img+1)*ph*pw*cinP]
+		src := x[(i0+img)*h*w*cin : (i0+img+1)*h*w*cin]
+		for r := range ph {
+			row := d[r*pw*cinP : (r+1)*pw*cinP]
+			if r == 0 || r > h {
+				clear(row)
+				continue
+			}
+			clear(row[:cinP])
+			clear(row[(w+1)*cinP:])
+			s := src[(r-1)*w*cin : r*w*cin]
+			if cin == cinP {
+				copy(row[cinP:(w+1)*cinP], s)
+				continue
+			}
+			for c := range w {
+				copy(row[(c+1)*cinP:(c+1)*cinP+cin], s[c*cin:(c+1)*cin])
+				clear(row[(c+1)*cinP+cin : (c+2)*cinP])
+			}
+		}
+	}
+}
+
+// gemmPacked is gemmIn for C = A·B with B packed beforehand: bp is a panel
+// of nP columns packed as packedFor does, and C gets its columns [j0,
+// j0+n), j0 a multiple of im.nr (c points at column j0).
+func gemmPacked(im *impl, ws *workspace, m, n, k int, a []float32, lda int, bp []float32, nP, j0 int, c []float32, ldc int) {
+	mr := im.mr
+	kc := im.kBlock(k)
+	mc := roundUp(ceilDiv(m, ceilDiv(m, im.mc)), mr)
+	ws.grow(mc*kc, 0, mr*im.nr)
+	for pc := 0; pc < k; pc += kc {
+		kb := min(kc, k-pc)
+		b := bp[pc*nP+j0*kb:]
+		for ic := 0; ic < m; ic += mc {
+			mb := min(mc, m-ic)
+			packA(im, false, a, lda, ic, mb, pc, kb, 1, ws.a)
+			macroKernel(im, mb, n, kb, ws.a, b, ws.tmp, c[ic*ldc:], ldc, pc > 0)
+		}
+	}
+}
+
+// winoInput is the portable input transform: dst[e*lde+c] = (Bᵀ d B)[e/6][e%6]
+// of d[r][j] = src[r*ldRow+j*ldPix+c], for c < n.
+func winoInput(src []float32, ldRow, ldPix int, dst []float32, lde, n int) {
+	for c := range n {
+		var t [36]float32
+		for j := range 6 {
+			s := src[j*ldPix+c:]
+			t0, t1, t2, t3, t4, t5 := bt(s[0], s[ldRow], s[2*ldRow], s[3*ldRow], s[4*ldRow], s[5*ldRow])
+			t[j], t[6+j], t[12+j], t[18+j], t[24+j], t[30+j] = t0, t1, t2, t3, t4, t5
+		}
+		for i := range 6 {
+			r := t[i*6 : i*6+6]
+			v0, v1, v2, v3, v4, v5 := bt(r[0], r[1], r[2], r[3], r[4], r[5])
+			d := dst[i*6*lde+c:]
+			d[0], d[lde], d[2*lde], d[3*lde], d[4*lde], d[5*lde] = v0, v1, v2, v3, v4, v5
+		}
+	}
+}
+
+// bt is Bᵀ·d for one column of a tile (the assembly's formulas).
+func bt(d0, d1, d2, d3, d4, d5 float32) (t0, t1, t2, t3, t4, t5 float32) {
+	t0 = 4*d0 - 5*d2 + d4
+	t1 = (d3 + d4) - 4*(d1+d2)
+	t2 = (d4 - d3) + 4*(d1-d2)
+	t3 = (d4 - d2) + 2*(d3-d1)
+	t4 = (d4 - d2) - 2*(d3-d1)
+	t5 = 4*d1 - 5*d3 + d5
+	return
+}
+
+// at is Aᵀ·m for one column of a transformed tile.
+func at(m0, m1, m2, m3, m4, m5 float32) (o0, o1, o2, o3 float32) {
+	a, b, c, d := m1+m2, m1-m2, m3+m4, m3-m4
+	return m0 + a + c, b + 2*d, a + 4*c, b + 8*d + m5
+}
+
+// winoOutput is the portable output transform: y = (Aᵀ M A)[i][j] of
+// M[a][b] = m[(a*6+b)*lde+c], plus bias[c], plus skip[off] if skip is not
+// nil, through ReLU if relu, into dst[off], off = i*ldRow+j*ldPix+c, for
+// i < rows, j < cols, c < n.
+func winoOutput(m []float32, lde int, dst []float32, ldRow, ldPix int, skip, bias []float32, rows, cols, n int, relu bool) {
+	for c := range n {
+		var t [24]float32
+		for j := range 6 {
+			s := m[j*lde+c:]
+			o0, o1, o2, o3 := at(s[0], s[6*lde], s[12*lde], s[18*lde], s[24*lde], s[30*lde])
+			t[j], t[6+j], t[12+j], t[18+j] = o0, o1, o2, o3
+		}
+		for i := range rows {
+			r := t[i*6 : i*6+6]
+			y0, y1, y2, y3 := at(r[0], r[1], r[2], r[3], r[4], r[5])
+			ys := [4]float32{y0, y1, y2, y3}
+			for j := range cols {
+				off := i*ldRow + j*ldPix + c
+				v := ys[j] + bias[c]
+				if skip != nil {
+					v += skip[off]
+				}
+				if relu {
+					v = max(v, 0)
+				}
+				dst[off] = v
+			}
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// conv3x3Ref is the direct 3x3 convolution in float64 (zero padding 1) with
+// bias, skip and ReLU as Winograd3x3 applies them, and for each output the
+// sum of the magnitudes of its terms (the scale of float32 rounding).
+func conv3x3Ref(h, w, cin, cout, images int, x, wt, bias, skip []float32, relu bool) (want, scale []float64) {
+	want, scale = make([]float64, images*h*w*cout), make([]float64, images*h*w*cout)
+	for img := range images {
+		for r := range h {
+			for c := range w {
+				px := (img*h+r)*w + c
+				for o := range cout {
+					s, a := float64(bias[o]), math.Abs(float64(bias[o]))
+					for t := range 9 {
+						rr, cc := r+t/3-1, c+t%3-1
+						if rr < 0 || rr >= h || cc < 0 || cc >= w {
+							continue
+						}
+						for i := range cin {
+							v := float64(x[((img*h+rr)*w+cc)*cin+i]) * float64(wt[(t*cin+i)*cout+o])
+							s += v
+							a += math.Abs(v)
+						}
+					}
+					if skip != nil {
+						s += float64(skip[px*cout+o])
+						a += math.Abs(float64(skip[px*cout+o]))
+					}
+					if relu {
+						s = max(s, 0)
+					}
+					want[px*cout+o], scale[px*cout+o] = s, a
+				}
+			}
+		}
+	}
+	return want, scale
+}
+
+// TestWinograd3x3MatchesDirect: Winograd3x3 against the direct convolution
+// in float64, within float32 rounding of the terms' magnitudes, for every
+// implementation, odd sizes (channels not multiples of 8, boards that are
+// not whole tiles, a board of one pixel), with and without skip and ReLU;
+// and every split of the output channels into parts gives bitwise the
+// one-part result.
+func TestWinograd3x3MatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	cases := []struct{ h, w, cin, cout, images int }{
+		{1, 1, 1, 1, 1},
+		{11, 11, 15, 64, 1},
+		{11, 11, 64, 64, 5},
+		{5, 7, 3, 17, 3},
+		{4, 8, 8, 16, 2},
+		{9, 6, 13, 33, 9},
+		{3, 2, 21, 40, 65},
+	}
+	for _, cs := range cases {
+		x := randVec(rng, cs.images*cs.h*cs.w*cs.cin)
+		wt := randVec(rng, 9*cs.cin*cs.cout)
+		bias := randVec(rng, cs.cout)
+		skip := randVec(rng, cs.images*cs.h*cs.w*cs.cout)
+		cv := NewWinograd3x3(cs.h, cs.w, cs.cin, cs.cout, wt)
+		for _, im := range impls {
+			for _, withSkip := range []bool{false, true} {
+				relu := withSkip
+				t.Run(fmt.Sprintf("%+v/%s/skip=%v", cs, im.name, withSkip), func(t *testing.T) {
+					defer current.Store(current.Load())
+					current.Store(im)
+					var sk []float32
+					if withSkip {
+						sk = skip
+					}
+					want, scale := conv3x3Ref(cs.h, cs.w, cs.cin, cs.cout, cs.images, x, wt, bias, sk, relu)
+					var ws Workspace
+					got := make([]float32, len(want))
+					ws.Winograd3x3(cv, cs.images, x, bias, sk, got, relu)
+					for i := range want {
+						if d := math.Abs(float64(got[i]) - want[i]); d > 1e-5*scale[i]+1e-6 || math.IsNaN(float64(got[i])) {
+							t.Fatalf("output %d: got %v, want %v (difference %.3g, terms' magnitude %.3g)", i, got[i], want[i], d, scale[i])
+						}
+					}
+					for _, parts := range []int{2, 3} {
+						split := make([]float32, len(want))
+						for i := range split {
+							split[i] = float32(math.NaN())
+						}
+						for p := range parts {
+							var wp Workspace
+							wp.Winograd3x3Part(cv, cs.images, x, bias, sk, split, relu, p, parts)
+						}
+						for i := range got {
+							if math.Float32bits(split[i]) != math.Float32bits(got[i]) {
+								t.Fatalf("%d parts: output %d: got %v, want %v (one part)", parts, i, split[i], got[i])
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestWinograd3x3Allocs: once a Workspace has grown, a convolution
+// allocates nothing, for a smaller batch than the largest too.
+func TestWinograd3x3Allocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	cv := NewWinograd3x3(11, 11, 64, 64, randVec(rng, 9*64*64))
+	x := randVec(rng, 9*121*64)
+	out, bias := make([]float32, len(x)), randVec(rng, 64)
+	var ws Workspace
+	ws.Winograd3x3(cv, 9, x, bias, x, out, true)
+	for _, images := range []int{1, 4, 9} {
+		if allocs := testing.AllocsPerRun(5, func() { ws.Winograd3x3Part(cv, images, x, bias, x, out, true, 1, 2) }); allocs != 0 {
+			t.Errorf("%d images: got %v allocations, want 0", images, allocs)
+		}
+	}
+}
+
+// BenchmarkWinograd3x3 is one 64-channel 3x3 convolution of 11x11 boards,
+// Winograd against the im2col GEMM, in positions per second (-cpu 1).
+func BenchmarkWinograd3x3(b *testing.B) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	cv := NewWinograd3x3(11, 11, 64, 64, randVec(rng, 9*64*64))
+	for _, images := range []int{1, 16, 64} {
+		x := randVec(rng, images*121*64)
+		out, bias := make([]float32, len(x)), randVec(rng, 64)
+		b.Run(fmt.Sprintf("b%d", images), func(b *testing.B) {
+			var ws Workspace
+			ws.Winograd3x3(cv, images, x, bias, nil, out, true)
+			for b.Loop() {
+				ws.Winograd3x3(cv, images, x, bias, nil, out, true)
+			}
+			b.ReportMetric(float64(images*b.N)/b.Elapsed().Seconds(), "positions/s")
+		})
+	}
+}
