@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestOpenTaflShieldwallRows: the position of OpenTafl's
 // StrictShieldwallTest after its three moves, where that test counts two
@@ -42,4 +45,47 @@ func mustParseSquare(t *testing.T, name string) Square {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestOpenTaflRandomGames plays random games of OpenTafl's Copenhagen under
+// its referee and checks that Unmake takes every move back exactly (board,
+// side, hash, outcome) and that every game ends.
+func TestOpenTaflRandomGames(t *testing.T) {
+	v, err := Compile(Definition{Name: "ot", Size: 11, Start: "3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a",
+		Shieldwall: ShieldwallBoth, EdgeFort: true, Encirclement: true, Repetition: RepetitionMoverLoses, Referee: RefereeOpenTafl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 3))
+	g := NewGame(v)
+	moves := make([]Move, 0, MaxMoves)
+	reasons := map[Reason]int{}
+	for range 300 {
+		g.Reset()
+		for ply := 0; !g.Outcome().Over(); ply++ {
+			if ply > 5000 {
+				t.Fatalf("a game of more than %d plies", ply)
+			}
+			moves = g.GenerateMoves(moves[:0])
+			m := moves[rng.IntN(len(moves))]
+			before, hash := g.Position(), g.Hash()
+			g.Make(m)
+			after, afterHash, o := g.Position(), g.Hash(), g.Outcome()
+			g.Unmake()
+			if got := g.Position(); got != before || g.Hash() != hash || g.Outcome().Over() {
+				t.Fatalf("Unmake of %v: got %v (hash %x), want %v (hash %x)", m, got, g.Hash(), before, hash)
+			}
+			g.Make(m)
+			if g.Position() != after || g.Hash() != afterHash || g.Outcome() != o {
+				t.Fatalf("Make of %v again: got %v, want %v", m, g.Position(), after)
+			}
+			if g.Hash() != HashPosition(g.Position()) {
+				t.Fatalf("after %v: hash %x, want %x", m, g.Hash(), HashPosition(g.Position()))
+			}
+		}
+		reasons[g.Outcome().Reason]++
+	}
+	if reasons[KingEscaped] == 0 || reasons[KingCaptured] == 0 {
+		t.Errorf("got endings %v, want escapes and captures among 300 random games", reasons)
+	}
 }
