@@ -103,12 +103,18 @@ func (e *escapeSolver) attackersLose(g *rules.Game, depth int) bool {
 	// What an attacker move can end the game by while the king stands on
 	// the edge: his capture, by a move next to him, and a shieldwall that
 	// wins, by a move onto the edge next to a row of defenders there (the
-	// king may stand in it), and where repetition draws, any move. An
+	// king may stand in it), and where repetition draws or OpenTafl's
+	// shieldwall scan may take the king, any move. An
 	// encirclement, or the defenders left without a move, cannot happen
 	// with the king on the edge and free to move.
 	rescue := v.Neighbours(pos.King)
 	if def.Repetition == rules.RepetitionDraw {
 		// Any move into a third occurrence draws: every one is played.
+		rescue = v.Board()
+	} else if def.Referee == rules.RefereeOpenTafl && def.Shieldwall != rules.ShieldwallNone {
+		// OpenTafl's shieldwall scan can take the king, through rows that
+		// run on from another edge: no local set of squares bounds the
+		// moves that do it, so every one is played.
 		rescue = v.Board()
 	} else if def.ShieldwallWins && def.Shieldwall != rules.ShieldwallNone {
 		edge := v.Edge()

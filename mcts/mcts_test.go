@@ -795,9 +795,25 @@ func TestEscapeDepth3(t *testing.T) {
 // not only the ones that close the king's line: a brute-force check of its
 // proof tree.
 func TestEscapeSound(t *testing.T) {
-	for _, name := range variants.Names() {
+	// OpenTafl's Copenhagen, as protocol.CompileRules makes it: both sides'
+	// shieldwalls capture (and OpenTafl's scan may take the king), no move
+	// limit, OpenTafl's referee.
+	opentafl := variants.MustLoad("copenhagen").Definition()
+	opentafl.Name, opentafl.Referee = "copenhagen-opentafl", rules.RefereeOpenTafl
+	opentafl.Shieldwall, opentafl.ShieldwallWins, opentafl.NoProgressMoves = rules.ShieldwallBoth, false, 0
+	defs := map[string]rules.Definition{opentafl.Name: opentafl}
+	names := append(variants.Names(), opentafl.Name)
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			v := variants.MustLoad(name)
+			var v *rules.Variant
+			if def, found := defs[name]; found {
+				var err error
+				if v, err = rules.Compile(def); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				v = variants.MustLoad(name)
+			}
 			e := newEscapeSolver()
 			rng := rand.New(rand.NewPCG(7, 11))
 			var claims [maxEscapeDepth + 1]int // by the fewest king moves that win
