@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"time"
 
 	"taflab/mcts"
 	"taflab/net/kernels"
@@ -48,9 +49,10 @@ func fold(l *convBN) foldedConv {
 // positions, so every output element is computed exactly as the one-thread
 // path computes it (the GEMM's result for a row does not depend on the
 // other rows), and the results are bitwise the same for any thread count.
-// A batch of one position runs on one thread: splitting each of its GEMMs
-// (a tenth of a millisecond each) over helper goroutines made it slower, 382-393 positions/s on two threads against 458-574 on one
-// (2-core AVX2 EPYC, 2026-12-01).
+// A batch of one position is driven from the calling goroutine, each of
+// its 3x3 (Winograd) layers with its output channels split over the
+// threads (kernels.RunParts: helpers that spin between layers instead of
+// sleeping), or on one thread when that has measured faster (splitChooser).
 type Inference struct {
 	cfg     Config
 	id      string
@@ -92,6 +94,14 @@ type Inference struct {
 	// runChunk is in.forwardChunk as a func value made once, so that
 	// handing it to kernels.Parallel allocates nothing.
 	runChunk func(int)
+	// layer is the layer being split over threads, written by conv
+	// before kernels.RunParts starts the parts and only read while they
+	// run; runLayer is in.layerPart as a func value made once.
+	layer    layerArgs
+	runLayer func(int)
+	// split chooses whether one position runs its layers split over the
+	// threads.
+	split splitChooser
 	// direct runs the 3x3 convolutions as im2col (or patches) GEMMs
 	// instead of Winograd: the reference the tests compare with. Set only
 	// by tests, before use.
@@ -144,6 +154,7 @@ func (n *Network) NewInference(threads int, id string) *Inference {
 	in.fc2 = dense{in: n.valFC2.in, out: n.valFC2.out, w: append([]float32(nil), n.valFC2.w...), b: append([]float32(nil), n.valFC2.b...)}
 	in.chunks = make([]chunk, threads)
 	in.runChunk = in.forwardChunk
+	in.runLayer = in.layerPart
 	return in
 }
 
@@ -225,6 +236,84 @@ func (c *chunk) convBiasReLU(direct bool, threads int, l *foldedConv, x []float3
 	kernels.AddBiasPerCol(out, rows, l.cout, l.cout, l.b, true)
 }
 
+// splitChooser chooses, for a batch of one position on several threads,
+// between splitting each 3x3 layer over the threads and running the
+// position on one, by the measured time of each. Which is faster depends on
+// whether the threads get cores of their own: on a shared machine (Linux
+// gives each session's processes together a fair share, whatever their
+// nice values) the helper's spinning takes time from the caller's own
+// thread, and splitting made batch 1 slower (751 against 968 positions/s,
+// 2-core EPYC with other sessions' training running, 2026-12-01). The
+// results are bitwise the same either way.
+type splitChooser struct {
+	calls int
+	// ns are the moving averages of a call's duration, one thread and
+	// split (0: not measured yet).
+	ns [2]float64
+	// force, if not 0, makes every call split (1) or not (-1): for tests.
+	force int
+}
+
+// splitProbe is how often the slower way is tried again: 1 call in
+// splitProbe (at most a few percent of the time spent the slow way).
+const splitProbe = 32
+
+// choose returns the threads the next call runs on: threads or 1.
+func (s *splitChooser) choose(threads int) int {
+	s.calls++
+	split := s.ns[1] == 0 || (s.ns[0] != 0 && s.ns[1] <= s.ns[0])
+	if s.ns[0] != 0 && s.ns[1] != 0 && s.calls%splitProbe == 0 {
+		split = !split
+	}
+	if s.force != 0 {
+		split = s.force > 0
+	}
+	if split {
+		return threads
+	}
+	return 1
+}
+
+// record adds a call's duration to the average of its way.
+func (s *splitChooser) record(split bool, d time.Duration) {
+	i := 0
+	if split {
+		i = 1
+	}
+	if s.ns[i] == 0 {
+		s.ns[i] = float64(d)
+		return
+	}
+	s.ns[i] += 0.25 * (float64(d) - s.ns[i])
+}
+
+// conv computes out = relu(conv(x) + b (+ skip)) on c's buffers; a
+// Winograd layer on several threads has its output channels split over
+// them (kernels.RunParts, each part with its chunk's workspace).
+func (in *Inference) conv(c *chunk, threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
+	if l.wino == nil || in.direct || threads <= 1 {
+		c.convBiasReLU(in.direct, threads, l, x, rows, out, skip)
+		return
+	}
+	in.layer = layerArgs{l: l, images: rows / Squares, x: x, out: out, skip: skip, parts: threads}
+	kernels.RunParts(threads, in.runLayer)
+	in.layer = layerArgs{}
+}
+
+// layerArgs are the arguments of the layer whose parts RunParts runs.
+type layerArgs struct {
+	l            *foldedConv
+	images       int
+	x, out, skip []float32
+	parts        int
+}
+
+// layerPart runs part of in.layer on chunk part's workspace.
+func (in *Inference) layerPart(part int) {
+	a := &in.layer
+	in.chunks[part].ws.Winograd3x3Part(a.l.wino, a.images, a.x, a.l.b, a.skip, a.out, true, part, a.parts)
+}
+
 // Forward evaluates b positions already encoded in Input(b): it returns the
 // policy logits (b × PolicySize, unmasked) and the win/draw/loss
 // probabilities (b × 3), views of the evaluator's memory valid until the
@@ -233,9 +322,19 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 	in.grow(b)
 	parts := min(in.threads, b)
 	if parts <= 1 {
-		// One position (or one thread): on this goroutine alone.
+		// One position (or one thread): driven from this goroutine, each
+		// 3x3 layer's output channels split over the threads.
 		in.chunks[0].grow(in.cfg, min(b, subBatch))
-		in.forward(&in.chunks[0], 0, b, 1)
+		threads := 1
+		var start time.Time
+		if in.threads > 1 {
+			threads = in.split.choose(in.threads)
+			start = time.Now()
+		}
+		in.forward(&in.chunks[0], 0, b, threads)
+		if in.threads > 1 {
+			in.split.record(threads > 1, time.Since(start))
+		}
 	} else {
 		in.per = (b + parts - 1) / parts
 		in.n = b
@@ -277,17 +376,17 @@ func (in *Inference) forwardPart(c *chunk, p0, b, threads int) {
 	logits := in.logits[p0*PolicySize:]
 	wdl := in.wdl[p0*3 : (p0+b)*3]
 	h, t, u := c.h, c.t, c.u
-	c.convBiasReLU(in.direct, threads, &in.stem, x, rows, h, nil)
+	in.conv(c, threads, &in.stem, x, rows, h, nil)
 	for i := range in.blocks {
-		c.convBiasReLU(in.direct, threads, &in.blocks[i][0], h, rows, t, nil)
-		c.convBiasReLU(in.direct, threads, &in.blocks[i][1], t, rows, u, h)
+		in.conv(c, threads, &in.blocks[i][0], h, rows, t, nil)
+		in.conv(c, threads, &in.blocks[i][1], t, rows, u, h)
 		h, u = u, h
 	}
-	c.convBiasReLU(in.direct, threads, &in.pol, h, rows, t, nil)
+	in.conv(c, threads, &in.pol, h, rows, t, nil)
 	po := &in.polOut
 	c.gemm(threads, rows, po.cout, po.cin, t, po.w, logits)
 	kernels.AddBiasPerCol(logits, rows, po.cout, po.cout, po.b, false)
-	c.convBiasReLU(in.direct, threads, &in.val, h, rows, c.v, nil)
+	in.conv(c, threads, &in.val, h, rows, c.v, nil)
 	c.gemm(threads, b, in.fc1.out, in.fc1.in, c.v, in.fc1.w, c.hidden)
 	kernels.AddBiasPerCol(c.hidden, b, in.fc1.out, in.fc1.out, in.fc1.b, true)
 	c.gemm(threads, b, in.fc2.out, in.fc2.in, c.hidden, in.fc2.w, wdl)

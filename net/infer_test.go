@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"taflab/mcts"
 	"taflab/net/kernels"
@@ -212,5 +213,83 @@ func TestWinogradMatchesDirect(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOnePositionSplit: one position with its 3x3 layers split over 2 or 3
+// threads gives bitwise the one-thread result and allocates nothing, with
+// the split forced on and off, with every kernel implementation.
+func TestOnePositionSplit(t *testing.T) {
+	n, err := New(Config{Blocks: 2, Channels: 37, ValueChannels: 3, ValueHidden: 5}, 19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomizeStats(n, 20)
+	samples := randomSamples(t, 3, 21)
+	x := make([]float32, len(samples)*Squares*InputPlanes)
+	encodeAll(t, samples, x)
+	defer kernels.SetImplementation(kernels.Implementations()[0])
+	for _, impl := range kernels.Implementations() {
+		if err := kernels.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		one := n.NewInference(1, "one")
+		for _, threads := range []int{2, 3} {
+			for _, force := range []int{1, -1} {
+				in := n.NewInference(threads, "split")
+				in.split.force = force
+				for p := range samples {
+					copy(one.Input(1), x[p*Squares*InputPlanes:(p+1)*Squares*InputPlanes])
+					copy(in.Input(1), x[p*Squares*InputPlanes:(p+1)*Squares*InputPlanes])
+					wantLogits, wantWDL := one.Forward(1)
+					logits, wdl := in.Forward(1)
+					for i := range wantLogits {
+						if math.Float32bits(logits[i]) != math.Float32bits(wantLogits[i]) {
+							t.Fatalf("%s, %d threads, split %d, position %d: logit %d: got %v, want %v (one thread)", impl, threads, force, p, i, logits[i], wantLogits[i])
+						}
+					}
+					for i := range wantWDL {
+						if math.Float32bits(wdl[i]) != math.Float32bits(wantWDL[i]) {
+							t.Fatalf("%s, %d threads, split %d, position %d: wdl %d: got %v, want %v (one thread)", impl, threads, force, p, i, wdl[i], wantWDL[i])
+						}
+					}
+				}
+				if raceEnabled {
+					continue
+				}
+				if allocs := testing.AllocsPerRun(5, func() { in.Forward(1) }); allocs != 0 {
+					t.Errorf("%s, %d threads, split %d: got %v allocations per Forward, want 0", impl, threads, force, allocs)
+				}
+			}
+		}
+	}
+}
+
+// TestSplitChooser: the chooser measures both ways first, then takes the
+// faster, trying the slower once in splitProbe calls, and follows a change
+// of which is faster.
+func TestSplitChooser(t *testing.T) {
+	var s splitChooser
+	cost := map[bool]time.Duration{true: 3 * time.Millisecond, false: time.Millisecond}
+	run := func(calls int) (splits int) {
+		for range calls {
+			split := s.choose(2) == 2
+			if split {
+				splits++
+			}
+			s.record(split, cost[split])
+		}
+		return splits
+	}
+	if got := run(2); got != 1 {
+		t.Fatalf("first 2 calls: got %d split, want 1 (each way measured once)", got)
+	}
+	if got, want := run(10*splitProbe), 10; got != want {
+		t.Errorf("split slower: got %d of %d calls split, want %d (the probes)", got, 10*splitProbe, want)
+	}
+	cost[true], cost[false] = time.Millisecond, 3*time.Millisecond
+	run(10 * splitProbe) // the probes see the change
+	if got, want := run(10*splitProbe), 10*splitProbe-10; got != want {
+		t.Errorf("split faster: got %d of %d calls split, want %d", got, 10*splitProbe, want)
 	}
 }

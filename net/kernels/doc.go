@@ -6,7 +6,8 @@
 // on the same micro-kernels, 3.4 times fewer multiplications on an 11x11
 // board, bias, skip and ReLU applied as the output is written; the
 // transforms in assembly on amd64), [Parallel] to run
-// independent pieces of work on every core, and a few vector helpers
+// independent pieces of work on every core ([RunParts] for pieces of tens
+// of microseconds, on helpers that spin between them), and a few vector helpers
 // ([Axpy], [Scale], [Dot], [ReLU], [ReLUGrad], [AddBiasPerRow],
 // [AddBiasPerCol]) that the convolutions, their backward passes and the
 // dense heads run on.

@@ -2,8 +2,10 @@ package kernels
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestParallel checks that Parallel calls f once for every part, on
@@ -53,4 +55,59 @@ func TestParallelAllocs(t *testing.T) {
 	if got := testing.AllocsPerRun(50, func() { Parallel(4, f) }); got != 0 {
 		t.Errorf("got %v allocations per Parallel, want 0", got)
 	}
+}
+
+// TestRunParts checks that RunParts calls f once for every part, on
+// several goroutines at once when there are several parts and two
+// processors, one after another on the caller when another goroutine holds
+// the helpers, that it allocates nothing, and that a negative count panics.
+func TestRunParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, parts := range []int{0, 1, 2, 3} {
+		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
+			for round := range 50 { // helpers spinning, then parked
+				if round == 49 {
+					time.Sleep(2 * teamSpin)
+				}
+				calls := make([]atomic.Int32, max(parts, 1))
+				// Every part waits until all have started: this finishes only
+				// if the parts run at the same time.
+				var started atomic.Int32
+				RunParts(parts, func(p int) {
+					calls[p].Add(1)
+					started.Add(1)
+					for started.Load() < int32(parts) {
+					}
+				})
+				for p := range parts {
+					if got := calls[p].Load(); got != 1 {
+						t.Fatalf("round %d, part %d: got %d calls, want 1", round, p, got)
+					}
+				}
+			}
+		})
+	}
+	t.Run("busy", func(t *testing.T) {
+		team.mu.Lock()
+		var order []int
+		RunParts(3, func(p int) { order = append(order, p) })
+		team.mu.Unlock()
+		if fmt.Sprint(order) != "[0 1 2]" {
+			t.Errorf("got parts run in order %v, want [0 1 2] on the caller", order)
+		}
+	})
+	t.Run("allocs", func(t *testing.T) {
+		var sum atomic.Int64
+		f := func(p int) { sum.Add(int64(p)) }
+		RunParts(2, f)
+		if allocs := testing.AllocsPerRun(100, func() { RunParts(2, f) }); allocs != 0 {
+			t.Errorf("got %v allocations per RunParts, want 0", allocs)
+		}
+	})
+	defer func() {
+		if recover() == nil {
+			t.Error("RunParts(-1) did not panic")
+		}
+	}()
+	RunParts(-1, func(int) {})
 }
