@@ -293,3 +293,53 @@ func TestSplitChooser(t *testing.T) {
 		t.Errorf("split faster: got %d of %d calls split, want %d", got, 10*splitProbe, want)
 	}
 }
+
+// TestTrainerWinogradMatchesDirect: a training step's losses and gradients
+// with the 3x3 convolutions (forward, and backward to the input) as
+// Winograd convolutions match the im2col path's, on 1 and 2 threads, with
+// every kernel implementation of this CPU.
+func TestTrainerWinogradMatchesDirect(t *testing.T) {
+	cfg := Config{Blocks: 1, Channels: 11, ValueChannels: 2, ValueHidden: 5}
+	batch := randomSamples(t, 5, 23)
+	defer kernels.SetImplementation(kernels.Implementations()[0])
+	for _, impl := range kernels.Implementations() {
+		if err := kernels.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 2} {
+			grads := make([][]float32, 2)
+			var losses [2]Losses
+			for i, direct := range []bool{true, false} {
+				n, err := New(cfg, 24)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, err := NewTrainer(n, DefaultTrainConfig(), threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr.direct = direct
+				// Two steps: the second runs on weights the first changed.
+				if _, err := tr.TrainStep(batch); err != nil {
+					t.Fatal(err)
+				}
+				if losses[i], err = tr.Gradients(batch); err != nil {
+					t.Fatal(err)
+				}
+				grads[i] = append([]float32(nil), n.Grads()...)
+			}
+			if !close32(losses[1].Total(), losses[0].Total(), 1e-5) {
+				t.Fatalf("%s, %d threads: got loss %v, want %v (direct)", impl, threads, losses[1].Total(), losses[0].Total())
+			}
+			scale := 0.0
+			for _, g := range grads[0] {
+				scale = max(scale, math.Abs(float64(g)))
+			}
+			for i := range grads[0] {
+				if d := math.Abs(float64(grads[1][i] - grads[0][i])); d > 1e-4*scale {
+					t.Fatalf("%s, %d threads: gradient %d: got %v, want %v (direct; largest gradient %v)", impl, threads, i, grads[1][i], grads[0][i], scale)
+				}
+			}
+		}
+	}
+}

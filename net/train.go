@@ -164,6 +164,39 @@ type Trainer struct {
 	dpol    []float32
 	legal   []rules.Move
 	scratch *rules.Game
+
+	// wino holds each 3x3 convolution as Winograd convolutions, made at
+	// the first step and given the current weights at every step: the
+	// forward pass, and the backward pass to the input (the convolution
+	// with the taps reversed and the channels swapped). The weight
+	// gradients stay im2col GEMMs.
+	wino map[*conv]*convWino
+	// ws are the Winograd convolutions' buffers, one per thread.
+	ws []kernels.Workspace
+	// zeros is a bias of zeros for the Winograd convolutions.
+	zeros []float32
+	// par is the convolution whose images kernels.Parallel is running in
+	// parts, written before it starts them and only read while they run;
+	// runPar is t.winoPart as a func value made once.
+	par    winoPar
+	runPar func(int)
+	// direct runs the 3x3 convolutions as im2col GEMMs throughout: the
+	// reference the tests compare with. Set only by tests, before use.
+	direct bool
+}
+
+// convWino is one 3x3 convolution as Winograd convolutions.
+type convWino struct {
+	fwd, bwd *kernels.Winograd3x3
+	flipped  []float32 // the weights of bwd, 9 × cout × cin
+}
+
+// winoPar is a Winograd convolution of a batch split by images.
+type winoPar struct {
+	cv          *kernels.Winograd3x3
+	cin, cout   int
+	x, out      []float32
+	images, per int
 }
 
 // layerState is a conv+batch-norm layer's activations in one step.
@@ -183,7 +216,8 @@ func NewTrainer(n *Network, cfg TrainConfig, threads int) (*Trainer, error) {
 	if threads < 1 {
 		threads = 1
 	}
-	t := &Trainer{net: n, cfg: cfg, threads: threads}
+	t := &Trainer{net: n, cfg: cfg, threads: threads, ws: make([]kernels.Workspace, threads)}
+	t.runPar = t.winoPart
 	t.m = make([]float32, len(n.params))
 	if cfg.Optimizer == "adam" {
 		t.v = make([]float32, len(n.params))
@@ -241,11 +275,99 @@ func (t *Trainer) grow(b int) {
 	t.rows = rows
 }
 
+// setWino gives every 3x3 convolution's Winograd convolutions the
+// network's current weights (making them at the first call).
+func (t *Trainer) setWino() {
+	n := t.net
+	if t.wino == nil {
+		t.wino = map[*conv]*convWino{}
+		t.zeros = make([]float32, max(n.cfg.Channels, InputPlanes))
+	}
+	convs := []*conv{&n.stem.conv, &n.polConv.conv, &n.valConv.conv}
+	for i := range n.blocks {
+		convs = append(convs, &n.blocks[i].a.conv, &n.blocks[i].b.conv)
+	}
+	for _, l := range convs {
+		if l.k != 3 {
+			continue
+		}
+		cw := t.wino[l]
+		if cw == nil {
+			cw = &convWino{fwd: kernels.NewWinograd3x3(BoardSize, BoardSize, l.cin, l.cout, l.w), flipped: make([]float32, len(l.w))}
+			t.wino[l] = cw
+		} else {
+			cw.fwd.SetWeights(l.w)
+		}
+		// dL/dx[q][c] = Σt Σo w[t][c][o]·dout[q-off(t)][o], and off(8-t) =
+		// -off(t): the convolution of dout with w'[t][o][c] = w[8-t][c][o].
+		for tap := range 9 {
+			for c := range l.cin {
+				for o := range l.cout {
+					cw.flipped[((8-tap)*l.cout+o)*l.cin+c] = l.w[(tap*l.cin+c)*l.cout+o]
+				}
+			}
+		}
+		if cw.bwd == nil {
+			cw.bwd = kernels.NewWinograd3x3(BoardSize, BoardSize, l.cout, l.cin, cw.flipped)
+		} else {
+			cw.bwd.SetWeights(cw.flipped)
+		}
+	}
+}
+
+// winoConv computes out = conv(x) (rows × cout from rows × cin) with a
+// Winograd convolution, the images split over the threads.
+func (t *Trainer) winoConv(cv *kernels.Winograd3x3, cin, cout int, x []float32, rows int, out []float32) {
+	images := rows / Squares
+	parts := min(t.threads, images)
+	if parts <= 1 {
+		t.ws[0].Winograd3x3(cv, images, x, t.zeros, nil, out, false)
+		return
+	}
+	per := (images + parts - 1) / parts
+	t.par = winoPar{cv: cv, cin: cin, cout: cout, x: x, out: out, images: images, per: per}
+	kernels.Parallel((images+per-1)/per, t.runPar)
+	t.par = winoPar{}
+}
+
+// winoPart runs part p of t.par.
+func (t *Trainer) winoPart(p int) {
+	a := &t.par
+	i0 := p * a.per
+	nb := min(a.per, a.images-i0)
+	t.ws[p].Winograd3x3(a.cv, nb, a.x[i0*Squares*a.cin:(i0+nb)*Squares*a.cin], t.zeros, nil, a.out[i0*Squares*a.cout:(i0+nb)*Squares*a.cout], false)
+}
+
+// convForward is l.forward, with a Winograd convolution for a 3x3 layer.
+func (t *Trainer) convForward(l *conv, x []float32, rows int, out []float32) {
+	cw := t.wino[l]
+	if cw == nil || t.direct {
+		l.forward(t.threads, x, rows, out, t.cols)
+		return
+	}
+	t.winoConv(cw.fwd, l.cin, l.cout, x, rows, out)
+	if l.b != nil {
+		kernels.AddBiasPerCol(out, rows, l.cout, l.cout, l.b, false)
+	}
+}
+
+// convBackward is l.backward, with a Winograd convolution for a 3x3
+// layer's input gradient.
+func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float32) {
+	cw := t.wino[l]
+	if cw == nil || t.direct || dx == nil {
+		l.backward(t.threads, x, rows, dout, dx, t.cols, t.dcols)
+		return
+	}
+	l.backward(t.threads, x, rows, dout, nil, t.cols, t.dcols)
+	t.winoConv(cw.bwd, l.cout, l.cin, dout, rows, dx)
+}
+
 // convBNForward runs conv, batch norm and ReLU (adding skip before the ReLU
 // if it is not nil).
 func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState, skip []float32) {
 	out := st.out[:rows*l.conv.cout]
-	l.conv.forward(t.threads, x, rows, out, t.cols)
+	t.convForward(&l.conv, x, rows, out)
 	l.bn.forwardTrain(out, rows, &st.bn, out, float32(t.cfg.BatchNormMomentum))
 	if skip != nil {
 		kernels.Axpy(1, skip[:len(out)], out)
@@ -260,7 +382,7 @@ func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerStat
 	n := rows * l.conv.cout
 	kernels.ReLUGrad(dout[:n], st.out[:n])
 	l.bn.backward(dout[:n], rows, &st.bn, dout[:n])
-	l.conv.backward(t.threads, x, rows, dout[:n], dx, t.cols, t.dcols)
+	t.convBackward(&l.conv, x, rows, dout[:n], dx)
 }
 
 // forward runs the training forward pass of b encoded positions in t.x0.
@@ -313,6 +435,7 @@ func (t *Trainer) Gradients(batch []Sample) (Losses, error) {
 			return Losses{}, fmt.Errorf("net: sample %d: %w", i, err)
 		}
 	}
+	t.setWino()
 	t.forward(b)
 	losses, err := t.lossGradients(batch)
 	if err != nil {
@@ -472,7 +595,7 @@ func (t *Trainer) backward(b int) {
 		// The b layer's ReLU is already applied: take the batch norm and
 		// the convolution back directly.
 		n.blocks[i].b.bn.backward(t.dh[:rows*c], rows, &st.b.bn, t.dh[:rows*c])
-		n.blocks[i].b.conv.backward(t.threads, st.a.out, rows, t.dh[:rows*c], t.da, t.cols, t.dcols)
+		t.convBackward(&n.blocks[i].b.conv, st.a.out, rows, t.dh[:rows*c], t.da)
 		t.convBNBackward(&n.blocks[i].a, in, rows, &st.a, t.da, t.dh)
 		kernels.Axpy(1, t.dh2[:rows*c], t.dh[:rows*c])
 	}

@@ -42,6 +42,7 @@ type Winograd3x3 struct {
 	cinP            int       // cin rounded up to a multiple of 8: the GEMMs' depth
 	th, tw          int       // tiles down and across
 	u               []float32 // transformed weights [36][cinP][cout], rows past cin zero
+	gk              []float64 // scratch of transform
 
 	mu sync.Mutex
 	// packed[i] is u packed as B panels for impls[i] (see packedFor),
@@ -63,7 +64,33 @@ func NewWinograd3x3(h, w, cin, cout int, weights []float32) *Winograd3x3 {
 	}
 	cv := &Winograd3x3{h: h, w: w, cin: cin, cout: cout, cinP: roundUp(cin, 8),
 		th: ceilDiv(h, 4), tw: ceilDiv(w, 4), packed: make([]atomic.Pointer[[]float32], len(impls))}
-	// G, in float64: the weights are transformed once, exactly rounded.
+	cv.u = make([]float32, winoElems*cv.cinP*cout)
+	cv.transform(weights)
+	return cv
+}
+
+// SetWeights transforms new weights into cv (and into the packed copies
+// already made), for a caller whose weights change, a trainer's at each
+// step: w as NewWinograd3x3 takes it. It must not run at the same time as
+// a convolution with cv. It panics if the weights are too short.
+func (cv *Winograd3x3) SetWeights(weights []float32) {
+	if len(weights) < 9*cv.cin*cv.cout {
+		panic(fmt.Sprintf("kernels: Winograd3x3 weights too short: len %d, need %d", len(weights), 9*cv.cin*cv.cout))
+	}
+	cv.transform(weights)
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	for i := range cv.packed {
+		if p := cv.packed[i].Load(); p != nil {
+			cv.pack(impls[i], *p)
+		}
+	}
+}
+
+// transform sets u = G g Gᵀ for every pair of channels, in float64 and
+// exactly rounded, a row of output channels at a time.
+func (cv *Winograd3x3) transform(weights []float32) {
+	cin, cout, cinP := cv.cin, cv.cout, cv.cinP
 	g := [6][3]float64{
 		{1.0 / 4, 0, 0},
 		{-1.0 / 6, -1.0 / 6, -1.0 / 6},
@@ -72,33 +99,37 @@ func NewWinograd3x3(h, w, cin, cout int, weights []float32) *Winograd3x3 {
 		{1.0 / 24, -1.0 / 12, 1.0 / 6},
 		{0, 0, 1},
 	}
-	cv.u = make([]float32, winoElems*cv.cinP*cout)
+	// gk[a][v][o] = Σu G[a][u]·k[u][v][o] for one input channel.
+	if len(cv.gk) < 18*cout {
+		cv.gk = make([]float64, 18*cout)
+	}
+	gk := cv.gk[:18*cout]
 	for c := range cin {
-		for o := range cout {
-			var k [3][3]float64
-			for t := range 9 {
-				k[t/3][t%3] = float64(weights[(t*cin+c)*cout+o])
-			}
-			var gk [6][3]float64 // G·k
-			for a := range 6 {
-				for v := range 3 {
-					for u := range 3 {
-						gk[a][v] += g[a][u] * k[u][v]
+		clear(gk)
+		for u := range 3 {
+			for v := range 3 {
+				k := weights[((u*3+v)*cin+c)*cout : ((u*3+v)*cin+c+1)*cout]
+				for a := range 6 {
+					if ga := g[a][u]; ga != 0 {
+						row := gk[(a*3+v)*cout : (a*3+v+1)*cout]
+						for o, x := range k {
+							row[o] += ga * float64(x)
+						}
 					}
 				}
 			}
-			for a := range 6 {
-				for b := range 6 {
-					s := 0.0
-					for v := range 3 {
-						s += gk[a][v] * g[b][v]
-					}
-					cv.u[((a*6+b)*cv.cinP+c)*cout+o] = float32(s)
+		}
+		for a := range 6 {
+			r0, r1, r2 := gk[(a*3)*cout:(a*3+1)*cout], gk[(a*3+1)*cout:(a*3+2)*cout], gk[(a*3+2)*cout:(a*3+3)*cout]
+			for b := range 6 {
+				g0, g1, g2 := g[b][0], g[b][1], g[b][2]
+				dst := cv.u[((a*6+b)*cinP+c)*cout : ((a*6+b)*cinP+c+1)*cout]
+				for o := range dst {
+					dst[o] = float32(r0[o]*g0 + r1[o]*g1 + r2[o]*g2)
 				}
 			}
 		}
 	}
-	return cv
 }
 
 // kBlock is the depth of the packed panels gemmIn uses for a depth of k.
@@ -125,9 +156,16 @@ func (cv *Winograd3x3) packedFor(im *impl) []float32 {
 	if p := cv.packed[idx].Load(); p != nil {
 		return *p
 	}
+	buf := make([]float32, winoElems*roundUp(cv.cout, im.nr)*cv.cinP)
+	cv.pack(im, buf)
+	cv.packed[idx].Store(&buf)
+	return buf
+}
+
+// pack packs u into buf for im (see packedFor).
+func (cv *Winograd3x3) pack(im *impl, buf []float32) {
 	k, n := cv.cinP, cv.cout
 	kc, nP := im.kBlock(k), roundUp(n, im.nr)
-	buf := make([]float32, winoElems*nP*k)
 	for e := range winoElems {
 		panel := buf[e*nP*k : (e+1)*nP*k]
 		for pc := 0; pc < k; pc += kc {
@@ -135,8 +173,6 @@ func (cv *Winograd3x3) packedFor(im *impl) []float32 {
 			packB(im, false, cv.u[e*k*n:(e+1)*k*n], n, pc, kb, 0, n, panel[pc*nP:])
 		}
 	}
-	cv.packed[idx].Store(&buf)
-	return buf
 }
 
 // winoBuffers are a Workspace's buffers for Winograd3x3: the zero-padded

@@ -141,3 +141,35 @@ func BenchmarkWinograd3x3(b *testing.B) {
 		})
 	}
 }
+
+// TestWinograd3x3SetWeights: new weights set into a convolution already
+// used with every implementation give bitwise what a convolution made with
+// them gives.
+func TestWinograd3x3SetWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	const h, w, cin, cout, images = 11, 11, 13, 21, 2
+	x := randVec(rng, images*h*w*cin)
+	bias := randVec(rng, cout)
+	cv := NewWinograd3x3(h, w, cin, cout, randVec(rng, 9*cin*cout))
+	w2 := randVec(rng, 9*cin*cout)
+	fresh := NewWinograd3x3(h, w, cin, cout, w2)
+	defer current.Store(current.Load())
+	out := make([]float32, images*h*w*cout)
+	var ws Workspace
+	for _, im := range impls {
+		current.Store(im)
+		ws.Winograd3x3(cv, images, x, bias, nil, out, false)
+	}
+	cv.SetWeights(w2)
+	for _, im := range impls {
+		current.Store(im)
+		want := make([]float32, len(out))
+		ws.Winograd3x3(fresh, images, x, bias, nil, want, false)
+		ws.Winograd3x3(cv, images, x, bias, nil, out, false)
+		for i := range want {
+			if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: output %d: got %v, want %v (made with the weights)", im.name, i, out[i], want[i])
+			}
+		}
+	}
+}
