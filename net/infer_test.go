@@ -343,3 +343,49 @@ func TestTrainerWinogradMatchesDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainerThreadsBitIdentical: a training step's losses and gradients
+// are bitwise the same on 1, 2 and 3 threads (the batch norms sum in the
+// same blocks of rows on any, the GEMMs and convolutions compute each
+// element the same way), with every kernel implementation of this CPU.
+func TestTrainerThreadsBitIdentical(t *testing.T) {
+	cfg := Config{Blocks: 1, Channels: 9, ValueChannels: 2, ValueHidden: 5}
+	batch := randomSamples(t, 11, 25)
+	defer kernels.SetImplementation(kernels.Implementations()[0])
+	for _, impl := range kernels.Implementations() {
+		if err := kernels.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		var want []float32
+		var wantLoss float64
+		for _, threads := range []int{1, 2, 3} {
+			n, err := New(cfg, 26)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := NewTrainer(n, DefaultTrainConfig(), threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tr.TrainStep(batch); err != nil {
+				t.Fatal(err)
+			}
+			losses, err := tr.Gradients(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if threads == 1 {
+				want, wantLoss = append([]float32(nil), n.Grads()...), losses.Total()
+				continue
+			}
+			if losses.Total() != wantLoss {
+				t.Fatalf("%s, %d threads: got loss %v, want %v (one thread)", impl, threads, losses.Total(), wantLoss)
+			}
+			for i, g := range n.Grads() {
+				if math.Float32bits(g) != math.Float32bits(want[i]) {
+					t.Fatalf("%s, %d threads: gradient %d: got %v, want %v (one thread)", impl, threads, i, g, want[i])
+				}
+			}
+		}
+	}
+}

@@ -87,10 +87,19 @@ func (l *conv) forward(threads int, x []float32, rows int, out, cols []float32) 
 // nil, writes the input gradient into it. x is the forward input; cols and
 // dcols are scratch of rows×9*cin for a 3x3 layer.
 func (l *conv) backward(threads int, x []float32, rows int, dout, dx, cols, dcols []float32) {
+	l.backwardPar(serial, threads, x, rows, dout, dx, cols, dcols)
+}
+
+// backwardPar is backward with its im2col run in bnBlocks pieces by run.
+func (l *conv) backwardPar(run runner, threads int, x []float32, rows int, dout, dx, cols, dcols []float32) {
 	in := x
 	kk := l.k * l.k * l.cin
 	if l.k == 3 {
-		im2col(cols, x, rows, l.cin)
+		images := rows / Squares
+		run(bnBlocks, func(i int) {
+			r0, r1 := i*images/bnBlocks*Squares, (i+1)*images/bnBlocks*Squares
+			im2col(cols[r0*kk:r1*kk], x[r0*l.cin:r1*l.cin], r1-r0, l.cin)
+		})
 		in = cols
 	}
 	kernels.GemmParallel(threads, true, false, kk, l.cout, rows, 1, in, kk, dout, l.cout, 1, l.gw, l.cout)
@@ -122,25 +131,74 @@ type bnState struct {
 	invstd []float32 // 1/sqrt(var+eps) of each channel
 	mean   []float32 // scratch: the batch mean, then Σdy in backward
 	dot    []float32 // scratch: Σ dy*xhat in backward
+	part   []float32 // scratch: the blocks' partial sums, 2·bnBlocks×c (grown on first use)
 }
+
+// bnBlocks is how many blocks of rows the batch norms take their sums in,
+// each block's on its own and the blocks' added in order, and how many
+// pieces the trainer's other row loops are cut into: the same blocks for
+// any number of threads, so that a training step is bitwise the same on
+// any.
+const bnBlocks = 8
+
+// runner calls f(0), ..., f(n-1), at once or in turn. The trainer's spreads
+// the calls over its threads.
+type runner func(n int, f func(i int))
+
+// serial is the runner of one thread.
+func serial(n int, f func(int)) {
+	for i := range n {
+		f(i)
+	}
+}
+
+// blockRows returns block i of bnBlocks blocks of rows rows.
+func blockRows(rows, i int) (r0, r1 int) { return i * rows / bnBlocks, (i + 1) * rows / bnBlocks }
 
 // forwardTrain normalizes z (rows×c) with the batch's statistics into
 // st.xhat and out = gamma*xhat + beta, and moves the running statistics
 // toward the batch's by momentum.
 func (l *batchNorm) forwardTrain(z []float32, rows int, st *bnState, out []float32, momentum float32) {
+	l.forwardTrainPar(serial, z, rows, st, out, momentum)
+}
+
+// forwardTrainPar is forwardTrain with its loops over the rows run in
+// bnBlocks pieces by run.
+func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnState, out []float32, momentum float32) {
 	c := l.c
+	if len(st.part) < 2*bnBlocks*c {
+		st.part = make([]float32, 2*bnBlocks*c)
+	}
+	part := st.part[:bnBlocks*c]
 	mean, invstd := st.mean[:c], st.invstd[:c]
+	run(bnBlocks, func(i int) {
+		p := part[i*c : (i+1)*c]
+		clear(p)
+		r0, r1 := blockRows(rows, i)
+		sumRows(p, z[r0*c:r1*c], r1-r0, c)
+	})
 	clear(mean)
-	sumRows(mean, z, rows, c)
+	for i := range bnBlocks {
+		kernels.Axpy(1, part[i*c:(i+1)*c], mean)
+	}
 	kernels.Scale(1/float32(rows), mean)
+	run(bnBlocks, func(i int) {
+		p := part[i*c : (i+1)*c]
+		clear(p)
+		r0, r1 := blockRows(rows, i)
+		for r := r0; r < r1; r++ {
+			row := z[r*c : (r+1)*c]
+			p, m := p[:len(row)], mean[:len(row)]
+			for j, v := range row {
+				d := v - m[j]
+				p[j] += d * d
+			}
+		}
+	})
 	variance := st.invstd[:c] // reuse: variance first, then invstd
 	clear(variance)
-	for r := range rows {
-		row := z[r*c : (r+1)*c]
-		for j, v := range row {
-			d := v - mean[j]
-			variance[j] += d * d
-		}
+	for i := range bnBlocks {
+		kernels.Axpy(1, part[i*c:(i+1)*c], variance)
 	}
 	for j := range c {
 		v := variance[j] / float32(rows)
@@ -149,28 +207,56 @@ func (l *batchNorm) forwardTrain(z []float32, rows int, st *bnState, out []float
 		l.variance[j] += momentum * (unbiased - l.variance[j])
 		invstd[j] = float32(1 / math.Sqrt(float64(v)+bnEpsilon))
 	}
-	for r := range rows {
-		zr, xr, or := z[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c], out[r*c:(r+1)*c]
-		for j := range c {
-			xr[j] = (zr[j] - mean[j]) * invstd[j]
-			or[j] = l.gamma[j]*xr[j] + l.beta[j]
+	gamma, beta := l.gamma[:c], l.beta[:c]
+	run(bnBlocks, func(i int) {
+		r0, r1 := blockRows(rows, i)
+		for r := r0; r < r1; r++ {
+			zr, xr, or := z[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c], out[r*c:(r+1)*c]
+			xr, or = xr[:len(zr)], or[:len(zr)]
+			m, is, g, b := mean[:len(zr)], invstd[:len(zr)], gamma[:len(zr)], beta[:len(zr)]
+			for j, v := range zr {
+				x := (v - m[j]) * is[j]
+				xr[j] = x
+				or[j] = g[j]*x + b[j]
+			}
 		}
-	}
+	})
 }
 
 // backward adds the gradients of gamma and beta for dout and writes the
 // gradient of the batch norm's input into dz (which may be dout itself).
 func (l *batchNorm) backward(dout []float32, rows int, st *bnState, dz []float32) {
+	l.backwardPar(serial, dout, rows, st, dz)
+}
+
+// backwardPar is backward with its loops over the rows run in bnBlocks
+// pieces by run.
+func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnState, dz []float32) {
 	c := l.c
+	if len(st.part) < 2*bnBlocks*c {
+		st.part = make([]float32, 2*bnBlocks*c)
+	}
+	part := st.part[:2*bnBlocks*c]
+	run(bnBlocks, func(i int) {
+		ps, pd := part[i*c:(i+1)*c], part[(bnBlocks+i)*c:(bnBlocks+i+1)*c]
+		clear(ps)
+		clear(pd)
+		r0, r1 := blockRows(rows, i)
+		for r := r0; r < r1; r++ {
+			dr, xr := dout[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c]
+			xr, ps, pd := xr[:len(dr)], ps[:len(dr)], pd[:len(dr)]
+			for j, d := range dr {
+				ps[j] += d
+				pd[j] += d * xr[j]
+			}
+		}
+	})
 	sumDy, dotXhat := st.mean[:c], st.dot[:c]
 	clear(sumDy)
 	clear(dotXhat)
-	for r := range rows {
-		dr, xr := dout[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c]
-		for j := range c {
-			sumDy[j] += dr[j]
-			dotXhat[j] += dr[j] * xr[j]
-		}
+	for i := range bnBlocks {
+		kernels.Axpy(1, part[i*c:(i+1)*c], sumDy)
+		kernels.Axpy(1, part[(bnBlocks+i)*c:(bnBlocks+i+1)*c], dotXhat)
 	}
 	for j := range c {
 		l.gbeta[j] += sumDy[j]
@@ -178,12 +264,21 @@ func (l *batchNorm) backward(dout []float32, rows int, st *bnState, dz []float32
 	}
 	// dz = gamma*invstd/rows * (rows*dy - Σdy - xhat*Σ(dy*xhat))
 	n := float32(rows)
-	for r := range rows {
-		dr, xr, zr := dout[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c], dz[r*c:(r+1)*c]
-		for j := range c {
-			zr[j] = l.gamma[j] * st.invstd[j] / n * (n*dr[j] - sumDy[j] - xr[j]*dotXhat[j])
-		}
+	k := part[:c] // gamma*invstd/rows, per channel
+	for j := range c {
+		k[j] = l.gamma[j] * st.invstd[j] / n
 	}
+	run(bnBlocks, func(i int) {
+		r0, r1 := blockRows(rows, i)
+		for r := r0; r < r1; r++ {
+			dr, xr, zr := dout[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c], dz[r*c:(r+1)*c]
+			xr, zr = xr[:len(dr)], zr[:len(dr)]
+			k, s, d := k[:len(dr)], sumDy[:len(dr)], dotXhat[:len(dr)]
+			for j, v := range dr {
+				zr[j] = k[j] * (n*v - s[j] - xr[j]*d[j])
+			}
+		}
+	})
 }
 
 // forward computes out (rows×out) = x·w + b, with ReLU if relu is set.

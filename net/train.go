@@ -356,10 +356,10 @@ func (t *Trainer) convForward(l *conv, x []float32, rows int, out []float32) {
 func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float32) {
 	cw := t.wino[l]
 	if cw == nil || t.direct || dx == nil {
-		l.backward(t.threads, x, rows, dout, dx, t.cols, t.dcols)
+		l.backwardPar(t.run, t.threads, x, rows, dout, dx, t.cols, t.dcols)
 		return
 	}
-	l.backward(t.threads, x, rows, dout, nil, t.cols, t.dcols)
+	l.backwardPar(t.run, t.threads, x, rows, dout, nil, t.cols, t.dcols)
 	t.winoConv(cw.bwd, l.cout, l.cin, dout, rows, dx)
 }
 
@@ -368,11 +368,37 @@ func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float3
 func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState, skip []float32) {
 	out := st.out[:rows*l.conv.cout]
 	t.convForward(&l.conv, x, rows, out)
-	l.bn.forwardTrain(out, rows, &st.bn, out, float32(t.cfg.BatchNormMomentum))
-	if skip != nil {
-		kernels.Axpy(1, skip[:len(out)], out)
+	l.bn.forwardTrainPar(t.run, out, rows, &st.bn, out, float32(t.cfg.BatchNormMomentum))
+	t.inBlocks(rows, l.conv.cout, func(lo, hi int) {
+		if skip != nil {
+			kernels.Axpy(1, skip[lo:hi], out[lo:hi])
+		}
+		kernels.ReLU(out[lo:hi])
+	})
+}
+
+// run is the trainer's runner: the calls cut into one run of consecutive
+// calls per thread, the runs at once.
+func (t *Trainer) run(n int, f func(int)) {
+	parts := min(t.threads, n)
+	if parts <= 1 {
+		serial(n, f)
+		return
 	}
-	kernels.ReLU(out)
+	kernels.Parallel(parts, func(p int) {
+		for i := p * n / parts; i < (p+1)*n/parts; i++ {
+			f(i)
+		}
+	})
+}
+
+// inBlocks calls f(lo, hi) for each of the bnBlocks blocks of rows of a
+// rows×c matrix, [lo, hi) its elements, spread over the threads.
+func (t *Trainer) inBlocks(rows, c int, f func(lo, hi int)) {
+	t.run(bnBlocks, func(i int) {
+		r0, r1 := blockRows(rows, i)
+		f(r0*c, r1*c)
+	})
 }
 
 // convBNBackward takes dout (the gradient after the ReLU, overwritten) back
@@ -380,8 +406,8 @@ func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState
 // gradient into dx (nil: not needed).
 func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerState, dout, dx []float32) {
 	n := rows * l.conv.cout
-	kernels.ReLUGrad(dout[:n], st.out[:n])
-	l.bn.backward(dout[:n], rows, &st.bn, dout[:n])
+	t.inBlocks(rows, l.conv.cout, func(lo, hi int) { kernels.ReLUGrad(dout[lo:hi], st.out[lo:hi]) })
+	l.bn.backwardPar(t.run, dout[:n], rows, &st.bn, dout[:n])
 	t.convBackward(&l.conv, x, rows, dout[:n], dx)
 }
 
@@ -582,7 +608,7 @@ func (t *Trainer) backward(b int) {
 	// Policy head.
 	n.polOut.backward(t.threads, t.pol.out, rows, t.dlogits, t.dpol, nil, nil)
 	t.convBNBackward(&n.polConv, h, rows, &t.pol, t.dpol, t.dh2)
-	kernels.Axpy(1, t.dh2[:rows*c], t.dh[:rows*c])
+	t.inBlocks(rows, c, func(lo, hi int) { kernels.Axpy(1, t.dh2[lo:hi], t.dh[lo:hi]) })
 	// Trunk, last block first: dh is the gradient of the block's output.
 	for i := len(n.blocks) - 1; i >= 0; i-- {
 		in := t.stem.out
@@ -590,14 +616,16 @@ func (t *Trainer) backward(b int) {
 			in = t.blocks[i-1].b.out
 		}
 		st := &t.blocks[i]
-		kernels.ReLUGrad(t.dh[:rows*c], st.b.out[:rows*c])
-		copy(t.dh2[:rows*c], t.dh[:rows*c]) // the skip's share
+		t.inBlocks(rows, c, func(lo, hi int) {
+			kernels.ReLUGrad(t.dh[lo:hi], st.b.out[lo:hi])
+			copy(t.dh2[lo:hi], t.dh[lo:hi]) // the skip's share
+		})
 		// The b layer's ReLU is already applied: take the batch norm and
 		// the convolution back directly.
-		n.blocks[i].b.bn.backward(t.dh[:rows*c], rows, &st.b.bn, t.dh[:rows*c])
+		n.blocks[i].b.bn.backwardPar(t.run, t.dh[:rows*c], rows, &st.b.bn, t.dh[:rows*c])
 		t.convBackward(&n.blocks[i].b.conv, st.a.out, rows, t.dh[:rows*c], t.da)
 		t.convBNBackward(&n.blocks[i].a, in, rows, &st.a, t.da, t.dh)
-		kernels.Axpy(1, t.dh2[:rows*c], t.dh[:rows*c])
+		t.inBlocks(rows, c, func(lo, hi int) { kernels.Axpy(1, t.dh2[lo:hi], t.dh[lo:hi]) })
 	}
 	t.convBNBackward(&n.stem, t.x0, rows, &t.stem, t.dh, nil)
 }
