@@ -167,12 +167,15 @@ type Trainer struct {
 
 	// wino holds each 3x3 convolution as Winograd convolutions, made at
 	// the first step and given the current weights at every step: the
-	// forward pass, and the backward pass to the input (the convolution
-	// with the taps reversed and the channels swapped). The weight
-	// gradients stay im2col GEMMs.
+	// forward pass and the weight gradient, and the backward pass to the
+	// input (the convolution with the taps reversed and the channels
+	// swapped).
 	wino map[*conv]*convWino
-	// ws are the Winograd convolutions' buffers, one per thread.
-	ws []kernels.Workspace
+	// ws are the Winograd convolutions' buffers, one per thread; wsb and
+	// du the weight gradients', one per block of images (bnBlocks).
+	ws  []kernels.Workspace
+	wsb [bnBlocks]kernels.Workspace
+	du  [bnBlocks][]float32
 	// zeros is a bias of zeros for the Winograd convolutions.
 	zeros []float32
 	// par is the convolution whose images kernels.Parallel is running in
@@ -351,16 +354,38 @@ func (t *Trainer) convForward(l *conv, x []float32, rows int, out []float32) {
 	}
 }
 
-// convBackward is l.backward, with a Winograd convolution for a 3x3
-// layer's input gradient.
+// convBackward is l.backward, with Winograd convolutions for a 3x3
+// layer: its weight gradient and its input gradient.
 func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float32) {
 	cw := t.wino[l]
-	if cw == nil || t.direct || dx == nil {
+	if cw == nil || t.direct {
 		l.backwardPar(t.run, t.threads, x, rows, dout, dx, t.cols, t.dcols)
 		return
 	}
-	l.backwardPar(t.run, t.threads, x, rows, dout, nil, t.cols, t.dcols)
-	t.winoConv(cw.bwd, l.cout, l.cin, dout, rows, dx)
+	// The weight gradient in the transformed domain, a fixed block of
+	// images at a time (so that it is bitwise the same on any number of
+	// threads), the blocks' added in order and taken back to the weights.
+	images := rows / Squares
+	n := cw.fwd.GradUSize()
+	t.run(bnBlocks, func(i int) {
+		i0, i1 := i*images/bnBlocks, (i+1)*images/bnBlocks
+		if len(t.du[i]) < n {
+			t.du[i] = make([]float32, n)
+		}
+		du := t.du[i][:n]
+		clear(du)
+		t.wsb[i].Winograd3x3GradU(cw.fwd, i1-i0, x[i0*Squares*l.cin:i1*Squares*l.cin], dout[i0*Squares*l.cout:i1*Squares*l.cout], du)
+	})
+	for i := 1; i < bnBlocks; i++ {
+		kernels.Axpy(1, t.du[i][:n], t.du[0][:n])
+	}
+	cw.fwd.AddWeightGrad(t.du[0][:n], l.gw)
+	if l.gb != nil {
+		sumRows(l.gb, dout, rows, l.cout)
+	}
+	if dx != nil {
+		t.winoConv(cw.bwd, l.cout, l.cin, dout, rows, dx)
+	}
 }
 
 // convBNForward runs conv, batch norm and ReLU (adding skip before the ReLU

@@ -40,6 +40,8 @@ type impl struct {
 	// transforms winoInput and winoOutput (both or neither).
 	winoIn  func(src []float32, ldRow, ldPix int, dst []float32, lde, n int)
 	winoOut func(m []float32, lde int, dst []float32, ldRow, ldPix int, skip, bias []float32, rows, cols, n int, relu bool)
+	// winoGrad, if not nil, replaces winoGrad (set with winoIn).
+	winoGrad func(src []float32, ldRow, ldPix int, dst []float32, lde, n int)
 }
 
 // kernelFunc is a micro-kernel: see impl.kernel.

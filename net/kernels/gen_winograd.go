@@ -35,6 +35,7 @@ func main() {
 	p("GLOBL winoConst<>(SB), RODATA|NOPTR, $16")
 	genInput()
 	genOutput()
+	genGrad()
 	if err := os.WriteFile("winograd_amd64.s", b.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -249,6 +250,93 @@ func genOutput() {
 	p("\tDECQ CX")
 	p("\tJNZ outloop")
 	p("outdone:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// gradT is A applied to Y0..Y3 (y0..y3), with 4 in Y14 and 2 in Y15; it
+// returns the registers of z0..z5:
+//
+//	z0 = y0
+//	z1 = (y0 + y2) + (y1 + y3)
+//	z2 = (y0 + y2) - (y1 + y3)
+//	z3 = (y0 + 4y2) + 2(y1 + 4y3)
+//	z4 = (y0 + 4y2) - 2(y1 + 4y3)
+//	z5 = y3
+func gradT() [6]string {
+	p("\tVADDPS Y2, Y0, Y4")
+	p("\tVADDPS Y3, Y1, Y5")
+	p("\tVADDPS Y5, Y4, Y6")
+	p("\tVSUBPS Y5, Y4, Y7")
+	p("\tVMOVAPS Y0, Y8")
+	p("\tVFMADD231PS Y14, Y2, Y8")
+	p("\tVMOVAPS Y1, Y9")
+	p("\tVFMADD231PS Y14, Y3, Y9")
+	p("\tVMOVAPS Y8, Y10")
+	p("\tVFMADD231PS Y15, Y9, Y10")
+	p("\tVFNMADD231PS Y15, Y9, Y8")
+	return [6]string{"Y0", "Y6", "Y7", "Y10", "Y8", "Y3"}
+}
+
+// genGrad writes
+//
+//	func winoGradAVX2(src *float32, ldRow, ldPix int, dst *float32, lde, n8 int)
+//
+// dst[e*lde + 8v + l] = (A y Aᵀ)[e/6][e%6] of the 4×4 tile y[r][c] =
+// src[r*ldRow + c*ldPix + 8v + l], for v < n8, l < 8: an output gradient
+// taken back to the transformed domain. The 6×4 intermediate is on the
+// stack.
+func genGrad() {
+	p("")
+	p("// func winoGradAVX2(src *float32, ldRow, ldPix int, dst *float32, lde, n8 int)")
+	p("TEXT ·winoGradAVX2(SB), $768-48")
+	p("\tMOVQ src+0(FP), SI")
+	p("\tMOVQ ldRow+8(FP), R8")
+	p("\tSHLQ $2, R8")
+	p("\tMOVQ ldPix+16(FP), R9")
+	p("\tSHLQ $2, R9")
+	p("\tMOVQ dst+24(FP), DI")
+	p("\tMOVQ lde+32(FP), R10")
+	p("\tSHLQ $2, R10")
+	p("\tMOVQ n8+40(FP), CX")
+	p("\tLEAQ (R8)(R8*2), R12") // 3 rows
+	p("\tVBROADCASTSS winoConst<>+4(SB), Y14")
+	p("\tVBROADCASTSS winoConst<>+0(SB), Y15")
+	p("\tTESTQ CX, CX")
+	p("\tJZ graddone")
+	p("gradloop:")
+	p("\tMOVQ SI, AX")
+	for j := range 4 {
+		p("\tVMOVUPS (AX), Y0")
+		p("\tVMOVUPS (AX)(R8*1), Y1")
+		p("\tVMOVUPS (AX)(R8*2), Y2")
+		p("\tVMOVUPS (AX)(R12*1), Y3")
+		z := gradT()
+		for a, r := range z {
+			p("\tVMOVUPS %s, %d(SP)", r, (a*4+j)*32)
+		}
+		if j < 3 {
+			p("\tADDQ R9, AX")
+		}
+	}
+	p("\tMOVQ DI, AX")
+	for a := range 6 {
+		for j := range 4 {
+			p("\tVMOVUPS %d(SP), Y%d", (a*4+j)*32, j)
+		}
+		z := gradT()
+		for b, r := range z {
+			p("\tVMOVUPS %s, (AX)", r)
+			if a < 5 || b < 5 {
+				p("\tADDQ R10, AX")
+			}
+		}
+	}
+	p("\tADDQ $32, SI")
+	p("\tADDQ $32, DI")
+	p("\tDECQ CX")
+	p("\tJNZ gradloop")
+	p("graddone:")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

@@ -216,6 +216,7 @@ var avx2Impl = &impl{
 	vec:       avx2Vec,
 	winoIn:    winoInputAVX2s,
 	winoOut:   winoOutputAVX2s,
+	winoGrad:  winoGradAVX2s,
 }
 
 var avx512Impl = &impl{
@@ -229,6 +230,7 @@ var avx512Impl = &impl{
 	vec:       avx2Vec,
 	winoIn:    winoInputAVX2s,
 	winoOut:   winoOutputAVX2s,
+	winoGrad:  winoGradAVX2s,
 }
 
 // platformImpls returns the assembly implementations this CPU supports,

@@ -91,14 +91,7 @@ func (cv *Winograd3x3) SetWeights(weights []float32) {
 // exactly rounded, a row of output channels at a time.
 func (cv *Winograd3x3) transform(weights []float32) {
 	cin, cout, cinP := cv.cin, cv.cout, cv.cinP
-	g := [6][3]float64{
-		{1.0 / 4, 0, 0},
-		{-1.0 / 6, -1.0 / 6, -1.0 / 6},
-		{-1.0 / 6, 1.0 / 6, -1.0 / 6},
-		{1.0 / 24, 1.0 / 12, 1.0 / 6},
-		{1.0 / 24, -1.0 / 12, 1.0 / 6},
-		{0, 0, 1},
-	}
+	g := &winoG
 	// gk[a][v][o] = Σu G[a][u]·k[u][v][o] for one input channel.
 	if len(cv.gk) < 18*cout {
 		cv.gk = make([]float64, 18*cout)
@@ -130,6 +123,16 @@ func (cv *Winograd3x3) transform(weights []float32) {
 			}
 		}
 	}
+}
+
+// winoG is Winograd F(4x4, 3x3)'s G, which transforms the weights.
+var winoG = [6][3]float64{
+	{1.0 / 4, 0, 0},
+	{-1.0 / 6, -1.0 / 6, -1.0 / 6},
+	{-1.0 / 6, 1.0 / 6, -1.0 / 6},
+	{1.0 / 24, 1.0 / 12, 1.0 / 6},
+	{1.0 / 24, -1.0 / 12, 1.0 / 6},
+	{0, 0, 1},
 }
 
 // kBlock is the depth of the packed panels gemmIn uses for a depth of k.
@@ -179,6 +182,7 @@ func (cv *Winograd3x3) pack(im *impl, buf []float32) {
 // images of a block, their transformed tiles and the GEMMs' results.
 type winoBuffers struct {
 	pad, v, m []float32
+	dy        []float32 // Winograd3x3GradU: a block's output gradient, padded to whole tiles
 }
 
 // grow makes a buffer at least n long, reusing it if it is.
@@ -406,4 +410,126 @@ func winoOutput(m []float32, lde int, dst []float32, ldRow, ldPix int, skip, bia
 			}
 		}
 	}
+}
+
+// winoGradBlockTiles is about how many tiles Winograd3x3GradU takes at a
+// time: the depth of its GEMMs.
+const winoGradBlockTiles = 256
+
+// GradUSize returns the length of the transformed weight gradient that
+// Winograd3x3GradU accumulates and AddWeightGrad reads: 36 × Cin (rounded
+// up to 8) × Cout.
+func (cv *Winograd3x3) GradUSize() int { return winoElems * cv.cinP * cv.cout }
+
+// Winograd3x3GradU adds to du (GradUSize long) the gradient of a loss with
+// respect to cv's transformed weights, for images images with input x and
+// output gradient dy (as Winograd3x3 takes and gives them, before bias, skip
+// and ReLU): Σ over tiles of (Bᵀ d B) ⊙ (A dy Aᵀ), 36 GEMMs of depth the
+// tiles. [Winograd3x3.AddWeightGrad] takes it back to the weights. It runs
+// on the calling goroutine with w's buffers and panics if a slice is too
+// short.
+func (w *Workspace) Winograd3x3GradU(cv *Winograd3x3, images int, x, dy, du []float32) {
+	px := cv.h * cv.w
+	if images < 0 || len(x) < images*px*cv.cin || len(dy) < images*px*cv.cout || len(du) < cv.GradUSize() {
+		panic(fmt.Sprintf("kernels: Winograd3x3GradU of %d images of %d pixels: len(x) %d, len(dy) %d, len(du) %d",
+			images, px, len(x), len(dy), len(du)))
+	}
+	if images == 0 {
+		return
+	}
+	im := current.Load()
+	wb := &w.wino
+	h, wd, cinP, cout := cv.h, cv.w, cv.cinP, cv.cout
+	tpi := cv.th * cv.tw
+	per := max(1, winoGradBlockTiles/tpi)
+	ph, pw := 4*cv.th+2, 4*cv.tw+2
+	qh, qw := 4*cv.th, 4*cv.tw // dy padded to whole tiles
+	nb0 := min(per, images)
+	wb.pad = growBuf(wb.pad, nb0*ph*pw*cinP)
+	wb.dy = growBuf(wb.dy, nb0*qh*qw*cout)
+	wb.v = growBuf(wb.v, winoElems*nb0*tpi*cinP)
+	wb.m = growBuf(wb.m, winoElems*nb0*tpi*cout)
+	inT, gradT := im.winoIn, im.winoGrad
+	if inT == nil {
+		inT, gradT = winoInput, winoGrad
+	}
+	for i0 := 0; i0 < images; i0 += per {
+		nb := min(per, images-i0)
+		T := nb * tpi
+		cv.padImages(wb.pad, x, i0, nb)
+		for img := range nb {
+			d := wb.dy[img*qh*qw*cout : (img+1)*qh*qw*cout]
+			src := dy[(i0+img)*px*cout : (i0+img+1)*px*cout]
+			for r := range qh {
+				row := d[r*qw*cout : (r+1)*qw*cout]
+				if r >= h {
+					clear(row)
+					continue
+				}
+				copy(row[:wd*cout], src[r*wd*cout:(r+1)*wd*cout])
+				clear(row[wd*cout:])
+			}
+		}
+		for t := range T {
+			img, tr, tf := t/tpi, t%tpi/cv.tw, t%cv.tw
+			inT(wb.pad[((img*ph+4*tr)*pw+4*tf)*cinP:], pw*cinP, cinP, wb.v[t*winoElems*cinP:], cinP, cinP)
+			gradT(wb.dy[((img*qh+4*tr)*qw+4*tf)*cout:], qw*cout, cout, wb.m[t*winoElems*cout:], cout, cout)
+		}
+		for e := range winoElems {
+			gemmIn(im, &w.ws, true, false, cinP, cout, T, 1, wb.v[e*cinP:], winoElems*cinP, nil,
+				wb.m[e*cout:], winoElems*cout, 1, du[e*cinP*cout:(e+1)*cinP*cout], cout)
+		}
+	}
+}
+
+// AddWeightGrad adds to dw (the weights' layout, as NewWinograd3x3 takes
+// them) the gradient given by du from Winograd3x3GradU: since U = G g Gᵀ,
+// dg = Gᵀ dU G. It panics if a slice is too short.
+func (cv *Winograd3x3) AddWeightGrad(du, dw []float32) {
+	cin, cout, cinP := cv.cin, cv.cout, cv.cinP
+	if len(du) < cv.GradUSize() || len(dw) < 9*cin*cout {
+		panic(fmt.Sprintf("kernels: AddWeightGrad: len(du) %d, len(dw) %d", len(du), len(dw)))
+	}
+	g := &winoG
+	for u := range 3 {
+		for v := range 3 {
+			for a := range 6 {
+				for b := range 6 {
+					coef := float32(g[a][u] * g[b][v])
+					if coef == 0 {
+						continue
+					}
+					for c := range cin {
+						Axpy(coef, du[((a*6+b)*cinP+c)*cout:((a*6+b)*cinP+c+1)*cout], dw[((u*3+v)*cin+c)*cout:((u*3+v)*cin+c+1)*cout])
+					}
+				}
+			}
+		}
+	}
+}
+
+// winoGrad is the portable output-gradient transform: dst[e*lde+c] =
+// (A y Aᵀ)[e/6][e%6] of y[r][j] = src[r*ldRow+j*ldPix+c], for c < n.
+func winoGrad(src []float32, ldRow, ldPix int, dst []float32, lde, n int) {
+	for c := range n {
+		var t [24]float32 // 6×4
+		for j := range 4 {
+			s := src[j*ldPix+c:]
+			z0, z1, z2, z3, z4, z5 := ga(s[0], s[ldRow], s[2*ldRow], s[3*ldRow])
+			t[j], t[4+j], t[8+j], t[12+j], t[16+j], t[20+j] = z0, z1, z2, z3, z4, z5
+		}
+		for a := range 6 {
+			r := t[a*4 : a*4+4]
+			z0, z1, z2, z3, z4, z5 := ga(r[0], r[1], r[2], r[3])
+			d := dst[a*6*lde+c:]
+			d[0], d[lde], d[2*lde], d[3*lde], d[4*lde], d[5*lde] = z0, z1, z2, z3, z4, z5
+		}
+	}
+}
+
+// ga is A·y for one column of a 4×4 tile (the assembly's formulas).
+func ga(y0, y1, y2, y3 float32) (z0, z1, z2, z3, z4, z5 float32) {
+	p, q := y0+y2, y1+y3
+	r, s := y0+4*y2, y1+4*y3
+	return y0, p + q, p - q, r + 2*s, r - 2*s, y3
 }

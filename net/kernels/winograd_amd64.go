@@ -53,3 +53,21 @@ func winoOutputAVX2s(m []float32, lde int, dst []float32, ldRow, ldPix int, skip
 		winoOutput(m[n8:], lde, dst[n8:], ldRow, ldPix, s, bias[n8:], rows, cols, n-n8, relu)
 	}
 }
+
+// winoGradAVX2 is winoGrad for n8 vectors of 8 channels; see
+// gen_winograd.go. It needs AVX2 and FMA.
+//
+//go:noescape
+func winoGradAVX2(src *float32, ldRow, ldPix int, dst *float32, lde, n8 int)
+
+func winoGradAVX2s(src []float32, ldRow, ldPix int, dst []float32, lde, n int) {
+	n8 := n &^ 7
+	if n8 > 0 {
+		_ = src[3*ldRow+3*ldPix+n8-1]
+		_ = dst[35*lde+n8-1]
+		winoGradAVX2(&src[0], ldRow, ldPix, &dst[0], lde, n8/8)
+	}
+	if n8 < n {
+		winoGrad(src[n8:], ldRow, ldPix, dst[n8:], lde, n-n8)
+	}
+}

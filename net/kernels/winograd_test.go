@@ -173,3 +173,65 @@ func TestWinograd3x3SetWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestWinograd3x3WeightGrad: Winograd3x3GradU then AddWeightGrad gives the
+// weight gradient of the direct convolution (in float64), added to what dw
+// held, within float32 rounding of the terms' magnitudes, for every
+// implementation and odd sizes.
+func TestWinograd3x3WeightGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	cases := []struct{ h, w, cin, cout, images int }{
+		{1, 1, 1, 1, 1},
+		{11, 11, 15, 64, 2},
+		{5, 7, 3, 17, 3},
+		{9, 6, 13, 33, 40},
+		{11, 11, 8, 8, 30}, // two blocks of images
+	}
+	for _, cs := range cases {
+		x := randVec(rng, cs.images*cs.h*cs.w*cs.cin)
+		dy := randVec(rng, cs.images*cs.h*cs.w*cs.cout)
+		dw0 := randVec(rng, 9*cs.cin*cs.cout)
+		want, scale := make([]float64, len(dw0)), make([]float64, len(dw0))
+		for i, v := range dw0 {
+			want[i], scale[i] = float64(v), math.Abs(float64(v))
+		}
+		for img := range cs.images {
+			for r := range cs.h {
+				for c := range cs.w {
+					for tap := range 9 {
+						rr, cc := r+tap/3-1, c+tap%3-1
+						if rr < 0 || rr >= cs.h || cc < 0 || cc >= cs.w {
+							continue
+						}
+						xs := x[((img*cs.h+rr)*cs.w+cc)*cs.cin:]
+						ds := dy[((img*cs.h+r)*cs.w+c)*cs.cout:]
+						for i := range cs.cin {
+							for o := range cs.cout {
+								v := float64(xs[i]) * float64(ds[o])
+								want[(tap*cs.cin+i)*cs.cout+o] += v
+								scale[(tap*cs.cin+i)*cs.cout+o] += math.Abs(v)
+							}
+						}
+					}
+				}
+			}
+		}
+		cv := NewWinograd3x3(cs.h, cs.w, cs.cin, cs.cout, make([]float32, 9*cs.cin*cs.cout))
+		for _, im := range impls {
+			t.Run(fmt.Sprintf("%+v/%s", cs, im.name), func(t *testing.T) {
+				defer current.Store(current.Load())
+				current.Store(im)
+				var ws Workspace
+				du := make([]float32, cv.GradUSize())
+				ws.Winograd3x3GradU(cv, cs.images, x, dy, du)
+				dw := append([]float32(nil), dw0...)
+				cv.AddWeightGrad(du, dw)
+				for i := range want {
+					if d := math.Abs(float64(dw[i]) - want[i]); d > 1e-5*scale[i]+1e-6 || math.IsNaN(float64(dw[i])) {
+						t.Fatalf("gradient %d: got %v, want %v (difference %.3g, terms' magnitude %.3g)", i, dw[i], want[i], d, scale[i])
+					}
+				}
+			})
+		}
+	}
+}
