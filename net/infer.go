@@ -50,9 +50,9 @@ func fold(l *convBN) foldedConv {
 // path computes it (the GEMM's result for a row does not depend on the
 // other rows), and the results are bitwise the same for any thread count.
 // A batch of one position is driven from the calling goroutine, each of
-// its 3x3 (Winograd) layers with its output channels split over the
-// threads (kernels.RunParts: helpers that spin between layers instead of
-// sleeping), or on one thread when that has measured faster (splitChooser).
+// its 3x3 (Winograd) layers split over the threads (kernels.WinogradTeam,
+// on helpers that spin between layers instead of sleeping), or on one
+// thread when that has measured faster (splitChooser).
 type Inference struct {
 	cfg     Config
 	id      string
@@ -94,11 +94,9 @@ type Inference struct {
 	// runChunk is in.forwardChunk as a func value made once, so that
 	// handing it to kernels.Parallel allocates nothing.
 	runChunk func(int)
-	// layer is the layer being split over threads, written by conv
-	// before kernels.RunParts starts the parts and only read while they
-	// run; runLayer is in.layerPart as a func value made once.
-	layer    layerArgs
-	runLayer func(int)
+	// team runs a Winograd layer of one position split over the threads
+	// (made at the first such call).
+	team *kernels.WinogradTeam
 	// split chooses whether one position runs its layers split over the
 	// threads.
 	split splitChooser
@@ -154,7 +152,6 @@ func (n *Network) NewInference(threads int, id string) *Inference {
 	in.fc2 = dense{in: n.valFC2.in, out: n.valFC2.out, w: append([]float32(nil), n.valFC2.w...), b: append([]float32(nil), n.valFC2.b...)}
 	in.chunks = make([]chunk, threads)
 	in.runChunk = in.forwardChunk
-	in.runLayer = in.layerPart
 	return in
 }
 
@@ -288,30 +285,18 @@ func (s *splitChooser) record(split bool, d time.Duration) {
 }
 
 // conv computes out = relu(conv(x) + b (+ skip)) on c's buffers; a
-// Winograd layer on several threads has its output channels split over
-// them (kernels.RunParts, each part with its chunk's workspace).
+// Winograd layer on several threads has its work split over them
+// (kernels.WinogradTeam: input channels, then the GEMMs' elements, then
+// output channels).
 func (in *Inference) conv(c *chunk, threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
 	if l.wino == nil || in.direct || threads <= 1 {
 		c.convBiasReLU(in.direct, threads, l, x, rows, out, skip)
 		return
 	}
-	in.layer = layerArgs{l: l, images: rows / Squares, x: x, out: out, skip: skip, parts: threads}
-	kernels.RunParts(threads, in.runLayer)
-	in.layer = layerArgs{}
-}
-
-// layerArgs are the arguments of the layer whose parts RunParts runs.
-type layerArgs struct {
-	l            *foldedConv
-	images       int
-	x, out, skip []float32
-	parts        int
-}
-
-// layerPart runs part of in.layer on chunk part's workspace.
-func (in *Inference) layerPart(part int) {
-	a := &in.layer
-	in.chunks[part].ws.Winograd3x3Part(a.l.wino, a.images, a.x, a.l.b, a.skip, a.out, true, part, a.parts)
+	if in.team == nil {
+		in.team = kernels.NewWinogradTeam(in.threads)
+	}
+	in.team.Run(l.wino, rows/Squares, x, l.b, skip, out, true)
 }
 
 // Forward evaluates b positions already encoded in Input(b): it returns the

@@ -7,7 +7,8 @@
 // board, bias, skip and ReLU applied as the output is written; the
 // transforms in assembly on amd64), [Parallel] to run
 // independent pieces of work on every core ([RunParts] for pieces of tens
-// of microseconds, on helpers that spin between them), and a few vector helpers
+// of microseconds, on helpers that spin between them, [RunPhases] and
+// [WinogradTeam] for one convolution split over the cores), and a few vector helpers
 // ([Axpy], [Scale], [Dot], [ReLU], [ReLUGrad], [AddBiasPerRow],
 // [AddBiasPerCol]) that the convolutions, their backward passes and the
 // dense heads run on.

@@ -111,3 +111,43 @@ func TestRunParts(t *testing.T) {
 	}()
 	RunParts(-1, func(int) {})
 }
+
+// TestRunPhases checks that RunPhases calls f once for every part of every
+// phase, the parts of a phase at once, every part of a phase before any of
+// the next, and one after another when the helpers are busy.
+func TestRunPhases(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, busy := range []bool{false, true} {
+		for _, parts := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("busy=%v/parts=%d", busy, parts), func(t *testing.T) {
+				const phases = 4
+				var done [phases]atomic.Int32
+				var bad atomic.Int32
+				if busy {
+					team.mu.Lock()
+					defer team.mu.Unlock()
+				}
+				RunPhases(parts, phases, func(p, ph int) {
+					if ph > 0 && done[ph-1].Load() != int32(parts) {
+						bad.Add(1) // a part of the previous phase has not finished
+					}
+					done[ph].Add(1)
+					if !busy {
+						// Every part of the phase waits for the others: this
+						// finishes only if they run at the same time.
+						for done[ph].Load() < int32(parts) {
+						}
+					}
+				})
+				for ph := range phases {
+					if got := done[ph].Load(); got != int32(parts) {
+						t.Errorf("phase %d: got %d calls, want %d", ph, got, parts)
+					}
+				}
+				if bad.Load() != 0 {
+					t.Errorf("got %d calls before the previous phase had finished, want 0", bad.Load())
+				}
+			})
+		}
+	}
+}

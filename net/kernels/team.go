@@ -36,6 +36,11 @@ func RunParts(parts int, f func(part int)) {
 		return
 	}
 	defer team.mu.Unlock()
+	runOnTeam(parts, f)
+}
+
+// runOnTeam is RunParts with team.mu held.
+func runOnTeam(parts int, f func(part int)) {
 	for len(team.workers) < parts-1 {
 		w := &teamWorker{wake: make(chan struct{}, 1)}
 		team.workers = append(team.workers, w)
@@ -117,5 +122,60 @@ func (w *teamWorker) run() {
 		finished++
 		w.f(w.part)
 		w.done.Store(finished)
+	}
+}
+
+// RunPhases is RunParts for work in phases: f(part, phase) for every part
+// of every phase, the parts of a phase at once and every part of a phase
+// finished before any part of the next starts (the parts wait for each
+// other by spinning). When the helpers are busy or GOMAXPROCS is 1 the
+// calls run on the calling goroutine, phase by phase. It panics if parts or
+// phases is negative.
+func RunPhases(parts, phases int, f func(part, phase int)) {
+	if parts < 0 || phases < 0 {
+		panic(fmt.Sprintf("kernels: RunPhases with %d parts, %d phases", parts, phases))
+	}
+	if parts <= 1 || runtime.GOMAXPROCS(0) < 2 || !team.mu.TryLock() {
+		for ph := range phases {
+			for p := range parts {
+				f(p, ph)
+			}
+		}
+		return
+	}
+	defer team.mu.Unlock()
+	phased.f, phased.parts, phased.phases = f, parts, phases
+	phased.arrived.Store(0)
+	runOnTeam(parts, phased.run)
+	phased.f = nil
+}
+
+// phased is the running RunPhases, guarded by team.mu: written before the
+// parts are handed out and read by them (the hand-off orders the
+// accesses).
+var phased struct {
+	f             func(part, phase int)
+	parts, phases int
+	arrived       atomic.Int64 // parts that have finished a phase, all phases counted
+	run           func(int)    // phasedPart, as a func value made once
+}
+
+func init() { phased.run = phasedPart }
+
+// phasedPart runs one part of every phase of phased, waiting at the end of
+// each phase for the other parts.
+func phasedPart(part int) {
+	for ph := range phased.phases {
+		phased.f(part, ph)
+		if ph == phased.phases-1 {
+			break
+		}
+		want := int64(phased.parts * (ph + 1))
+		phased.arrived.Add(1)
+		for i := 0; phased.arrived.Load() < want; i++ {
+			if i >= 1<<10 {
+				osYield()
+			}
+		}
 	}
 }

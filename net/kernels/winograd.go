@@ -197,41 +197,23 @@ func growBuf(b []float32, n int) []float32 {
 // of cv's size, on the calling goroutine with w's buffers: x holds
 // images·H·W pixels of Cin channels, out and skip (nil: none) of Cout, bias
 // Cout values; act is ReLU if relu is set, else the identity. out must not
-// overlap x. It panics if a slice is too short.
+// overlap x. It panics if a slice is too short. ([WinogradTeam] splits
+// one convolution over several cores.)
 func (w *Workspace) Winograd3x3(cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool) {
-	w.Winograd3x3Part(cv, images, x, bias, skip, out, relu, 0, 1)
-}
-
-// Winograd3x3Part is Winograd3x3 for part part of parts (0 ≤ part < parts)
-// of the output channels, in whole micro-tile columns: called once for
-// each part, on parts goroutines with their own Workspace, the calls write
-// out together, each its own channels, and bitwise what one call to
-// Winograd3x3 would (a channel is computed the same whatever channels are
-// computed with it). Each part transforms the whole input itself, so the
-// parts need no synchronization between them.
-func (w *Workspace) Winograd3x3Part(cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool, part, parts int) {
-	if images < 0 || parts < 1 || part < 0 || part >= parts {
-		panic(fmt.Sprintf("kernels: Winograd3x3 of %d images, part %d of %d", images, part, parts))
-	}
 	px := cv.h * cv.w
-	if len(x) < images*px*cv.cin || len(out) < images*px*cv.cout || len(bias) < cv.cout ||
+	if images < 0 || len(x) < images*px*cv.cin || len(out) < images*px*cv.cout || len(bias) < cv.cout ||
 		(skip != nil && len(skip) < images*px*cv.cout) {
 		panic(fmt.Sprintf("kernels: Winograd3x3 of %d images of %d pixels: len(x) %d, len(out) %d, len(skip) %d, len(bias) %d",
 			images, px, len(x), len(out), len(skip), len(bias)))
 	}
-	im := current.Load()
-	slivers := ceilDiv(cv.cout, im.nr)
-	per := ceilDiv(slivers, parts)
-	j0 := min(cv.cout, part*per*im.nr)
-	j1 := min(cv.cout, j0+per*im.nr)
-	if j0 >= j1 || images == 0 {
+	if images == 0 {
 		return
 	}
-	winoConv(im, &w.ws, &w.wino, cv, images, x, bias, skip, out, relu, j0, j1)
+	winoConv(current.Load(), &w.ws, &w.wino, cv, images, x, bias, skip, out, relu, 0, cv.cout)
 }
 
-// winoConv is Winograd3x3Part on valid arguments for output channels
-// [j0, j1), j0 a multiple of im.nr.
+// winoConv is Winograd3x3 on valid arguments for output channels [j0,
+// j1), j0 a multiple of im.nr.
 func winoConv(im *impl, ws *workspace, wb *winoBuffers, cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool, j0, j1 int) {
 	packed := cv.packedFor(im)
 	h, w, cinP, cout := cv.h, cv.w, cv.cinP, cv.cout
@@ -532,4 +514,144 @@ func ga(y0, y1, y2, y3 float32) (z0, z1, z2, z3, z4, z5 float32) {
 	p, q := y0+y2, y1+y3
 	r, s := y0+4*y2, y1+4*y3
 	return y0, p + q, p - q, r + 2*s, r - 2*s, y3
+}
+
+// WinogradTeam runs Winograd3x3 convolutions split over several parts
+// that work together in phases ([RunPhases]) on shared buffers: the input
+// transform split by input channels, the 36 GEMMs by element, the output
+// transform by output channels. No part repeats another's work, so it
+// suits a convolution of one image, tens of microseconds, on several
+// cores. The result is bitwise what Workspace.Winograd3x3 computes. A
+// WinogradTeam is for one goroutine at a time.
+type WinogradTeam struct {
+	parts int
+	ws    []Workspace // one per part; ws[0]'s buffers are the shared ones
+	// The running convolution, written by Run before RunPhases starts the
+	// parts and only read while they run.
+	cv            *Winograd3x3
+	im            *impl
+	x, bias, skip []float32
+	out           []float32
+	relu          bool
+	i0, nb, T, Tg int
+	run           func(part, phase int) // t.phase, as a func value made once
+}
+
+// NewWinogradTeam returns a team of parts parts (at least 1).
+func NewWinogradTeam(parts int) *WinogradTeam {
+	t := &WinogradTeam{parts: max(parts, 1)}
+	t.ws = make([]Workspace, t.parts)
+	t.run = t.phase
+	return t
+}
+
+// Run is [Workspace.Winograd3x3] with the work split over t's parts.
+func (t *WinogradTeam) Run(cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool) {
+	px := cv.h * cv.w
+	if images < 0 || len(x) < images*px*cv.cin || len(out) < images*px*cv.cout || len(bias) < cv.cout ||
+		(skip != nil && len(skip) < images*px*cv.cout) {
+		panic(fmt.Sprintf("kernels: WinogradTeam.Run of %d images of %d pixels: len(x) %d, len(out) %d, len(skip) %d, len(bias) %d",
+			images, px, len(x), len(out), len(skip), len(bias)))
+	}
+	im := current.Load()
+	cv.packedFor(im)
+	tpi := cv.th * cv.tw
+	per := max(1, winoBlockTiles/tpi)
+	nb0 := min(per, images)
+	tiles := im.wholeSlivers(nb0 * tpi)
+	wb := &t.ws[0].wino
+	wb.pad = growBuf(wb.pad, nb0*(4*cv.th+2)*(4*cv.tw+2)*cv.cinP)
+	wb.v = growBuf(wb.v, winoElems*tiles*cv.cinP)
+	wb.m = growBuf(wb.m, winoElems*tiles*cv.cout)
+	t.cv, t.im, t.x, t.bias, t.skip, t.out, t.relu = cv, im, x, bias, skip, out, relu
+	for i0 := 0; i0 < images; i0 += per {
+		t.i0, t.nb = i0, min(per, images-i0)
+		t.T = t.nb * tpi
+		t.Tg = im.wholeSlivers(t.T)
+		RunPhases(t.parts, 3, t.run)
+	}
+	t.cv, t.im, t.x, t.bias, t.skip, t.out = nil, nil, nil, nil, nil, nil
+}
+
+// span returns part p of n things cut into t.parts runs.
+func (t *WinogradTeam) span(n, p int) (int, int) { return p * n / t.parts, (p + 1) * n / t.parts }
+
+// phase runs part p of phase ph of the block of images [t.i0, t.i0+t.nb).
+func (t *WinogradTeam) phase(p, ph int) {
+	cv, im, wb := t.cv, t.im, &t.ws[0].wino
+	cinP, cout := cv.cinP, cv.cout
+	tpi := cv.th * cv.tw
+	ph0, pw := 4*cv.th+2, 4*cv.tw+2
+	switch ph {
+	case 0: // pad and transform input channels [c0, c1), whole vectors
+		v0, v1 := t.span(cinP/8, p)
+		c0, c1 := 8*v0, 8*v1
+		if c0 < c1 {
+			cv.padChannels(wb.pad, t.x, t.i0, t.nb, c0, c1)
+			inT := im.winoIn
+			if inT == nil {
+				inT = winoInput
+			}
+			for tile := range t.T {
+				img, tr, tf := tile/tpi, tile%tpi/cv.tw, tile%cv.tw
+				src := wb.pad[((img*ph0+4*tr)*pw+4*tf)*cinP+c0:]
+				inT(src, pw*cinP, cinP, wb.v[tile*winoElems*cinP+c0:], cinP, c1-c0)
+			}
+		}
+		if p == 0 {
+			clear(wb.v[t.T*winoElems*cinP : t.Tg*winoElems*cinP])
+		}
+	case 1: // the GEMMs of elements [e0, e1)
+		e0, e1 := t.span(winoElems, p)
+		packed := cv.packedFor(im)
+		nP := roundUp(cout, im.nr)
+		for e := e0; e < e1; e++ {
+			gemmPacked(im, &t.ws[p].ws, t.Tg, cout, cinP, wb.v[e*cinP:], winoElems*cinP, packed[e*nP*cinP:(e+1)*nP*cinP], nP, 0,
+				wb.m[e*cout:], winoElems*cout)
+		}
+	case 2: // transform output channels [j0, j1), whole vectors but the last
+		v0, v1 := t.span((cout+7)/8, p)
+		j0, j1 := 8*v0, min(8*v1, cout)
+		if j0 >= j1 {
+			return
+		}
+		outT := im.winoOut
+		if outT == nil {
+			outT = winoOutput
+		}
+		h, w := cv.h, cv.w
+		var sk []float32
+		for tile := range t.T {
+			img, tr, tf := tile/tpi, tile%tpi/cv.tw, tile%cv.tw
+			off := ((t.i0+img)*h*w+4*tr*w+4*tf)*cout + j0
+			if t.skip != nil {
+				sk = t.skip[off:]
+			}
+			outT(wb.m[tile*winoElems*cout+j0:], cout, t.out[off:], w*cout, cout, sk, t.bias[j0:], min(4, h-4*tr), min(4, w-4*tf), j1-j0, t.relu)
+		}
+	}
+}
+
+// padChannels is padImages for channels [c0, c1) only (c1 ≤ cinP).
+func (cv *Winograd3x3) padChannels(dst, x []float32, i0, nb, c0, c1 int) {
+	h, w, cin, cinP := cv.h, cv.w, cv.cin, cv.cinP
+	ph, pw := 4*cv.th+2, 4*cv.tw+2
+	k1 := min(c1, cin) // channels [c0, k1) come from x, [max(c0, k1), c1) are zero
+	for img := range nb {
+		d := dst[img*ph*pw*cinP : (img+1)*ph*pw*cinP]
+		src := x[(i0+img)*h*w*cin : (i0+img+1)*h*w*cin]
+		for r := range ph {
+			for c := range pw {
+				px := d[(r*pw+c)*cinP : (r*pw+c+1)*cinP]
+				if r == 0 || r > h || c == 0 || c > w {
+					clear(px[c0:c1])
+					continue
+				}
+				if c0 < k1 {
+					copy(px[c0:k1], src[((r-1)*w+c-1)*cin+c0:((r-1)*w+c-1)*cin+k1])
+				}
+				clear(px[max(c0, k1):c1])
+			}
+		}
+	}
 }

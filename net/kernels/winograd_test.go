@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -47,9 +48,7 @@ func conv3x3Ref(h, w, cin, cout, images int, x, wt, bias, skip []float32, relu b
 // TestWinograd3x3MatchesDirect: Winograd3x3 against the direct convolution
 // in float64, within float32 rounding of the terms' magnitudes, for every
 // implementation, odd sizes (channels not multiples of 8, boards that are
-// not whole tiles, a board of one pixel), with and without skip and ReLU;
-// and every split of the output channels into parts gives bitwise the
-// one-part result.
+// not whole tiles, a board of one pixel), with and without skip and ReLU.
 func TestWinograd3x3MatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	cases := []struct{ h, w, cin, cout, images int }{
@@ -86,21 +85,6 @@ func TestWinograd3x3MatchesDirect(t *testing.T) {
 							t.Fatalf("output %d: got %v, want %v (difference %.3g, terms' magnitude %.3g)", i, got[i], want[i], d, scale[i])
 						}
 					}
-					for _, parts := range []int{2, 3} {
-						split := make([]float32, len(want))
-						for i := range split {
-							split[i] = float32(math.NaN())
-						}
-						for p := range parts {
-							var wp Workspace
-							wp.Winograd3x3Part(cv, cs.images, x, bias, sk, split, relu, p, parts)
-						}
-						for i := range got {
-							if math.Float32bits(split[i]) != math.Float32bits(got[i]) {
-								t.Fatalf("%d parts: output %d: got %v, want %v (one part)", parts, i, split[i], got[i])
-							}
-						}
-					}
 				})
 			}
 		}
@@ -117,7 +101,7 @@ func TestWinograd3x3Allocs(t *testing.T) {
 	var ws Workspace
 	ws.Winograd3x3(cv, 9, x, bias, x, out, true)
 	for _, images := range []int{1, 4, 9} {
-		if allocs := testing.AllocsPerRun(5, func() { ws.Winograd3x3Part(cv, images, x, bias, x, out, true, 1, 2) }); allocs != 0 {
+		if allocs := testing.AllocsPerRun(5, func() { ws.Winograd3x3(cv, images, x, bias, x, out, true) }); allocs != 0 {
 			t.Errorf("%d images: got %v allocations, want 0", images, allocs)
 		}
 	}
@@ -232,6 +216,58 @@ func TestWinograd3x3WeightGrad(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestWinogradTeam: a WinogradTeam of 1, 2 and 3 parts gives bitwise what
+// Winograd3x3 gives, for every implementation and odd sizes, with and
+// without skip and ReLU, allocating nothing once grown.
+func TestWinogradTeam(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	rng := rand.New(rand.NewPCG(23, 24))
+	cases := []struct{ h, w, cin, cout, images int }{
+		{1, 1, 1, 1, 1},
+		{11, 11, 15, 64, 1},
+		{11, 11, 64, 64, 1},
+		{5, 7, 3, 17, 3},
+		{9, 6, 13, 33, 9},
+	}
+	for _, cs := range cases {
+		x := randVec(rng, cs.images*cs.h*cs.w*cs.cin)
+		bias := randVec(rng, cs.cout)
+		skip := randVec(rng, cs.images*cs.h*cs.w*cs.cout)
+		cv := NewWinograd3x3(cs.h, cs.w, cs.cin, cs.cout, randVec(rng, 9*cs.cin*cs.cout))
+		for _, im := range impls {
+			for _, withSkip := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%+v/%s/skip=%v", cs, im.name, withSkip), func(t *testing.T) {
+					defer current.Store(current.Load())
+					current.Store(im)
+					var sk []float32
+					if withSkip {
+						sk = skip
+					}
+					var ws Workspace
+					want := make([]float32, cs.images*cs.h*cs.w*cs.cout)
+					ws.Winograd3x3(cv, cs.images, x, bias, sk, want, withSkip)
+					for _, parts := range []int{1, 2, 3} {
+						team := NewWinogradTeam(parts)
+						got := make([]float32, len(want))
+						team.Run(cv, cs.images, x, bias, sk, got, withSkip)
+						for i := range want {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%d parts: output %d: got %v, want %v (Winograd3x3)", parts, i, got[i], want[i])
+							}
+						}
+						if raceEnabled {
+							continue
+						}
+						if allocs := testing.AllocsPerRun(5, func() { team.Run(cv, cs.images, x, bias, sk, got, withSkip) }); allocs != 0 {
+							t.Errorf("%d parts: got %v allocations per Run, want 0", parts, allocs)
+						}
+					}
+				})
+			}
 		}
 	}
 }
