@@ -100,7 +100,7 @@ type Inference struct {
 	// split chooses whether one position runs its layers split over the
 	// threads.
 	split splitChooser
-	// direct runs the 3x3 convolutions as im2col (or patches) GEMMs
+	// direct runs the 3x3 convolutions as im2col GEMMs
 	// instead of Winograd: the reference the tests compare with. Set only
 	// by tests, before use.
 	direct bool
@@ -115,12 +115,9 @@ type chunk struct {
 	h, t, u   []float32
 	col       []float32
 	v, hidden []float32
-	// ws holds the chunk's GEMM packing buffers, so that chunks on several
-	// cores never share or grow pooled ones.
+	// ws holds the chunk's GEMM packing and Winograd buffers, so that
+	// chunks on several cores never share or grow pooled ones.
 	ws kernels.Workspace
-	// patches describes a 3x3 convolution's operand to ws.GemmPatches
-	// (kept here so that passing it allocates nothing).
-	patches kernels.Patches
 }
 
 // gemm is out = a·b (a m×k, b k×n) on threads threads; on one, with c's
@@ -191,15 +188,6 @@ func (c *chunk) grow(cfg Config, b int) {
 	c.positions = b
 }
 
-// patchesFrom is the smallest chunk, in positions, whose 3x3 convolutions
-// skip the im2col matrix (kernels.Workspace.GemmPatches). Measured with
-// BenchmarkInference on one AVX2 core (2-core EPYC, 2026-12-01, noisy: other
-// processes came and went), against im2col: batch 64 +6% and +24%,
-// batch 256 -3% and +20%, but batch 16 -4% and -8% and batch 1 -5% (a
-// smaller im2col matrix stays in cache, and gathering sliver by sliver
-// costs more than the copy it saves).
-const patchesFrom = 64
-
 // convBiasReLU computes out = relu(conv(x) + b (+ skip)), with c's im2col
 // scratch and workspace.
 func (c *chunk) convBiasReLU(direct bool, threads int, l *foldedConv, x []float32, rows int, out, skip []float32) {
@@ -209,12 +197,6 @@ func (c *chunk) convBiasReLU(direct bool, threads int, l *foldedConv, x []float3
 		// skip and ReLU applied as the output is written.
 		c.ws.Winograd3x3(l.wino, rows/Squares, x, l.b, skip, out, true)
 		return
-	case l.k == 3 && threads <= 1 && rows >= patchesFrom*Squares:
-		// The GEMM gathers its operand from x itself: no im2col matrix
-		// written to memory and read back.
-		c.patches = kernels.Patches{X: x[:rows*l.cin], Cin: l.cin, Squares: Squares, Taps: taps3x3}
-		c.ws.GemmPatches(rows, l.cout, &c.patches, l.w, l.cout, out, l.cout)
-		c.patches.X = nil
 	case l.k == 3:
 		// The GEMM of the im2col matrix, on one thread or split over several
 		// (the matrix grown to the largest such call: allocations only

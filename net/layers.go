@@ -16,9 +16,6 @@ import (
 // s, or -1 off the board: the taps of a 3x3 convolution.
 var neighbour3x3 [Squares][9]int16
 
-// taps3x3 is neighbour3x3 flat, as kernels.Patches takes it.
-var taps3x3 = make([]int16, 0, Squares*9)
-
 func init() {
 	for s := range Squares {
 		f, r := s%BoardSize, s/BoardSize
@@ -30,7 +27,6 @@ func init() {
 				neighbour3x3[s][k] = int16(nr*BoardSize + nf)
 			}
 		}
-		taps3x3 = append(taps3x3, neighbour3x3[s][:]...)
 	}
 }
 
