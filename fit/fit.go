@@ -173,6 +173,39 @@ type PredictorReport struct {
 	// value or when no game has a result.
 	ValueLogLoss       *Estimate `json:"value_log_loss"`
 	ValueMinusConstant *Estimate `json:"value_log_loss_minus_constant"`
+	// ValueByPly is the same two figures over the positions of each range
+	// of PlyRanges that has any: whether the value knows more than the
+	// rates early in a game, or only once it is decided.
+	ValueByPly []PlyValue `json:"value_by_ply,omitempty"`
+}
+
+// PlyRanges are the ranges of plies (the position's index in its game,
+// from 0) that PredictorReport.ValueByPly splits the value's figures by;
+// To 0 means no end.
+var PlyRanges = [...]PlyRange{{0, 10}, {10, 20}, {20, 40}, {40, 0}}
+
+// PlyRange is the plies From to To-1 (To 0: no end).
+type PlyRange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Has reports whether ply lies in r.
+func (r PlyRange) Has(ply int) bool { return ply >= r.From && (r.To == 0 || ply < r.To) }
+
+// String writes r as "0-9", or "40+" without an end.
+func (r PlyRange) String() string {
+	if r.To == 0 {
+		return fmt.Sprintf("%d+", r.From)
+	}
+	return fmt.Sprintf("%d-%d", r.From, r.To-1)
+}
+
+// PlyValue is the value's fit over the positions of one ply range.
+type PlyValue struct {
+	Plies         PlyRange `json:"plies"`
+	LogLoss       Estimate `json:"log_loss"`
+	MinusConstant Estimate `json:"log_loss_minus_constant"`
 }
 
 // SideReport is the move-prediction accuracy for one side to move.
@@ -209,7 +242,11 @@ type gameSums struct {
 	valued        float64    // positions with a result and a value
 	loss          float64    // the value's log loss over them
 	constLoss     float64    // the constant predictor's over the same
+	byPly         [len(PlyRanges)]valueSums
 }
+
+// valueSums are a game's value sums over the positions of one ply range.
+type valueSums struct{ valued, loss, constLoss float64 }
 
 // Measure scores every position of games with each predictor, in parallel,
 // and returns the figures. The games are replayed records under v
@@ -370,9 +407,18 @@ func sumGame(g *datasets.RecordGame, scores []Score, rates *[4]float64) gameSums
 			continue
 		}
 		p := sc.WDL[1-result] // +1 → WDL[0], 0 → WDL[1], -1 → WDL[2]
+		loss, constLoss := -math.Log(max(p, logFloor)), -math.Log(max(rates[g.Winner], logFloor))
 		s.valued++
-		s.loss += -math.Log(max(p, logFloor))
-		s.constLoss += -math.Log(max(rates[g.Winner], logFloor))
+		s.loss += loss
+		s.constLoss += constLoss
+		for r, plies := range PlyRanges {
+			if plies.Has(i) {
+				b := &s.byPly[r]
+				b.valued++
+				b.loss += loss
+				b.constLoss += constLoss
+			}
+		}
 	}
 	return s
 }
@@ -403,6 +449,19 @@ func predictorReport(name string, games []gameSums) PredictorReport {
 	if len(loss) > 0 {
 		l, d := estimate(loss, 0, math.Inf(1)), estimate(diff, math.Inf(-1), math.Inf(1))
 		r.ValueLogLoss, r.ValueMinusConstant = &l, &d
+	}
+	for k, plies := range PlyRanges {
+		loss, diff = loss[:0], diff[:0]
+		for i := range games {
+			if b := &games[i].byPly[k]; b.valued > 0 {
+				loss = append(loss, cluster{y: b.loss, n: b.valued})
+				diff = append(diff, cluster{y: b.loss - b.constLoss, n: b.valued})
+			}
+		}
+		if len(loss) > 0 {
+			r.ValueByPly = append(r.ValueByPly, PlyValue{Plies: plies,
+				LogLoss: estimate(loss, 0, math.Inf(1)), MinusConstant: estimate(diff, math.Inf(-1), math.Inf(1))})
+		}
 	}
 	return r
 }

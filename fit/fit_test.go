@@ -444,3 +444,65 @@ func TestMeasureErrors(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestValueByPly: the value's figures by ply range, on games made by hand
+// whose value is right with probability 1/2 before ply 10, 0.8 from 10 to
+// 19 and 0.9 from 20 on, the attackers having won; the constant says 1/2.
+func TestValueByPly(t *testing.T) {
+	right := func(ply int) float64 {
+		switch {
+		case ply < 10:
+			return 0.5
+		case ply < 20:
+			return 0.8
+		}
+		return 0.9
+	}
+	type want struct {
+		plies PlyRange
+		loss  float64
+		n     int
+	}
+	cases := []struct {
+		name  string
+		plies int
+		want  []want
+	}{
+		{"45 plies", 45, []want{{PlyRange{0, 10}, math.Ln2, 10}, {PlyRange{10, 20}, -math.Log(0.8), 10},
+			{PlyRange{20, 40}, -math.Log(0.9), 20}, {PlyRange{40, 0}, -math.Log(0.9), 5}}},
+		{"15 plies: no range past the game", 15, []want{{PlyRange{0, 10}, math.Ln2, 10}, {PlyRange{10, 20}, -math.Log(0.8), 5}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := &datasets.RecordGame{Positions: make([]rules.Position, c.plies), Moves: make([]rules.Move, c.plies), Winner: rules.AttackersWin}
+			scores := make([]Score, c.plies)
+			for i := range scores {
+				q := right(i)
+				if i%2 == 1 {
+					g.Positions[i].ToMove = rules.Defenders
+					scores[i] = Score{HasValue: true, WDL: [3]float64{1 - q, 0, q}}
+				} else {
+					scores[i] = Score{HasValue: true, WDL: [3]float64{q, 0, 1 - q}}
+				}
+			}
+			var rates [4]float64
+			rates[rules.AttackersWin], rates[rules.DefendersWin] = 0.5, 0.5
+			r := predictorReport("by hand", []gameSums{sumGame(g, scores, &rates)})
+			if len(r.ValueByPly) != len(c.want) {
+				t.Fatalf("got %d ply ranges %+v, want %d", len(r.ValueByPly), r.ValueByPly, len(c.want))
+			}
+			for i, w := range c.want {
+				got := r.ValueByPly[i]
+				if got.Plies != w.plies {
+					t.Errorf("range %d: got plies %v, want %v", i, got.Plies, w.plies)
+				}
+				if !near(got.LogLoss.Mean, w.loss) || got.LogLoss.Positions != w.n {
+					t.Errorf("range %v: got log loss %v over %d positions, want %v over %d", w.plies, got.LogLoss.Mean, got.LogLoss.Positions, w.loss, w.n)
+				}
+				if !near(got.MinusConstant.Mean, w.loss-math.Ln2) {
+					t.Errorf("range %v: got %v less than the constant, want %v", w.plies, got.MinusConstant.Mean, w.loss-math.Ln2)
+				}
+			}
+		})
+	}
+}

@@ -188,6 +188,13 @@ func fitLine(rep *fit.Report, p *fit.PredictorReport, label string) string {
 		if rep.ConstantLogLoss != nil {
 			d := p.ValueMinusConstant
 			fmt.Fprintf(&b, " (constant rates: %.3f; difference %+.3f%s)", rep.ConstantLogLoss.Mean, d.Mean, ci(d, 1, "%+.3f"))
+			for i, pv := range p.ValueByPly {
+				sep := ", "
+				if i == 0 {
+					sep = "; difference by ply: "
+				}
+				fmt.Fprintf(&b, "%s%v %+.3f%s", sep, pv.Plies, pv.MinusConstant.Mean, ci(&pv.MinusConstant, 1, "%+.3f"))
+			}
 		}
 	}
 	return b.String()
