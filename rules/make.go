@@ -229,19 +229,8 @@ func (g *Game) judge(t Square, mover Side, kingMoved, swept bool) Outcome {
 	} else if v.def.Encirclement && g.encircled() {
 		return win(Attackers, Encirclement)
 	}
-	switch v.def.Repetition {
-	case RepetitionMoverLoses:
-		if g.occurrencesBefore() >= 2 {
-			return win(mover.Opponent(), Repetition)
-		}
-	case RepetitionDefendersLose:
-		if mover == Defenders && g.occurrencesBefore() >= 2 {
-			return win(Attackers, Repetition)
-		}
-	case RepetitionDraw:
-		if g.occurrencesBefore() >= 2 {
-			return Outcome{Winner: Draw, Reason: Repetition, Ply: ply}
-		}
+	if o := g.judgeRepetition(mover, ply); o.Over() {
+		return o
 	}
 	if !g.hasMove() {
 		return win(mover, NoMoves)
@@ -325,4 +314,27 @@ func (g *Game) encircled() bool {
 		flood = next
 	}
 	return false
+}
+
+// judgeRepetition returns the outcome of the repetition rule for a move of
+// mover that made ply, or no outcome: the same under both referees.
+func (g *Game) judgeRepetition(mover Side, ply int32) Outcome {
+	var winner Winner
+	switch g.v.def.Repetition {
+	case RepetitionMoverLoses:
+		winner = winnerOf(mover.Opponent())
+	case RepetitionDefendersLose:
+		if mover != Defenders {
+			return Outcome{}
+		}
+		winner = AttackersWin
+	case RepetitionDraw:
+		winner = Draw
+	default:
+		return Outcome{}
+	}
+	if g.occurrencesBefore() < 2 {
+		return Outcome{}
+	}
+	return Outcome{Winner: winner, Reason: Repetition, Ply: ply}
 }

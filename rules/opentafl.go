@@ -312,19 +312,8 @@ func (g *Game) judgeOpenTafl(t Square, mover Side, kingMoved, swept, kingTaken b
 	if g.attackers.Empty() {
 		return win(Defenders, NoMoves)
 	}
-	switch v.def.Repetition {
-	case RepetitionMoverLoses:
-		if g.occurrencesBefore() >= 2 {
-			return win(mover.Opponent(), Repetition)
-		}
-	case RepetitionDefendersLose:
-		if mover == Defenders && g.occurrencesBefore() >= 2 {
-			return win(Attackers, Repetition)
-		}
-	case RepetitionDraw:
-		if g.occurrencesBefore() >= 2 {
-			return Outcome{Winner: Draw, Reason: Repetition, Ply: ply}
-		}
+	if o := g.judgeRepetition(mover, ply); o.Over() {
+		return o
 	}
 	if kingMoved && v.corners.Has(t) {
 		return win(Defenders, KingEscaped)
