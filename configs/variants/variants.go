@@ -8,8 +8,9 @@
 //
 // Rule-set files are TOML, one key per field of rules.Definition (the
 // embedded files document every key). Every key is required (but referee,
-// added later, which defaults to "taflab") and an unknown key is refused, so that a typo never silently leaves a default. The
-// package imports only rules, so that any package's tests may use it.
+// added later, which defaults to "taflab") and an unknown key is refused,
+// so that a typo never silently leaves a default. The package imports only
+// rules, so that any package's tests may use it.
 package variants
 
 import (
