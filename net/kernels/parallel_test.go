@@ -71,12 +71,14 @@ func TestRunParts(t *testing.T) {
 				}
 				calls := make([]atomic.Int32, max(parts, 1))
 				// Every part waits until all have started: this finishes only
-				// if the parts run at the same time.
+				// if the parts run at the same time (more parts than
+				// processors run one after another: see "oversubscribed").
+				concurrent := parts <= runtime.GOMAXPROCS(0)
 				var started atomic.Int32
 				RunParts(parts, func(p int) {
 					calls[p].Add(1)
 					started.Add(1)
-					for started.Load() < int32(parts) {
+					for concurrent && started.Load() < int32(parts) {
 					}
 				})
 				for p := range parts {
@@ -92,6 +94,15 @@ func TestRunParts(t *testing.T) {
 		var order []int
 		RunParts(3, func(p int) { order = append(order, p) })
 		team.mu.Unlock()
+		if fmt.Sprint(order) != "[0 1 2]" {
+			t.Errorf("got parts run in order %v, want [0 1 2] on the caller", order)
+		}
+	})
+	t.Run("oversubscribed", func(t *testing.T) {
+		// Three parts on two processors: spinning parts could hold both
+		// while the third waits, so they run on the caller.
+		var order []int
+		RunParts(3, func(p int) { order = append(order, p) })
 		if fmt.Sprint(order) != "[0 1 2]" {
 			t.Errorf("got parts run in order %v, want [0 1 2] on the caller", order)
 		}
@@ -120,6 +131,9 @@ func TestRunPhases(t *testing.T) {
 	for _, busy := range []bool{false, true} {
 		for _, parts := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("busy=%v/parts=%d", busy, parts), func(t *testing.T) {
+				// More parts than GOMAXPROCS run one after another, as
+				// with busy helpers.
+				serial := busy || parts > runtime.GOMAXPROCS(0)
 				const phases = 4
 				var done [phases]atomic.Int32
 				var bad atomic.Int32
@@ -132,7 +146,7 @@ func TestRunPhases(t *testing.T) {
 						bad.Add(1) // a part of the previous phase has not finished
 					}
 					done[ph].Add(1)
-					if !busy {
+					if !serial {
 						// Every part of the phase waits for the others: this
 						// finishes only if they run at the same time.
 						for done[ph].Load() < int32(parts) {

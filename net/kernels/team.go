@@ -18,9 +18,10 @@ import (
 // the spinning core while it lasts.
 //
 // The helpers are shared by the whole process and used by one caller at a
-// time: if another goroutine is running parts on them, or GOMAXPROCS is 1
-// (a spinning helper would then hold the only processor), the parts run one
-// after another on the calling goroutine instead. So the parts must not
+// time: if another goroutine is running parts on them, or there are more
+// parts than GOMAXPROCS (spinning parts would then hold every processor
+// while a part waits for one), the parts run one after another on the
+// calling goroutine instead. So the parts must not
 // depend on running at the same time, and results must not depend on which
 // goroutine runs which part. It allocates nothing in steady state if f does
 // not and is a func value made once; f must not call RunParts or Parallel.
@@ -29,7 +30,7 @@ func RunParts(parts int, f func(part int)) {
 	if parts < 0 {
 		panic(fmt.Sprintf("kernels: RunParts with %d parts", parts))
 	}
-	if parts <= 1 || runtime.GOMAXPROCS(0) < 2 || !team.mu.TryLock() {
+	if parts <= 1 || parts > runtime.GOMAXPROCS(0) || !team.mu.TryLock() {
 		for p := range parts {
 			f(p)
 		}
@@ -128,14 +129,14 @@ func (w *teamWorker) run() {
 // RunPhases is RunParts for work in phases: f(part, phase) for every part
 // of every phase, the parts of a phase at once and every part of a phase
 // finished before any part of the next starts (the parts wait for each
-// other by spinning). When the helpers are busy or GOMAXPROCS is 1 the
-// calls run on the calling goroutine, phase by phase. It panics if parts or
+// other by spinning). When the helpers are busy or there are more parts
+// than GOMAXPROCS the calls run on the calling goroutine, phase by phase. It panics if parts or
 // phases is negative.
 func RunPhases(parts, phases int, f func(part, phase int)) {
 	if parts < 0 || phases < 0 {
 		panic(fmt.Sprintf("kernels: RunPhases with %d parts, %d phases", parts, phases))
 	}
-	if parts <= 1 || runtime.GOMAXPROCS(0) < 2 || !team.mu.TryLock() {
+	if parts <= 1 || parts > runtime.GOMAXPROCS(0) || !team.mu.TryLock() {
 		for ph := range phases {
 			for p := range parts {
 				f(p, ph)

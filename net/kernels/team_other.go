@@ -4,6 +4,6 @@ package kernels
 
 import "runtime"
 
-// osYield lets other goroutines run (Linux's gives the processor to other
-// threads too).
+// osYield lets other goroutines run (Linux's also gives the core to other
+// threads).
 func osYield() { runtime.Gosched() }
