@@ -290,7 +290,7 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 	parts := min(in.threads, b)
 	if parts <= 1 {
 		// One position (or one thread): driven from this goroutine, each
-		// 3x3 layer's output channels split over the threads.
+		// 3x3 layer split over the threads (conv).
 		in.chunks[0].grow(in.cfg, min(b, subBatch))
 		threads := 1
 		var start time.Time

@@ -185,7 +185,7 @@ type winoBuffers struct {
 	dy        []float32 // Winograd3x3GradU: a block's output gradient, padded to whole tiles
 }
 
-// grow makes a buffer at least n long, reusing it if it is.
+// growBuf makes a buffer at least n long, reusing it if it is.
 func growBuf(b []float32, n int) []float32 {
 	if cap(b) < n {
 		return make([]float32, n)
@@ -209,12 +209,11 @@ func (w *Workspace) Winograd3x3(cv *Winograd3x3, images int, x, bias, skip, out 
 	if images == 0 {
 		return
 	}
-	winoConv(current.Load(), &w.ws, &w.wino, cv, images, x, bias, skip, out, relu, 0, cv.cout)
+	winoConv(current.Load(), &w.ws, &w.wino, cv, images, x, bias, skip, out, relu)
 }
 
-// winoConv is Winograd3x3 on valid arguments for output channels [j0,
-// j1), j0 a multiple of im.nr.
-func winoConv(im *impl, ws *workspace, wb *winoBuffers, cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool, j0, j1 int) {
+// winoConv is Winograd3x3 on valid arguments.
+func winoConv(im *impl, ws *workspace, wb *winoBuffers, cv *Winograd3x3, images int, x, bias, skip, out []float32, relu bool) {
 	packed := cv.packedFor(im)
 	h, w, cinP, cout := cv.h, cv.w, cv.cinP, cv.cout
 	tpi := cv.th * cv.tw
@@ -225,10 +224,7 @@ func winoConv(im *impl, ws *workspace, wb *winoBuffers, cv *Winograd3x3, images 
 	wb.pad = growBuf(wb.pad, min(per, images)*ph*pw*cinP)
 	wb.v = growBuf(wb.v, winoElems*tiles*cinP)
 	wb.m = growBuf(wb.m, winoElems*tiles*cout)
-	inT, outT := im.winoIn, im.winoOut
-	if inT == nil {
-		inT, outT = winoInput, winoOutput
-	}
+	inT, outT, _ := im.winoTransforms()
 	for i0 := 0; i0 < images; i0 += per {
 		nb := min(per, images-i0)
 		T := nb * tpi
@@ -247,17 +243,17 @@ func winoConv(im *impl, ws *workspace, wb *winoBuffers, cv *Winograd3x3, images 
 		Tg := im.wholeSlivers(T)
 		clear(wb.v[T*winoElems*cinP : Tg*winoElems*cinP])
 		for e := range winoElems {
-			gemmPacked(im, ws, Tg, j1-j0, cinP, wb.v[e*cinP:], winoElems*cinP, packed[e*nP*cinP:(e+1)*nP*cinP], nP, j0,
-				wb.m[e*cout+j0:], winoElems*cout)
+			gemmPacked(im, ws, Tg, cout, cinP, wb.v[e*cinP:], winoElems*cinP, packed[e*nP*cinP:(e+1)*nP*cinP], nP,
+				wb.m[e*cout:], winoElems*cout)
 		}
 		var sk []float32
 		for t := range T {
 			img, tr, tf := t/tpi, t%tpi/cv.tw, t%cv.tw
-			off := ((i0+img)*h*w+4*tr*w+4*tf)*cout + j0
+			off := ((i0+img)*h*w + 4*tr*w + 4*tf) * cout
 			if skip != nil {
 				sk = skip[off:]
 			}
-			outT(wb.m[t*winoElems*cout+j0:], cout, out[off:], w*cout, cout, sk, bias[j0:], min(4, h-4*tr), min(4, w-4*tf), j1-j0, relu)
+			outT(wb.m[t*winoElems*cout:], cout, out[off:], w*cout, cout, sk, bias, min(4, h-4*tr), min(4, w-4*tf), cout, relu)
 		}
 	}
 }
@@ -309,16 +305,15 @@ func (cv *Winograd3x3) padImages(dst, x []float32, i0, nb int) {
 }
 
 // gemmPacked is gemmIn for C = A·B with B packed beforehand: bp is a panel
-// of nP columns packed as packedFor does, and C gets its columns [j0,
-// j0+n), j0 a multiple of im.nr (c points at column j0).
-func gemmPacked(im *impl, ws *workspace, m, n, k int, a []float32, lda int, bp []float32, nP, j0 int, c []float32, ldc int) {
+// of nP columns packed as packedFor does, of which C gets the first n.
+func gemmPacked(im *impl, ws *workspace, m, n, k int, a []float32, lda int, bp []float32, nP int, c []float32, ldc int) {
 	mr := im.mr
 	kc := im.kBlock(k)
 	mc := roundUp(ceilDiv(m, ceilDiv(m, im.mc)), mr)
 	ws.grow(mc*kc, 0, mr*im.nr)
 	for pc := 0; pc < k; pc += kc {
 		kb := min(kc, k-pc)
-		b := bp[pc*nP+j0*kb:]
+		b := bp[pc*nP:]
 		for ic := 0; ic < m; ic += mc {
 			mb := min(mc, m-ic)
 			packA(im, false, a, lda, ic, mb, pc, kb, 1, ws.a)
@@ -431,10 +426,7 @@ func (w *Workspace) Winograd3x3GradU(cv *Winograd3x3, images int, x, dy, du []fl
 	wb.dy = growBuf(wb.dy, nb0*qh*qw*cout)
 	wb.v = growBuf(wb.v, winoElems*nb0*tpi*cinP)
 	wb.m = growBuf(wb.m, winoElems*nb0*tpi*cout)
-	inT, gradT := im.winoIn, im.winoGrad
-	if inT == nil {
-		inT, gradT = winoInput, winoGrad
-	}
+	inT, _, gradT := im.winoTransforms()
 	for i0 := 0; i0 < images; i0 += per {
 		nb := min(per, images-i0)
 		T := nb * tpi
@@ -588,10 +580,7 @@ func (t *WinogradTeam) phase(p, ph int) {
 		c0, c1 := 8*v0, 8*v1
 		if c0 < c1 {
 			cv.padChannels(wb.pad, t.x, t.i0, t.nb, c0, c1)
-			inT := im.winoIn
-			if inT == nil {
-				inT = winoInput
-			}
+			inT, _, _ := im.winoTransforms()
 			for tile := range t.T {
 				img, tr, tf := tile/tpi, tile%tpi/cv.tw, tile%cv.tw
 				src := wb.pad[((img*ph0+4*tr)*pw+4*tf)*cinP+c0:]
@@ -606,7 +595,7 @@ func (t *WinogradTeam) phase(p, ph int) {
 		packed := cv.packedFor(im)
 		nP := roundUp(cout, im.nr)
 		for e := e0; e < e1; e++ {
-			gemmPacked(im, &t.ws[p].ws, t.Tg, cout, cinP, wb.v[e*cinP:], winoElems*cinP, packed[e*nP*cinP:(e+1)*nP*cinP], nP, 0,
+			gemmPacked(im, &t.ws[p].ws, t.Tg, cout, cinP, wb.v[e*cinP:], winoElems*cinP, packed[e*nP*cinP:(e+1)*nP*cinP], nP,
 				wb.m[e*cout:], winoElems*cout)
 		}
 	case 2: // transform output channels [j0, j1), whole vectors but the last
@@ -615,10 +604,7 @@ func (t *WinogradTeam) phase(p, ph int) {
 		if j0 >= j1 {
 			return
 		}
-		outT := im.winoOut
-		if outT == nil {
-			outT = winoOutput
-		}
+		_, outT, _ := im.winoTransforms()
 		h, w := cv.h, cv.w
 		var sk []float32
 		for tile := range t.T {
@@ -654,4 +640,15 @@ func (cv *Winograd3x3) padChannels(dst, x []float32, i0, nb, c0, c1 int) {
 			}
 		}
 	}
+}
+
+// winoTransforms returns im's Winograd transforms: its own where it has
+// them, else the portable ones.
+func (im *impl) winoTransforms() (in func(src []float32, ldRow, ldPix int, dst []float32, lde, n int),
+	out func(m []float32, lde int, dst []float32, ldRow, ldPix int, skip, bias []float32, rows, cols, n int, relu bool),
+	grad func(src []float32, ldRow, ldPix int, dst []float32, lde, n int)) {
+	if im.winoIn == nil {
+		return winoInput, winoOutput, winoGrad
+	}
+	return im.winoIn, im.winoOut, im.winoGrad
 }
