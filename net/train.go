@@ -301,6 +301,11 @@ func (t *Trainer) setWino() {
 		} else {
 			cw.fwd.SetWeights(l.w)
 		}
+		if l == &n.stem.conv {
+			// The input planes need no gradient (backward passes the
+			// stem a nil dx): no backward convolution to keep.
+			continue
+		}
 		// dL/dx[q][c] = Σt Σo w[t][c][o]·dout[q-off(t)][o], and off(8-t) =
 		// -off(t): the convolution of dout with w'[t][o][c] = w[8-t][c][o].
 		for tap := range 9 {
