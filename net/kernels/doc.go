@@ -1,7 +1,6 @@
 // Package kernels holds the float32 compute core of the network: a
 // BLAS-like matrix multiply ([Gemm], [GemmParallel], and [Workspace] for a
-// caller's own packing buffers), the GEMM of a convolution straight from its
-// input ([Workspace.GemmPatches], no im2col matrix), 3x3 convolutions as
+// caller's own packing buffers), 3x3 convolutions as
 // Winograd F(4x4, 3x3) ([Winograd3x3], [Workspace.Winograd3x3]: 36 GEMMs
 // on the same micro-kernels, 3.4 times fewer multiplications on an 11x11
 // board, bias, skip and ReLU applied as the output is written; the

@@ -177,8 +177,6 @@ func lower(name string) string {
 type workspace struct {
 	a, b []float32 // packed block of A (mc×kc) and panel of B (kc×nc)
 	tmp  []float32 // one mr×nr tile, for the edges of C
-	// stage holds one sliver of patches (mr rows of kc) before packing.
-	stage []float32
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
@@ -212,21 +210,20 @@ type Workspace struct {
 // bitwise the same.
 func (w *Workspace) Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	gemmIn(current.Load(), &w.ws, transA, transB, m, n, k, alpha, a, lda, nil, b, ldb, beta, c, ldc)
+	gemmIn(current.Load(), &w.ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmWith is Gemm on valid arguments with a given implementation, with
 // buffers from the pool.
 func gemmWith(im *impl, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	ws := workspaces.Get().(*workspace)
-	gemmIn(im, ws, transA, transB, m, n, k, alpha, a, lda, nil, b, ldb, beta, c, ldc)
+	gemmIn(im, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	workspaces.Put(ws)
 }
 
 // gemmIn is Gemm on valid arguments with a given implementation and
-// workspace; with pa not nil, A is pa's patches (transA false, alpha 1,
-// a unused).
-func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, pa *Patches, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// workspace.
+func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -247,9 +244,6 @@ func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha flo
 	nc := roundUp(ceilDiv(n, ceilDiv(n, im.nc)), nr)
 
 	ws.grow(mc*kc, nc*kc, mr*nr)
-	if pa != nil && cap(ws.stage) < mr*kc {
-		ws.stage = make([]float32, mr*kc)
-	}
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
@@ -258,11 +252,7 @@ func gemmIn(im *impl, ws *workspace, transA, transB bool, m, n, k int, alpha flo
 			accum := beta != 0 || pc > 0
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
-				if pa != nil {
-					packPatches(im, pa, ic, mb, pc, kb, ws.a, ws.stage)
-				} else {
-					packA(im, transA, a, lda, ic, mb, pc, kb, alpha, ws.a)
-				}
+				packA(im, transA, a, lda, ic, mb, pc, kb, alpha, ws.a)
 				macroKernel(im, mb, nb, kb, ws.a, ws.b, ws.tmp, c[ic*ldc+jc:], ldc, accum)
 			}
 		}

@@ -450,7 +450,7 @@ func (w *Workspace) Winograd3x3GradU(cv *Winograd3x3, images int, x, dy, du []fl
 			gradT(wb.dy[((img*qh+4*tr)*qw+4*tf)*cout:], qw*cout, cout, wb.m[t*winoElems*cout:], cout, cout)
 		}
 		for e := range winoElems {
-			gemmIn(im, &w.ws, true, false, cinP, cout, T, 1, wb.v[e*cinP:], winoElems*cinP, nil,
+			gemmIn(im, &w.ws, true, false, cinP, cout, T, 1, wb.v[e*cinP:], winoElems*cinP,
 				wb.m[e*cout:], winoElems*cout, 1, du[e*cinP*cout:(e+1)*cinP*cout], cout)
 		}
 	}
