@@ -78,9 +78,24 @@ func inputT() [6]string {
 // c*ldPix + 8v + l], for v < n8, l < 8. The 6×6 intermediate is on the
 // stack.
 func genInput() {
+	genTwoPass("winoInputAVX2", "in", 1152, 6, []string{
+		"\tVBROADCASTSS winoConst<>+4(SB), Y13",
+		"\tVBROADCASTSS winoConst<>+8(SB), Y14",
+		"\tVBROADCASTSS winoConst<>+0(SB), Y15",
+	}, inputT)
+}
+
+// genTwoPass writes name(src *float32, ldRow, ldPix int, dst *float32, lde,
+// n8 int): for each of n8 vectors of 8 channels, the 1-D transform tf (from
+// Y0..Y(taps-1) to six registers) down each of the taps columns of a
+// taps×taps tile (rows ldRow apart, columns ldPix apart), into a 6×taps
+// intermediate on the stack (frame bytes), then along each of its six rows,
+// writing the 36 results lde apart. consts load the constants tf needs;
+// label names the loop's labels.
+func genTwoPass(name, label string, frame, taps int, consts []string, tf func() [6]string) {
 	p("")
-	p("// func winoInputAVX2(src *float32, ldRow, ldPix int, dst *float32, lde, n8 int)")
-	p("TEXT ·winoInputAVX2(SB), $1152-48")
+	p("// func %s(src *float32, ldRow, ldPix int, dst *float32, lde, n8 int)", name)
+	p("TEXT ·%s(SB), $%d-48", name, frame)
 	p("\tMOVQ src+0(FP), SI")
 	p("\tMOVQ ldRow+8(FP), R8")
 	p("\tSHLQ $2, R8")
@@ -91,36 +106,34 @@ func genInput() {
 	p("\tSHLQ $2, R10")
 	p("\tMOVQ n8+40(FP), CX")
 	p("\tLEAQ (R8)(R8*2), R12") // 3 rows
-	p("\tLEAQ (R8)(R8*4), R13") // 5 rows
-	p("\tVBROADCASTSS winoConst<>+4(SB), Y13")
-	p("\tVBROADCASTSS winoConst<>+8(SB), Y14")
-	p("\tVBROADCASTSS winoConst<>+0(SB), Y15")
+	if taps > 5 {
+		p("\tLEAQ (R8)(R8*4), R13") // 5 rows
+	}
+	for _, c := range consts {
+		p("%s", c)
+	}
 	p("\tTESTQ CX, CX")
-	p("\tJZ indone")
-	p("inloop:")
+	p("\tJZ %sdone", label)
+	p("%sloop:", label)
 	p("\tMOVQ SI, AX")
-	for j := range 6 {
-		p("\tVMOVUPS (AX), Y0")
-		p("\tVMOVUPS (AX)(R8*1), Y1")
-		p("\tVMOVUPS (AX)(R8*2), Y2")
-		p("\tVMOVUPS (AX)(R12*1), Y3")
-		p("\tVMOVUPS (AX)(R8*4), Y4")
-		p("\tVMOVUPS (AX)(R13*1), Y5")
-		t := inputT()
-		for i, r := range t {
-			p("\tVMOVUPS %s, %d(SP)", r, (i*6+j)*32)
+	rows := [6]string{"(AX)", "(AX)(R8*1)", "(AX)(R8*2)", "(AX)(R12*1)", "(AX)(R8*4)", "(AX)(R13*1)"}
+	for j := range taps {
+		for r := range taps {
+			p("\tVMOVUPS %s, Y%d", rows[r], r)
 		}
-		if j < 5 {
+		for i, r := range tf() {
+			p("\tVMOVUPS %s, %d(SP)", r, (i*taps+j)*32)
+		}
+		if j < taps-1 {
 			p("\tADDQ R9, AX")
 		}
 	}
 	p("\tMOVQ DI, AX")
 	for i := range 6 {
-		for j := range 6 {
-			p("\tVMOVUPS %d(SP), Y%d", (i*6+j)*32, j)
+		for j := range taps {
+			p("\tVMOVUPS %d(SP), Y%d", (i*taps+j)*32, j)
 		}
-		t := inputT()
-		for j, r := range t {
+		for j, r := range tf() {
 			p("\tVMOVUPS %s, (AX)", r)
 			if i < 5 || j < 5 {
 				p("\tADDQ R10, AX")
@@ -130,8 +143,8 @@ func genInput() {
 	p("\tADDQ $32, SI")
 	p("\tADDQ $32, DI")
 	p("\tDECQ CX")
-	p("\tJNZ inloop")
-	p("indone:")
+	p("\tJNZ %sloop", label)
+	p("%sdone:", label)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
@@ -287,56 +300,8 @@ func gradT() [6]string {
 // taken back to the transformed domain. The 6×4 intermediate is on the
 // stack.
 func genGrad() {
-	p("")
-	p("// func winoGradAVX2(src *float32, ldRow, ldPix int, dst *float32, lde, n8 int)")
-	p("TEXT ·winoGradAVX2(SB), $768-48")
-	p("\tMOVQ src+0(FP), SI")
-	p("\tMOVQ ldRow+8(FP), R8")
-	p("\tSHLQ $2, R8")
-	p("\tMOVQ ldPix+16(FP), R9")
-	p("\tSHLQ $2, R9")
-	p("\tMOVQ dst+24(FP), DI")
-	p("\tMOVQ lde+32(FP), R10")
-	p("\tSHLQ $2, R10")
-	p("\tMOVQ n8+40(FP), CX")
-	p("\tLEAQ (R8)(R8*2), R12") // 3 rows
-	p("\tVBROADCASTSS winoConst<>+4(SB), Y14")
-	p("\tVBROADCASTSS winoConst<>+0(SB), Y15")
-	p("\tTESTQ CX, CX")
-	p("\tJZ graddone")
-	p("gradloop:")
-	p("\tMOVQ SI, AX")
-	for j := range 4 {
-		p("\tVMOVUPS (AX), Y0")
-		p("\tVMOVUPS (AX)(R8*1), Y1")
-		p("\tVMOVUPS (AX)(R8*2), Y2")
-		p("\tVMOVUPS (AX)(R12*1), Y3")
-		z := gradT()
-		for a, r := range z {
-			p("\tVMOVUPS %s, %d(SP)", r, (a*4+j)*32)
-		}
-		if j < 3 {
-			p("\tADDQ R9, AX")
-		}
-	}
-	p("\tMOVQ DI, AX")
-	for a := range 6 {
-		for j := range 4 {
-			p("\tVMOVUPS %d(SP), Y%d", (a*4+j)*32, j)
-		}
-		z := gradT()
-		for b, r := range z {
-			p("\tVMOVUPS %s, (AX)", r)
-			if a < 5 || b < 5 {
-				p("\tADDQ R10, AX")
-			}
-		}
-	}
-	p("\tADDQ $32, SI")
-	p("\tADDQ $32, DI")
-	p("\tDECQ CX")
-	p("\tJNZ gradloop")
-	p("graddone:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	genTwoPass("winoGradAVX2", "grad", 768, 4, []string{
+		"\tVBROADCASTSS winoConst<>+4(SB), Y14",
+		"\tVBROADCASTSS winoConst<>+0(SB), Y15",
+	}, gradT)
 }
