@@ -3,7 +3,6 @@ package net
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"time"
 
@@ -67,9 +66,13 @@ type Inference struct {
 
 	// RandomSymmetry evaluates each position in a random one of the 8
 	// board symmetries (mapping the policy back), as KataGo does to average
-	// out the network's asymmetries over a search.
+	// out the network's asymmetries over a search. The choice is a hash of
+	// the position and the seed (Seed), not a draw from a stream: a
+	// position gets the same symmetry whichever batch, worker or order
+	// evaluates it, so that games replay from their seeds whatever the
+	// number of workers.
 	RandomSymmetry bool
-	rng            *rand.Rand
+	symSeed        uint64
 
 	// PlanesOf, if set, gives every position the rule-set planes of this
 	// rule set instead of its own (the board's geometry must match): a
@@ -137,7 +140,7 @@ func (n *Network) NewInference(threads int, id string) *Inference {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	in := &Inference{cfg: n.cfg, id: id, threads: threads, rng: rand.New(rand.NewPCG(1, 2))}
+	in := &Inference{cfg: n.cfg, id: id, threads: threads}
 	in.stem = fold(&n.stem)
 	for i := range n.blocks {
 		in.blocks = append(in.blocks, [2]foldedConv{fold(&n.blocks[i].a), fold(&n.blocks[i].b)})
@@ -158,8 +161,18 @@ func (in *Inference) Threads() int { return in.threads }
 // ID implements mcts.Evaluator.
 func (in *Inference) ID() string { return in.id }
 
-// Seed sets the random stream of RandomSymmetry.
-func (in *Inference) Seed(seed uint64) { in.rng = rand.New(rand.NewPCG(seed, 3)) }
+// Seed sets the seed that RandomSymmetry's choices hash with the position
+// (0 by default).
+func (in *Inference) Seed(seed uint64) { in.symSeed = seed }
+
+// symmetryOf is the symmetry RandomSymmetry evaluates p in under seed.
+func symmetryOf(p *rules.Position, seed uint64) rules.Symmetry {
+	h := seed
+	for _, w := range [...]uint64{p.Attackers.Lo, p.Attackers.Hi, p.Defenders.Lo, p.Defenders.Hi, uint64(p.King)<<1 | uint64(p.ToMove)} {
+		h = mcts.MixSeed(h, w)
+	}
+	return rules.Symmetry(h % rules.NumSymmetries)
+}
 
 // grow makes the batch's buffers hold b positions.
 func (in *Inference) grow(b int) {
@@ -400,7 +413,7 @@ func (in *Inference) Evaluate(batch *mcts.Batch) error {
 	for i := range b {
 		p := batch.Positions[i]
 		if in.RandomSymmetry {
-			syms[i] = rules.Symmetry(in.rng.IntN(rules.NumSymmetries))
+			syms[i] = symmetryOf(&p, in.symSeed)
 			p = syms[i].Position(p)
 		}
 		v := batch.Variants[i]

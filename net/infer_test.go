@@ -3,6 +3,7 @@ package net
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -388,4 +389,81 @@ func TestTrainerThreadsBitIdentical(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRandomSymmetryOrderFree: with random symmetries, a position's priors
+// and value do not depend on what else is in its batch or where (a worker's
+// batches depend on which games it plays), but do on the seed; and the
+// symmetries chosen over many positions are not all one.
+func TestRandomSymmetryOrderFree(t *testing.T) {
+	n, err := New(Config{Blocks: 1, Channels: 5, ValueChannels: 2, ValueHidden: 3}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randomizeStats(n, 8)
+	batch := symmetricBatch(t, randomSamples(t, 3, 83)) // 24 positions
+	evaluate := func(seed uint64, order []int) *mcts.Batch {
+		b := &mcts.Batch{}
+		for _, i := range order {
+			b.Variants = append(b.Variants, batch.Variants[i])
+			b.Positions = append(b.Positions, batch.Positions[i])
+			b.Moves = append(b.Moves, batch.Moves[i])
+			b.Priors = append(b.Priors, make([]float32, len(batch.Moves[i])))
+			b.Values = append(b.Values, 0)
+		}
+		in := n.NewInference(1, "order")
+		in.RandomSymmetry = true
+		in.Seed(seed)
+		if err := in.Evaluate(b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	all := make([]int, batch.Len())
+	for i := range all {
+		all[i] = i
+	}
+	want := evaluate(1, all)
+	reversed := slices.Clone(all)
+	slices.Reverse(reversed)
+	cases := []struct {
+		name  string
+		order []int
+	}{
+		{"reversed", reversed},
+		{"alone", []int{5}},
+		{"a few, shuffled", []int{17, 3, 5, 11}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := evaluate(1, c.order)
+			for k, i := range c.order {
+				if math.Float32bits(got.Values[k]) != math.Float32bits(want.Values[i]) {
+					t.Errorf("position %d: got value %v, want %v (the whole batch in order)", i, got.Values[k], want.Values[i])
+				}
+				if !slices.Equal(got.Priors[k], want.Priors[i]) {
+					t.Errorf("position %d: got priors %v, want %v", i, got.Priors[k], want.Priors[i])
+				}
+			}
+		})
+	}
+	t.Run("seed and spread", func(t *testing.T) {
+		seen := map[rules.Symmetry]bool{}
+		for i := range batch.Len() {
+			seen[symmetryOf(&batch.Positions[i], 1)] = true
+		}
+		if len(seen) < 4 {
+			t.Errorf("got %d distinct symmetries over %d positions, want at least 4", len(seen), batch.Len())
+		}
+		other := evaluate(2, all)
+		same := 0
+		for i := range all {
+			if math.Float32bits(other.Values[i]) == math.Float32bits(want.Values[i]) {
+				same++
+			}
+		}
+		if same == len(all) {
+			t.Errorf("got the same %d values with seeds 1 and 2, want the seed to change some symmetries", same)
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"taflab/engine"
@@ -18,8 +17,9 @@ import (
 
 // NetworkEvaluators loads a network file and returns a factory of
 // evaluators over it, one per worker, each with the given threads, random
-// symmetries on (seeded by the worker's number), and the network's hash as
-// their ID. planesOf, if not nil, gives the network that rule set's planes
+// symmetries on (the same choice for a position in every worker, so that
+// games do not depend on which worker plays them), and the network's hash
+// as their ID. planesOf, if not nil, gives the network that rule set's planes
 // whatever the played one (net.Inference.PlanesOf); the ID then says so.
 func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func() (mcts.Evaluator, error), *net.Network, error) {
 	if planesOf != nil && planesOf.Size() != net.BoardSize {
@@ -33,12 +33,10 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 	if planesOf != nil {
 		id += "-as-" + planesOf.Name()
 	}
-	var workers atomic.Uint64
 	return func() (mcts.Evaluator, error) {
 		in := n.NewInference(threads, id)
 		in.RandomSymmetry = true
 		in.PlanesOf = planesOf
-		in.Seed(workers.Add(1))
 		return in, nil
 	}, n, nil
 }
