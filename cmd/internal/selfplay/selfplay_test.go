@@ -16,6 +16,7 @@ import (
 	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/net"
 	"taflab/rules"
 )
 
@@ -234,4 +235,47 @@ func readAll(t *testing.T, dir string) ([]datasets.GameRow, []datasets.PositionR
 		positions = append(positions, p...)
 	}
 	return games, positions
+}
+
+// TestRunSameGamesAnyWorkers: with a network's evaluators (random
+// symmetries on, as the commands make them), the same seed gives the same
+// games on one worker and on three, whichever worker plays which game.
+func TestRunSameGamesAnyWorkers(t *testing.T) {
+	n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := variants.MustLoad("copenhagen")
+	play := func(workers int) map[uint64]string {
+		cfg := configs.DefaultSelfPlay()
+		cfg.Games, cfg.Workers, cfg.GamesPerWorker, cfg.Seed = 6, workers, 2, 11
+		cfg.Out = t.TempDir()
+		cfg.Search.Playouts, cfg.Search.CheapPlayouts, cfg.Search.FullSearchProb = 24, 8, 0.5
+		opt := Options{WorkerName: "same", NewEvaluator: func() (mcts.Evaluator, error) {
+			in := n.NewInference(1, "tiny")
+			in.RandomSymmetry = true
+			return in, nil
+		}}
+		if _, err := Run(context.Background(), cfg, v, opt); err != nil {
+			t.Fatal(err)
+		}
+		games, _ := readAll(t, cfg.Out)
+		bySeed := map[uint64]string{}
+		for _, g := range games {
+			bySeed[g.Seed] = strings.Join(g.Moves, " ")
+		}
+		return bySeed
+	}
+	want := play(1)
+	if len(want) != 6 {
+		t.Fatalf("got %d games on one worker, want 6", len(want))
+	}
+	for _, workers := range []int{3, 3} {
+		got := play(workers)
+		for seed, moves := range want {
+			if got[seed] != moves {
+				t.Errorf("%d workers, game of seed %d: got %q, want %q (one worker)", workers, seed, got[seed], moves)
+			}
+		}
+	}
 }
