@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"taflab/mcts"
-	"taflab/net/kernels"
 	"taflab/rules"
 )
 
@@ -26,11 +25,7 @@ func TestInferenceThreadsBitIdentical(t *testing.T) {
 	samples := randomSamples(t, 65, 51)
 	x := make([]float32, len(samples)*Squares*InputPlanes)
 	encodeAll(t, samples, x)
-	defer kernels.SetImplementation(kernels.Implementations()[0])
-	for _, impl := range kernels.Implementations() {
-		if err := kernels.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
+	for impl := range eachImplementation(t) {
 		one := n.NewInference(1, "one")
 		many := map[int]*Inference{2: n.NewInference(2, "two"), 3: n.NewInference(3, "three")}
 		for b := 1; b <= 65; b++ {
@@ -164,11 +159,7 @@ func TestWinogradMatchesDirect(t *testing.T) {
 	samples := randomSamples(t, 65, 17)
 	x := make([]float32, len(samples)*Squares*InputPlanes)
 	encodeAll(t, samples, x)
-	defer kernels.SetImplementation(kernels.Implementations()[0])
-	for _, impl := range kernels.Implementations() {
-		if err := kernels.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
+	for impl := range eachImplementation(t) {
 		for _, threads := range []int{1, 2} {
 			direct, wino := n.NewInference(threads, "direct"), n.NewInference(threads, "wino")
 			direct.direct = true
@@ -229,11 +220,7 @@ func TestOnePositionSplit(t *testing.T) {
 	samples := randomSamples(t, 3, 21)
 	x := make([]float32, len(samples)*Squares*InputPlanes)
 	encodeAll(t, samples, x)
-	defer kernels.SetImplementation(kernels.Implementations()[0])
-	for _, impl := range kernels.Implementations() {
-		if err := kernels.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
+	for impl := range eachImplementation(t) {
 		one := n.NewInference(1, "one")
 		for _, threads := range []int{2, 3} {
 			for _, force := range []int{1, -1} {
@@ -302,11 +289,7 @@ func TestSplitChooser(t *testing.T) {
 func TestTrainerWinogradMatchesDirect(t *testing.T) {
 	cfg := Config{Blocks: 1, Channels: 11, ValueChannels: 2, ValueHidden: 5}
 	batch := randomSamples(t, 5, 23)
-	defer kernels.SetImplementation(kernels.Implementations()[0])
-	for _, impl := range kernels.Implementations() {
-		if err := kernels.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
+	for impl := range eachImplementation(t) {
 		for _, threads := range []int{1, 2} {
 			grads := make([][]float32, 2)
 			var losses [2]Losses
@@ -352,11 +335,7 @@ func TestTrainerWinogradMatchesDirect(t *testing.T) {
 func TestTrainerThreadsBitIdentical(t *testing.T) {
 	cfg := Config{Blocks: 1, Channels: 9, ValueChannels: 2, ValueHidden: 5}
 	batch := randomSamples(t, 11, 25)
-	defer kernels.SetImplementation(kernels.Implementations()[0])
-	for _, impl := range kernels.Implementations() {
-		if err := kernels.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
+	for impl := range eachImplementation(t) {
 		var want []float32
 		var wantLoss float64
 		for _, threads := range []int{1, 2, 3} {

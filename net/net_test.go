@@ -2,6 +2,7 @@ package net
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -255,11 +256,7 @@ func TestInferenceMatchesReference(t *testing.T) {
 	x := make([]float32, len(samples)*Squares*InputPlanes)
 	x64 := encodeAll(t, samples, x)
 	wantLogits, wantWDL := ref.forward(x64, len(samples), false)
-	defer kernels.SetImplementation(kernels.Implementations()[0])
-	for _, impl := range kernels.Implementations() {
-		if err := kernels.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
+	for impl := range eachImplementation(t) {
 		for b := 1; b <= 65; b++ {
 			if testing.Short() && b > 3 && b != 65 {
 				continue
@@ -532,5 +529,21 @@ func TestValueTargetRefusesBadSamples(t *testing.T) {
 				t.Fatalf("got error %v, want one naming sample 1: %s", err, tt.substr)
 			}
 		})
+	}
+}
+
+// eachImplementation sets each kernel implementation of this CPU in turn as
+// a range over it reaches it, and the first again when the test ends.
+func eachImplementation(t *testing.T) iter.Seq[string] {
+	t.Cleanup(func() { kernels.SetImplementation(kernels.Implementations()[0]) })
+	return func(yield func(string) bool) {
+		for _, impl := range kernels.Implementations() {
+			if err := kernels.SetImplementation(impl); err != nil {
+				t.Fatal(err)
+			}
+			if !yield(impl) {
+				return
+			}
+		}
 	}
 }
