@@ -13,13 +13,14 @@
 #   scripts/learning-check.sh                 # 2 hours
 #   BUDGET=3600 scripts/learning-check.sh     # 1 hour
 #   RUN=runs/lc2 scripts/learning-check.sh    # another run folder (resumes one that exists)
+#   OUT=docs/learning-check/lc-v4 scripts/learning-check.sh   # results into another folder
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/learning-check}
 BUDGET=${BUDGET:-7200}          # seconds for the loop and the four final matches
 MATCH_TIME=${MATCH_TIME:-1800}  # seconds of it kept for the final matches
 RECORDS=${RECORDS:-../shared/data/copenhagen-games.csv}
-OUT=docs/learning-check
+OUT=${OUT:-docs/learning-check}  # results, logs and charts
 mkdir -p "$OUT" "$RUN.bin"
 start=$(date +%s)
 cpu="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
