@@ -767,7 +767,9 @@ func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
 type Result struct {
 	// Report is the test's state when the match stopped.
 	Report stats.Report
-	// Pairs are the finished game pairs, in the order they finished.
+	// Pairs are the pairs the test counted, in index order. A pair that
+	// finished after the test decided, or (in an interrupted match) after
+	// an unfinished one, is not among them.
 	Pairs []Pair
 	// Why the match stopped: "decided" (the test accepted a hypothesis),
 	// "max-pairs" or "interrupted".
@@ -777,9 +779,12 @@ type Result struct {
 // RunSPRT plays a match under the pentanomial SPRT test (A is the
 // candidate): it stops as soon as the test decides, after cfg.MaxPairs
 // pairs, or when ctx is done (Stopped says which; an interrupted match
-// returns its result so far and ctx's error). The pairs of cfg.Played
-// count first, and a test they already decide plays nothing more. onPair,
-// if set, sees each newly played pair and the report after it.
+// returns its result so far and ctx's error). The test counts the pairs in
+// index order, those of cfg.Played among them, whatever order they finish
+// in, so that a match decides after the same pairs on any number of
+// workers; a test the played pairs already decide plays nothing more.
+// onPair, if set, sees each newly played pair as it finishes (to keep it,
+// say) and the report after the pairs counted so far.
 func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(Pair, stats.Report)) (Result, error) {
 	if err := test.Validate(); err != nil {
 		return Result{}, err
@@ -787,29 +792,21 @@ func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(Pair,
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
-	var res Result
-	var tally stats.PairTally
-	add := func(p Pair) {
-		if err := tally.Add(p.Games[0].ScoreA(), p.Games[1].ScoreA()); err != nil {
-			panic(err) // ScoreA gives 0, 0.5 or 1
-		}
-		res.Pairs = append(res.Pairs, p)
-		res.Report = test.Report(tally)
-	}
+	counter := newInOrder(test)
 	for _, p := range cfg.Played {
-		add(p)
+		counter.add(p)
 	}
 	var err error
-	if res.Report = test.Report(tally); res.Report.Decision == stats.Continue && len(cfg.Played) < cfg.MaxPairs {
+	if counter.report.Decision == stats.Continue && len(cfg.Played) < cfg.MaxPairs {
 		err = Play(ctx, cfg, func(p Pair) bool {
-			add(p)
+			counter.add(p)
 			if onPair != nil {
-				onPair(p, res.Report)
+				onPair(p, counter.report)
 			}
-			return res.Report.Decision == stats.Continue
+			return counter.report.Decision == stats.Continue
 		})
 	}
-	res.Report = test.Report(tally)
+	res := Result{Report: counter.report, Pairs: counter.counted}
 	switch {
 	case res.Report.Decision != stats.Continue:
 		res.Stopped = "decided"
@@ -819,4 +816,41 @@ func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(Pair,
 		res.Stopped = "max-pairs"
 	}
 	return res, err
+}
+
+// inOrder feeds a sequential test the pairs of a match in index order: a
+// pair that finishes before one with a smaller index waits until that one
+// is in, and none is counted once the test has decided. With several
+// workers pairs finish in an order that depends on timing; counting them
+// in that order would make the decision, and the pairs behind it, differ
+// between two runs of the same match.
+type inOrder struct {
+	test    stats.SPRT
+	tally   stats.PairTally
+	report  stats.Report // the test's report on the counted pairs
+	counted []Pair       // in index order, from 0
+	ahead   map[int]Pair // finished pairs past the first missing index
+}
+
+func newInOrder(test stats.SPRT) *inOrder {
+	o := &inOrder{test: test, ahead: map[int]Pair{}}
+	o.report = test.Report(o.tally)
+	return o
+}
+
+// add takes a finished pair and counts every pair it makes countable.
+func (o *inOrder) add(p Pair) {
+	o.ahead[p.Index] = p
+	for o.report.Decision == stats.Continue {
+		next, ok := o.ahead[len(o.counted)]
+		if !ok {
+			return
+		}
+		delete(o.ahead, next.Index)
+		if err := o.tally.Add(next.Games[0].ScoreA(), next.Games[1].ScoreA()); err != nil {
+			panic(err) // ScoreA gives 0, 0.5 or 1
+		}
+		o.counted = append(o.counted, next)
+		o.report = o.test.Report(o.tally)
+	}
 }

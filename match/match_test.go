@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"taflab/configs/variants"
@@ -148,5 +149,113 @@ func TestPlayedPairsCountAndAreNotReplayed(t *testing.T) {
 	bad.Played = []Pair{full.Pairs[0], full.Pairs[0]}
 	if err := bad.Validate(); err == nil || !contains(err.Error(), "played pair") {
 		t.Errorf("got %v for a pair played twice, want an error naming the played pair", err)
+	}
+}
+
+// pairScoring returns a finished pair in which A scores a (as attacker) and
+// d (as defender), each 0, 0.5 or 1.
+func pairScoring(index int, a, d float64) Pair {
+	outcome := func(score float64, aAttacks bool) rules.Outcome {
+		switch {
+		case score == 0.5:
+			return rules.Outcome{Winner: rules.Draw}
+		case (score == 1) == aAttacks:
+			return rules.Outcome{Winner: rules.AttackersWin}
+		default:
+			return rules.Outcome{Winner: rules.DefendersWin}
+		}
+	}
+	return Pair{Index: index, Games: [2]Game{
+		{Pair: index, AAttacks: true, Outcome: outcome(a, true)},
+		{Pair: index, AAttacks: false, Outcome: outcome(d, false)},
+	}}
+}
+
+// TestInOrderCountsByIndex feeds the test the same pairs in several
+// orders: it counts them in index order and decides after the same pairs
+// whatever the order they come in.
+func TestInOrderCountsByIndex(t *testing.T) {
+	test := stats.SPRT{Elo0: 0, Elo1: 100, Alpha: 0.1, Beta: 0.1}
+	rng := rand.New(rand.NewPCG(4, 4))
+	scores := []float64{0, 0.5, 1}
+	pairs := make([]Pair, 60)
+	for i := range pairs {
+		pairs[i] = pairScoring(i, scores[rng.IntN(3)], scores[rng.IntN(3)])
+	}
+	// A run of wins for A from pair 20 on decides the test there, so
+	// that pairs finishing early past the decision must not count.
+	for i := 20; i < len(pairs); i++ {
+		pairs[i] = pairScoring(i, 1, 1)
+	}
+	want := newInOrder(test)
+	for _, p := range pairs {
+		want.add(p)
+	}
+	if want.report.Decision == stats.Continue || len(want.counted) == len(pairs) {
+		t.Fatalf("got %d pairs counted, decision %v: want the test to decide before pair %d", len(want.counted), want.report.Decision, len(pairs))
+	}
+	for trial := range 5 {
+		t.Run(fmt.Sprintf("order %d", trial), func(t *testing.T) {
+			shuffled := append([]Pair(nil), pairs...)
+			rng := rand.New(rand.NewPCG(uint64(trial), 9))
+			// Shuffle within windows of 8, as workers finish pairs a few
+			// places out of order.
+			for lo := 0; lo < len(shuffled); lo += 8 {
+				hi := min(lo+8, len(shuffled))
+				rng.Shuffle(hi-lo, func(i, j int) { shuffled[lo+i], shuffled[lo+j] = shuffled[lo+j], shuffled[lo+i] })
+			}
+			got := newInOrder(test)
+			for _, p := range shuffled {
+				got.add(p)
+			}
+			if got.report != want.report {
+				t.Errorf("got report %v, want %v", got.report, want.report)
+			}
+			if len(got.counted) != len(want.counted) {
+				t.Fatalf("got %d pairs counted, want %d", len(got.counted), len(want.counted))
+			}
+			for i, p := range got.counted {
+				if p.Index != i {
+					t.Fatalf("got pair %d counted %dth, want pair %d", p.Index, i, i)
+				}
+			}
+		})
+	}
+}
+
+// TestSameResultAnyWorkers plays one match on one worker and on three: the
+// test decides after the same pairs, with the same games, either way.
+func TestSameResultAnyWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays two matches")
+	}
+	v := variants.MustLoad("copenhagen")
+	test := stats.SPRT{Elo0: 0, Elo1: 100, Alpha: 0.1, Beta: 0.1}
+	cfg := Config{Variant: v, A: builtin("a", 200), B: builtin("b", 25), Search: mcts.DefaultConfig(),
+		Openings: Book(v, 40, 8, 1), MaxPairs: 40, GamesPerWorker: 2}
+	var results []Result
+	for _, workers := range []int{1, 3} {
+		cfg.Workers = workers
+		res, err := RunSPRT(context.Background(), cfg, test, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d workers: %v (%s)", workers, res.Report, res.Stopped)
+		results = append(results, res)
+	}
+	one, three := results[0], results[1]
+	if one.Report != three.Report || one.Stopped != three.Stopped {
+		t.Errorf("got %v (%s) on three workers, want %v (%s) as on one", three.Report, three.Stopped, one.Report, one.Stopped)
+	}
+	if len(one.Pairs) != len(three.Pairs) {
+		t.Fatalf("got %d pairs on three workers, want %d as on one", len(three.Pairs), len(one.Pairs))
+	}
+	for i := range one.Pairs {
+		for half := range 2 {
+			a, b := one.Pairs[i].Games[half], three.Pairs[i].Games[half]
+			if a.Pair != b.Pair || a.Outcome != b.Outcome || len(a.Moves) != len(b.Moves) {
+				t.Fatalf("pair %d, game %d: got pair %d, %v in %d moves on three workers, want pair %d, %v in %d moves", i, half, b.Pair, b.Outcome, len(b.Moves), a.Pair, a.Outcome, len(a.Moves))
+			}
+		}
 	}
 }
