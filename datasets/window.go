@@ -49,8 +49,8 @@ func shardTime(name string) (time.Time, bool) {
 }
 
 // Window is the newest positions of a directory of shards, loaded in memory
-// and served in a shuffled order that the seed, the set of shards and the
-// offset fix: epoch e (offsets e*Len() to (e+1)*Len()-1) serves every
+// in the order of their game ids and plies, and served in a shuffled order
+// that the seed, the positions and the offset fix: epoch e (offsets e*Len() to (e+1)*Len()-1) serves every
 // position once, in a permutation drawn from a PCG generator seeded with
 // (seed, e). Reopening the same shards with the same seed and setting a
 // saved Offset resumes exactly where training stopped.
@@ -171,8 +171,22 @@ func openFiles(where string, paths []string, newest int, seed uint64) (*Window, 
 		w.rows = append(w.rows, c...)
 		chunks[i] = nil
 	}
+	// A writer's shards hold its games in the order they finished, which
+	// depends on the timing of its workers; in the order of game id and
+	// ply, the same games make the same window (and the same training)
+	// however they were split into shards. Stable, so that rows with the
+	// same id and ply keep the order of their files.
+	slices.SortStableFunc(w.rows, byGameAndPly)
 	w.perm = make([]int32, total)
 	return w, nil
+}
+
+// byGameAndPly orders position rows by game id, then ply.
+func byGameAndPly(a, b PositionRow) int {
+	if c := strings.Compare(a.GameID, b.GameID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Ply, b.Ply)
 }
 
 // Len returns the number of positions in the window.

@@ -104,7 +104,7 @@ func TestWindowSelection(t *testing.T) {
 	tests := []struct {
 		newest    int
 		wantFiles int
-		want      []PositionRow // the window's rows, newest shard first
+		want      []PositionRow // the window's rows, from the newest shard first
 	}{
 		{newest: 0, wantFiles: 3, want: slices.Concat(shards[2], shards[1], shards[0])},
 		{newest: 200, wantFiles: 3, want: slices.Concat(shards[2], shards[1], shards[0])},
@@ -128,8 +128,10 @@ func TestWindowSelection(t *testing.T) {
 					t.Errorf("file %d: got %s, want %s", i, f, want)
 				}
 			}
-			if w.Len() != len(tt.want) || !reflect.DeepEqual(w.Rows(), tt.want) {
-				t.Errorf("rows: got %d, want %d: %s", w.Len(), len(tt.want), firstDiff(w.Rows(), tt.want))
+			want := slices.Clone(tt.want)
+			slices.SortStableFunc(want, byGameAndPly)
+			if w.Len() != len(want) || !reflect.DeepEqual(w.Rows(), want) {
+				t.Errorf("rows: got %d, want %d: %s", w.Len(), len(want), firstDiff(w.Rows(), want))
 			}
 			if got := w.Definitions(); !reflect.DeepEqual(got, []rules.Definition{defBrandubh}) {
 				t.Errorf("definitions: got %v, want [%v]", got, defBrandubh)
@@ -339,5 +341,49 @@ func TestWindowFiles(t *testing.T) {
 	}
 	if _, err := OpenWindowFiles([]string{dir + "/missing.positions.arrow"}, 0, 1); err == nil || !strings.Contains(err.Error(), "missing.positions.arrow") {
 		t.Errorf("got %v, want an error naming the missing file", err)
+	}
+}
+
+// TestWindowSameGamesAnySharding writes the same games into one shard and,
+// in another order, into three: the two windows hold the same rows in the
+// same order and serve the same batches, as the games of a self-play run
+// on one worker and on several must.
+func TestWindowSameGamesAnySharding(t *testing.T) {
+	positions, games := genShard(t, defBrandubh, 6, 40, 77)
+	one, three := t.TempDir(), t.TempDir()
+	mustWriteShard(t, one, ShardName(testTime(0), "w", 0), defBrandubh, positions, games)
+	// Three shards of two games each, the first games in the oldest shard,
+	// which the window reads last.
+	for i := range 3 {
+		var ps []PositionRow
+		var gs []GameRow
+		for _, g := range games[2*i : 2*i+2] {
+			gs = append(gs, g)
+			for _, p := range positions {
+				if p.GameID == g.GameID {
+					ps = append(ps, p)
+				}
+			}
+		}
+		mustWriteShard(t, three, ShardName(testTime(i), "w", i), defBrandubh, ps, gs)
+	}
+	a, err := OpenWindow(one, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenWindow(three, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Rows(), b.Rows()) {
+		t.Fatalf("rows: %s", firstDiff(b.Rows(), a.Rows()))
+	}
+	batchA, batchB := make([]PositionRow, 16), make([]PositionRow, 16)
+	for step := range 5 {
+		a.Next(batchA)
+		b.Next(batchB)
+		if !reflect.DeepEqual(batchA, batchB) {
+			t.Fatalf("batch %d: %s", step, firstDiff(batchB, batchA))
+		}
 	}
 }

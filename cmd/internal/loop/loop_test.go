@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -286,5 +287,71 @@ func TestOptionalRecordsDecidedOnce(t *testing.T) {
 				t.Errorf("generation 2's records: got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestLoopSameRunAnyWorkers runs one generation of the tiny loop on one
+// worker and on three: the self-play, the trained network, the gate's games
+// and the rating's games come out the same.
+func TestLoopSameRunAnyWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the tiny loop twice")
+	}
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Generations = 1
+	cfg.Baseline.Odds = nil
+	var runs []string
+	for _, workers := range []int{1, 3} {
+		cfg.SelfPlay.Workers = workers
+		cfg.SelfPlay.GamesPerWorker = 2
+		run := filepath.Join(t.TempDir(), fmt.Sprint("run-", workers))
+		var log strings.Builder
+		if err := Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{Log: &log}); err != nil {
+			t.Fatalf("%d workers: %v\n%s", workers, err, log.String())
+		}
+		runs = append(runs, run)
+	}
+	gen := GenDir(runs[0], 1)
+	// The checkpoint is not among them: it names its data files, whose
+	// names hold the time they were written.
+	files := []string{filepath.Join("gate", "games.csv"), filepath.Join("baseline", "games.csv"),
+		filepath.Join("train", "network.safetensors")}
+	for _, rel := range files {
+		one, err := os.ReadFile(filepath.Join(gen, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		three, err := os.ReadFile(filepath.Join(GenDir(runs[1], 1), rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(one) != string(three) {
+			t.Errorf("%s: got %d bytes on three workers that differ from the %d on one, want the same", rel, len(three), len(one))
+		}
+	}
+	// The self-play games, in the order of their seeds.
+	games := func(run string) []string {
+		paths, err := filepath.Glob(filepath.Join(run, DataDir, "*"+datasets.GamesSuffix))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("%s: no self-play games: %v", run, err)
+		}
+		var out []string
+		for _, p := range paths {
+			rows, _, err := datasets.ReadGamesFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				out = append(out, fmt.Sprintf("%d %v %s", r.Seed, r.Winner, strings.Join(r.Moves, " ")))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if one, three := games(runs[0]), games(runs[1]); !slices.Equal(one, three) {
+		t.Errorf("got self-play games on three workers that differ from those on one:\n%v\nwant\n%v", three, one)
 	}
 }
