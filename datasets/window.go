@@ -50,9 +50,9 @@ func shardTime(name string) (time.Time, bool) {
 
 // Window is the newest positions of a directory of shards, loaded in memory
 // in the order of their game ids and plies, and served in a shuffled order
-// that the seed, the positions and the offset fix: epoch e (offsets e*Len() to (e+1)*Len()-1) serves every
-// position once, in a permutation drawn from a PCG generator seeded with
-// (seed, e). Reopening the same shards with the same seed and setting a
+// that the seed, the positions and the offset fix: epoch e (offsets e*Len()
+// to (e+1)*Len()-1) serves every position once, in a permutation drawn from
+// a PCG generator seeded with (seed, e). Reopening the same shards with the same seed and setting a
 // saved Offset resumes exactly where training stopped.
 //
 // A Window is not safe for concurrent use.

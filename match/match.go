@@ -17,8 +17,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -767,9 +769,8 @@ func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
 type Result struct {
 	// Report is the test's state when the match stopped.
 	Report stats.Report
-	// Pairs are the pairs the test counted, in index order. A pair that
-	// finished after the test decided, or (in an interrupted match) after
-	// an unfinished one, is not among them.
+	// Pairs are the pairs the test counted, in index order: every finished
+	// pair but those that finished after the test decided.
 	Pairs []Pair
 	// Why the match stopped: "decided" (the test accepted a hypothesis),
 	// "max-pairs" or "interrupted".
@@ -805,6 +806,10 @@ func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(Pair,
 			}
 			return counter.report.Decision == stats.Continue
 		})
+		if err != nil {
+			// Interrupted: the pairs past an unfinished one count too.
+			counter.flush()
+		}
 	}
 	res := Result{Report: counter.report, Pairs: counter.counted}
 	switch {
@@ -820,7 +825,8 @@ func RunSPRT(ctx context.Context, cfg Config, test stats.SPRT, onPair func(Pair,
 
 // inOrder feeds a sequential test the pairs of a match in index order: a
 // pair that finishes before one with a smaller index waits until that one
-// is in, and none is counted once the test has decided. With several
+// is in (or the match is interrupted), and none is counted once the test
+// has decided. With several
 // workers pairs finish in an order that depends on timing; counting them
 // in that order would make the decision, and the pairs behind it, differ
 // between two runs of the same match.
@@ -828,8 +834,9 @@ type inOrder struct {
 	test    stats.SPRT
 	tally   stats.PairTally
 	report  stats.Report // the test's report on the counted pairs
-	counted []Pair       // in index order, from 0
+	counted []Pair       // in index order
 	ahead   map[int]Pair // finished pairs past the first missing index
+	next    int          // the index of the next pair to count in order
 }
 
 func newInOrder(test stats.SPRT) *inOrder {
@@ -842,15 +849,32 @@ func newInOrder(test stats.SPRT) *inOrder {
 func (o *inOrder) add(p Pair) {
 	o.ahead[p.Index] = p
 	for o.report.Decision == stats.Continue {
-		next, ok := o.ahead[len(o.counted)]
+		next, ok := o.ahead[o.next]
 		if !ok {
 			return
 		}
+		o.next++
 		delete(o.ahead, next.Index)
-		if err := o.tally.Add(next.Games[0].ScoreA(), next.Games[1].ScoreA()); err != nil {
-			panic(err) // ScoreA gives 0, 0.5 or 1
-		}
-		o.counted = append(o.counted, next)
-		o.report = o.test.Report(o.tally)
+		o.count(next)
 	}
+}
+
+// flush counts the pairs still waiting, in index order, until the test
+// decides: for a match that stops with pairs missing before them.
+func (o *inOrder) flush() {
+	for _, i := range slices.Sorted(maps.Keys(o.ahead)) {
+		if o.report.Decision != stats.Continue {
+			return
+		}
+		o.count(o.ahead[i])
+		delete(o.ahead, i)
+	}
+}
+
+func (o *inOrder) count(p Pair) {
+	if err := o.tally.Add(p.Games[0].ScoreA(), p.Games[1].ScoreA()); err != nil {
+		panic(err) // ScoreA gives 0, 0.5 or 1
+	}
+	o.counted = append(o.counted, p)
+	o.report = o.test.Report(o.tally)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"taflab/configs/variants"
@@ -257,5 +258,28 @@ func TestSameResultAnyWorkers(t *testing.T) {
 				t.Fatalf("pair %d, game %d: got pair %d, %v in %d moves on three workers, want pair %d, %v in %d moves", i, half, b.Pair, b.Outcome, len(b.Moves), a.Pair, a.Outcome, len(a.Moves))
 			}
 		}
+	}
+}
+
+// TestInOrderFlush: a match interrupted with a pair missing counts the
+// pairs past it too, in index order.
+func TestInOrderFlush(t *testing.T) {
+	o := newInOrder(stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}) // never decides here
+	for _, i := range []int{4, 0, 3, 1} {
+		o.add(pairScoring(i, 1, 0))
+	}
+	if got := len(o.counted); got != 2 {
+		t.Fatalf("got %d pairs counted before the flush, want 2 (pairs 0 and 1)", got)
+	}
+	o.flush()
+	var got []int
+	for _, p := range o.counted {
+		got = append(got, p.Index)
+	}
+	if want := []int{0, 1, 3, 4}; !slices.Equal(got, want) {
+		t.Errorf("got pairs %v counted, want %v", got, want)
+	}
+	if o.report.Pairs != 4 {
+		t.Errorf("got a report on %d pairs, want 4", o.report.Pairs)
 	}
 }
