@@ -56,7 +56,12 @@ type LoopTrain struct {
 	Symmetries        bool    `toml:"symmetries"`          // random board symmetry per sample
 	SearchValueWeight float64 `toml:"search_value_weight"` // share of the value target from the search's value
 	FromBest          bool    `toml:"from_best"`           // start each candidate from the best network
-	Records           Records `toml:"records"`             // game records mixed into each batch (configs.Records)
+	// FromLast starts each candidate from the last generation's candidate,
+	// promoted or not, so that training goes on across generations (as in
+	// KataGo and Leela Chess Zero, where the gate only picks the network
+	// that plays); the first candidate starts as FromBest says.
+	FromLast bool    `toml:"from_last"`
+	Records  Records `toml:"records"` // game records mixed into each batch (configs.Records)
 	// PretrainSteps trains a generation-0 network on the records alone
 	// before the first generation, from which the first candidate starts
 	// and which plays the first self-play (shown the planes of the records'

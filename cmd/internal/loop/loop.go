@@ -308,7 +308,17 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	}
 	candidate := filepath.Join(dir, "train", training.NetworkFile)
 	if !done(dir, "train") {
-		if err := trainStage(ctx, run, dir, cfg, g, player.net, log); err != nil {
+		init := "" // new weights
+		if cfg.Train.FromBest {
+			init = player.net
+		}
+		if last := filepath.Join(GenDir(run, g-1), "train", training.NetworkFile); cfg.Train.FromLast && g > 1 {
+			if _, err := os.Stat(last); err != nil {
+				return fmt.Errorf("loop: train.from_last: generation %d's candidate: %w", g-1, err)
+			}
+			init = last
+		}
+		if err := trainStage(ctx, run, dir, cfg, g, init, log); err != nil {
 			return err
 		}
 	}
@@ -633,8 +643,8 @@ func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 	return tc
 }
 
-// trainStage trains generation g's candidate, from the weights of init
-// (the best network or generation 0's) when train.from_best is set.
+// trainStage trains generation g's candidate from the weights of init (the
+// best network or generation 0's, or the last candidate; "": new weights).
 func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, init string, log io.Writer) error {
 	tc := trainConfig(run, dir, cfg, g)
 	opts := training.Options{Log: log}
@@ -649,14 +659,21 @@ func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, i
 	}
 	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
 		opts.Resume = true
-	} else if cfg.Train.FromBest && init != "" {
+	} else if init != "" {
 		n, _, err := net.Load(init)
 		if err != nil {
 			return err
 		}
 		opts.Init = n
 	}
-	fmt.Fprintf(log, "loop: generation %d: training, %d steps (resume %v)\n", g, tc.Steps, opts.Resume)
+	from := "new weights"
+	switch {
+	case opts.Resume:
+		from = "its checkpoint"
+	case init != "":
+		from = init
+	}
+	fmt.Fprintf(log, "loop: generation %d: training, %d steps from %s\n", g, tc.Steps, from)
 	if err := runTraining(ctx, tc, opts, log); err != nil {
 		return err
 	}

@@ -355,3 +355,37 @@ func TestLoopSameRunAnyWorkers(t *testing.T) {
 		t.Errorf("got self-play games on three workers that differ from those on one:\n%v\nwant\n%v", three, one)
 	}
 }
+
+// TestFromLast: with train.from_last, generation 2's candidate starts from
+// generation 1's, promoted or not; without it, from the best network.
+func TestFromLast(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Baseline.Games, cfg.Baseline.Odds = 0, nil
+	for _, fromLast := range []bool{false, true} {
+		t.Run(fmt.Sprint("from_last=", fromLast), func(t *testing.T) {
+			cfg.Train.FromLast = fromLast
+			run := filepath.Join(t.TempDir(), "run")
+			var log strings.Builder
+			if err := Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{Log: &log}); err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			last := filepath.Join(GenDir(run, 1), "train", "network.safetensors")
+			// Without it, generation 2 starts from the best network: the
+			// network-free searcher's place holds no weights unless
+			// generation 1 was promoted.
+			prefix := fmt.Sprintf("generation 2: training, %d steps from ", cfg.Train.Steps)
+			want := prefix + "new weights"
+			if best, err := best(run); err != nil {
+				t.Fatal(err)
+			} else if best == last || fromLast {
+				want = prefix + last
+			}
+			if !strings.Contains(log.String(), want) {
+				t.Errorf("got log\n%s\nwant a line with %q", log.String(), want)
+			}
+		})
+	}
+}
