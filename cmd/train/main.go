@@ -21,7 +21,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -44,8 +43,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "loop":
 			return runLoop(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
-			fmt.Fprint(stdout, trainUsage)
-			return 0
+			// The usage with the training flags, on stdout: asked for.
+			return runTrain(ctx, []string{"-h"}, stdout, stdout)
 		}
 	}
 	return runTrain(ctx, args, stdout, stderr)

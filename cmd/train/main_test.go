@@ -216,6 +216,7 @@ func TestFlagsAndPrintConfig(t *testing.T) {
 		{"print config", []string{"-print-config"}, 0, string(configs.TrainFile())},
 		{"loop print config", []string{"loop", "-print-config"}, 0, string(configs.LoopFile())},
 		{"help", []string{"-h"}, 0, "usage: train"},
+		{"help lists the flags", []string{"-h"}, 0, "-records-share share"},
 		{"missing config", []string{"-config", "/no/such.toml"}, 2, "train: -config: open /no/such.toml"},
 		{"bad config", []string{"-config", "../../configs/loop.toml"}, 2, "train: configs: ../../configs/loop.toml"},
 	}
