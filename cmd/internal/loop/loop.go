@@ -312,7 +312,8 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		if cfg.Train.FromBest {
 			init = player.net
 		}
-		if last := filepath.Join(GenDir(run, g-1), "train", training.NetworkFile); cfg.Train.FromLast && g > 1 {
+		if cfg.Train.FromLast && g > 1 {
+			last := filepath.Join(GenDir(run, g-1), "train", training.NetworkFile)
 			if _, err := os.Stat(last); err != nil {
 				return fmt.Errorf("loop: train.from_last: generation %d's candidate: %w", g-1, err)
 			}
