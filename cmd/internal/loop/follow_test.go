@@ -56,24 +56,32 @@ func promote(t *testing.T, run, network string) {
 	}
 }
 
-// shardGames reads the data folder's games in shard order (oldest first):
-// each game's evaluator.
-func shardGames(t *testing.T, run string) []string {
+// runGames reads the data folder's games in shard order (oldest first).
+func runGames(t *testing.T, run string) []datasets.GameRow {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(run, DataDir, "*"+datasets.GamesSuffix))
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(files)
-	var out []string
+	var out []datasets.GameRow
 	for _, f := range files {
 		rows, _, err := datasets.ReadGamesFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range rows {
-			out = append(out, r.Evaluator)
-		}
+		out = append(out, rows...)
+	}
+	return out
+}
+
+// shardGames reads the data folder's games in shard order (oldest first):
+// each game's evaluator.
+func shardGames(t *testing.T, run string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range runGames(t, run) {
+		out = append(out, r.Evaluator)
 	}
 	return out
 }

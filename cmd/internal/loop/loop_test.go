@@ -334,19 +334,13 @@ func TestLoopSameRunAnyWorkers(t *testing.T) {
 	}
 	// The self-play games, in the order of their seeds.
 	games := func(run string) []string {
-		paths, err := filepath.Glob(filepath.Join(run, DataDir, "*"+datasets.GamesSuffix))
-		if err != nil || len(paths) == 0 {
-			t.Fatalf("%s: no self-play games: %v", run, err)
+		rows := runGames(t, run)
+		if len(rows) == 0 {
+			t.Fatalf("%s: no self-play games", run)
 		}
 		var out []string
-		for _, p := range paths {
-			rows, _, err := datasets.ReadGamesFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range rows {
-				out = append(out, fmt.Sprintf("%d %v %s", r.Seed, r.Winner, strings.Join(r.Moves, " ")))
-			}
+		for _, r := range rows {
+			out = append(out, fmt.Sprintf("%d %v %s", r.Seed, r.Winner, strings.Join(r.Moves, " ")))
 		}
 		slices.Sort(out)
 		return out
