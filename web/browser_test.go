@@ -616,6 +616,16 @@ func TestBrowser(t *testing.T) {
 		if fmt.Sprint(ticks) != fmt.Sprint(want) {
 			t.Fatalf("generation ticks %v, want %v", ticks, want)
 		}
+		// Each generation's rating over all the run's games, in the rating
+		// chart (its own series) and in the generations' table.
+		series, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("#runs-charts svg[role=img]")[0].closest("figure").querySelectorAll(".legend li")].filter((t) => t.textContent.startsWith("Elo over all the run's")).length`))
+		if err != nil || series != 1 {
+			t.Fatalf("rating chart: %d legend entries for the ratings over all games (%v), want 1", series, err)
+		}
+		cells, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...[...document.querySelectorAll("#runs-charts table")].find((t) => t.caption && t.caption.textContent.startsWith("Generations")).tBodies[0].rows].map((r) => r.cells[5].textContent)`))
+		if err != nil || fmt.Sprint(cells) != "[400 ± 131 540 ± 150 586 ± 169]" {
+			t.Fatalf("generations table's ratings over all games: got %v (%v), want [400 ± 131 540 ± 150 586 ± 169]", cells, err)
+		}
 		// Balance by strength: playouts on a log axis, ticked at the
 		// report's playouts.
 		ticks, err = chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelector("#runs-charts svg[aria-label^='Balance by strength']").querySelectorAll("text[text-anchor=middle]")].map((t) => t.textContent).filter((s) => /^[0-9]+$/.test(s))`))

@@ -821,6 +821,7 @@ async function showRun() {
     const gateMarker = { promoted: "triangle", rejected: "square", undecided: "circle" };
     lineChart(charts, "Rating against the baseline", "generation", "Elo (95% interval)", [
       { name: "Elo against the network-free searcher", points: gens.filter((g) => g.baseline_games > 0).map((g) => ({ x: g.generation, y: g.baseline_elo, lo: g.baseline_elo_lo, hi: g.baseline_elo_hi })) },
+      { name: "Elo over all the run's gate and baseline games", color: "#009E73", points: gens.filter((g) => g.rating_games > 0).map((g) => ({ x: g.generation, y: g.rating, lo: g.rating - g.rating_ci95, hi: g.rating + g.rating_ci95 })) },
       { name: "gate: Elo against the best so far", color: "#E69F00", points: gens.filter((g) => g.gate).map((g) => ({ x: g.generation, y: g.gate_elo, marker: gateMarker[g.gate] || "circle" })) },
     ], { zero: true, extraLegend: [["triangle", "promoted"], ["square", "rejected"], ["circle", "undecided"]] });
     lineChart(charts, "Training loss", "generation", "loss", [
@@ -835,8 +836,9 @@ async function showRun() {
       { name: "attackers win, from the start", color: "#CC79A7", points: gens.filter((g) => g.selfplay_from_start && g.selfplay_from_start.games).map((g) => ({ x: g.generation, y: g.selfplay_from_start.attacker_wins / g.selfplay_from_start.games })) },
     ], { percent: true, yMin: 0, yMax: 1 });
     const t = document.createElement("table");
-    table(t, ["gen", "games", "gate", "gate Elo", "LLR", "rating", "playout odds"], gens.map((g) => [g.generation, g.selfplay_games, g.gate || "", g.gate ? g.gate_elo.toFixed(0) : "",
-      g.gate ? g.gate_llr.toFixed(2) : "", g.baseline_games ? `${g.baseline_elo.toFixed(0)} [${g.baseline_elo_lo.toFixed(0)}, ${g.baseline_elo_hi.toFixed(0)}]` : "", g.baseline_odds || ""]), "Generations: gate results and ratings");
+    table(t, ["gen", "games", "gate", "gate Elo", "LLR", "rating (all games)", "vs baseline", "playout odds"], gens.map((g) => [g.generation, g.selfplay_games, g.gate || "", g.gate ? g.gate_elo.toFixed(0) : "",
+      g.gate ? g.gate_llr.toFixed(2) : "", g.rating_games ? `${g.rating.toFixed(0)} ± ${g.rating_ci95.toFixed(0)}` : "",
+      g.baseline_games ? `${g.baseline_elo.toFixed(0)} [${g.baseline_elo_lo.toFixed(0)}, ${g.baseline_elo_hi.toFixed(0)}]` : "", g.baseline_odds || ""]), "Generations: gate results and ratings");
     const fig = document.createElement("figure");
     fig.className = "chart";
     fig.appendChild(t);

@@ -126,7 +126,7 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 		if err := generation(ctx, run, cfg, v, g, opt.Poll, log); err != nil {
 			return err
 		}
-		if err := writeSummary(run, cfg); err != nil {
+		if err := writeSummary(run, cfg, log); err != nil {
 			return err
 		}
 	}

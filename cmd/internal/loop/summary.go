@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,21 +58,103 @@ type GenSummary struct {
 	// playouts the baseline needs to score level (stats.Odds.String), ""
 	// without a ladder.
 	BaselineOdds string `json:"baseline_odds,omitempty"`
+	// Rating is the generation's Elo in the fit over every gate and
+	// baseline game of the run (RunRatings), with its 95% interval's half
+	// width; RatingGames counts its games in the fit, 0 when it has no
+	// rating there.
+	Rating      float64 `json:"rating"`
+	RatingCI95  float64 `json:"rating_ci95"`
+	RatingGames int     `json:"rating_games"`
 }
+
+// RunRatings is one Bradley-Terry fit (stats.FitRatings, with the
+// attackers' advantage) over every gate and baseline game of a run played
+// at the baseline's playouts, anchored at the network-free searcher. The
+// baseline alone rates each generation on a few games against one
+// opponent, whose score saturates once a network is far stronger; the
+// gates add each generation's games against the best network before it,
+// so the fit places the generations against each other as well.
+type RunRatings struct {
+	Anchor        string  `json:"anchor"` // the network-free searcher, at 0 Elo
+	Games         int     `json:"games"`
+	SideAdvantage float64 `json:"side_advantage"` // the attackers' Elo bonus
+	SideCI95      float64 `json:"side_advantage_ci95"`
+	// PriorSD is the normal prior (Elo) the fit needed because some player
+	// won or lost every game; 0 for maximum likelihood.
+	PriorSD float64 `json:"prior_sd"`
+	// Players holds every player of the fit, generation 0 and the anchor
+	// among them, strongest first.
+	Players []RatedPlayer `json:"players"`
+}
+
+// RatedPlayer is one player of RunRatings.
+type RatedPlayer struct {
+	Name  string  `json:"name"`
+	Elo   float64 `json:"elo"`
+	CI95  float64 `json:"ci95"` // 1.96 standard errors, times sqrt(dispersion) when above 1
+	Games int     `json:"games"`
+}
+
+// Describe says in a sentence what the fit rests on: its games, its
+// anchor, the attackers' advantage and any prior.
+func (r *RunRatings) Describe() string {
+	text := fmt.Sprintf("Ratings: a Bradley-Terry fit over %d gate and baseline games at the baseline's playouts, %s = 0; "+
+		"the attackers' advantage %+.0f ± %.0f Elo.", r.Games, r.Anchor, r.SideAdvantage, r.SideCI95)
+	if r.PriorSD > 0 {
+		text += fmt.Sprintf(" A player won or lost every game, so every rating has a normal prior of SD %.0f Elo.", r.PriorSD)
+	}
+	return text
+}
+
+// ByGeneration lists the generations' ratings in generation order, on one
+// line.
+func (r *RunRatings) ByGeneration() string {
+	var gens []RatedPlayer
+	for _, p := range r.Players {
+		if strings.HasPrefix(p.Name, "gen-") {
+			gens = append(gens, p)
+		}
+	}
+	sort.Slice(gens, func(i, j int) bool { return gens[i].Name < gens[j].Name })
+	parts := make([]string, len(gens))
+	for i, p := range gens {
+		parts[i] = fmt.Sprintf("%s %.0f ± %.0f", p.Name, p.Elo, p.CI95)
+	}
+	return fmt.Sprintf("ratings over the run's gate and baseline games (%s = 0): %s", r.Anchor, strings.Join(parts, ", "))
+}
+
+// ratingsPriorSD is the prior a run's rating fit falls back on when the
+// maximum-likelihood ratings do not exist (a player won or lost every
+// game), as eval ratings' -prior-sd suggests.
+const ratingsPriorSD = 400
 
 // RunSummary is summary.json: a line per generation, and the self-play of
 // each worker host.
 type RunSummary struct {
 	Generations []GenSummary     `json:"generations"`
 	Hosts       []HostThroughput `json:"hosts"`
+	// Ratings is the fit over the run's gate and baseline games; null
+	// before the first baseline.
+	Ratings *RunRatings `json:"ratings"`
 }
 
-// Summarize reads the run folder's generations.
-func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
+// Summarize reads the run folder's generations, and fits the ratings over
+// their gate and baseline games (nil before the first baseline).
+func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) {
 	var out []GenSummary
 	ladder, err := readLadder(run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	ratings, err := fitRunRatings(run, cfg.Generations)
+	if err != nil {
+		return nil, nil, err
+	}
+	rated := map[string]RatedPlayer{}
+	if ratings != nil {
+		for _, p := range ratings.Players {
+			rated[p.Name] = p
+		}
 	}
 	for g := 1; g <= cfg.Generations; g++ {
 		dir := GenDir(run, g)
@@ -81,7 +165,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
 		var st selfplayStats
 		if data, err := os.ReadFile(filepath.Join(dir, "selfplay.json")); err == nil {
 			if err := json.Unmarshal(data, &st); err != nil {
-				return nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
+				return nil, nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
 			}
 			s.Games, s.Evaluator, s.ByKind, s.Start = st.Games, st.Evaluator, st.ByKind, st.ByKind[selfplay.KindStart]
 			if st.Games > 0 {
@@ -110,7 +194,78 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, error) {
 				}
 			}
 		}
+		if p, ok := rated[genName(g)]; ok {
+			s.Rating, s.RatingCI95, s.RatingGames = p.Elo, p.CI95, p.Games
+		}
 		out = append(out, s)
+	}
+	return out, ratings, nil
+}
+
+// genName is generation g's player name in the run's matches.
+func genName(g int) string { return fmt.Sprintf("gen-%03d", g) }
+
+// fitRunRatings fits RunRatings over generations 1 to last's gate and
+// baseline games, or returns nil when no baseline has been played. Only
+// games at the baseline's playouts count (a gate at other playouts rates
+// other players), and only players a chain of games links to the
+// network-free searcher.
+func fitRunRatings(run string, last int) (*RunRatings, error) {
+	var files []cli.MatchFile
+	anchor, playouts := "", 0
+	for g := 1; g <= last; g++ {
+		for _, stage := range []string{"gate", "baseline"} {
+			f, err := cli.ReadMatchFile(filepath.Join(GenDir(run, g), stage))
+			if err != nil {
+				continue
+			}
+			files = append(files, f)
+			if stage == "baseline" && anchor == "" {
+				anchor, playouts = f.B.Name, f.B.Playouts
+			}
+		}
+	}
+	if anchor == "" {
+		return nil, nil
+	}
+	var games []stats.Game
+	for _, f := range files {
+		if f.A.Playouts != playouts || f.B.Playouts != playouts {
+			continue
+		}
+		for _, g := range f.Games {
+			games = append(games, stats.Game{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
+		}
+	}
+	for _, group := range stats.Groups(games) {
+		if !slices.Contains(group, anchor) {
+			continue
+		}
+		linked := games[:0:0]
+		for _, g := range games {
+			if slices.Contains(group, g.Attacker) {
+				linked = append(linked, g)
+			}
+		}
+		games = linked
+		break
+	}
+	prior := 0.0
+	r, err := stats.FitRatings(games, anchor)
+	if err != nil {
+		prior = ratingsPriorSD
+		if r, err = stats.FitRatingsWith(games, anchor, stats.FitOptions{PriorSD: prior}); err != nil {
+			return nil, fmt.Errorf("loop: ratings over the run's games: %w", err)
+		}
+	}
+	scale := 1.0
+	if r.Dispersion > 1 { // NaN (no more games than parameters) keeps 1
+		scale = math.Sqrt(r.Dispersion)
+	}
+	out := &RunRatings{Anchor: anchor, Games: r.Games, SideAdvantage: r.SideAdvantage,
+		SideCI95: 1.96 * r.SideAdvantageSE * scale, PriorSD: prior}
+	for _, p := range r.Players {
+		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: 1.96 * p.SE * scale, Games: p.Games})
 	}
 	return out, nil
 }
@@ -141,9 +296,10 @@ func lastMetrics(path string) ([3]float64, bool) {
 	return out, true
 }
 
-// writeSummary writes summary.md, summary.json and summary.png.
-func writeSummary(run string, cfg configs.Loop) error {
-	gens, err := Summarize(run, cfg)
+// writeSummary writes summary.md, summary.json and summary.png, and logs
+// the generations' ratings.
+func writeSummary(run string, cfg configs.Loop, log io.Writer) error {
+	gens, ratings, err := Summarize(run, cfg)
 	if err != nil {
 		return err
 	}
@@ -151,15 +307,20 @@ func writeSummary(run string, cfg configs.Loop) error {
 	if err != nil {
 		return err
 	}
-	if err := cli.WriteJSON(filepath.Join(run, "summary.json"), RunSummary{Generations: gens, Hosts: hosts}); err != nil {
+	if err := cli.WriteJSON(filepath.Join(run, "summary.json"), RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}); err != nil {
 		return err
 	}
+	if ratings != nil {
+		fmt.Fprintf(log, "loop: %s\n", ratings.ByGeneration())
+	}
 	var md strings.Builder
-	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against the network-free searcher at %d playouts (95%% interval).\n"+
+	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against the network-free searcher at %d playouts (95%% interval): "+
+		"\"rating\" fits every gate and baseline game of the run at once, so that the gates place the generations against each other; "+
+		"\"vs baseline\" is each generation's own games against the searcher alone.\n"+
 		"Attackers, defenders and draws are shares of all self-play games; \"from the start\" counts the games from the rule set's start with equal playouts alone (the others start from the opening suite or give one side odds).\n\n",
 		filepath.Base(run), cfg.Variant, cfg.Seed, cfg.Baseline.Playouts)
-	md.WriteString("| gen | self-play games | games/hour | attackers | defenders | draws | attackers from the start | loss (policy, value) | gate | rating vs baseline |\n")
-	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	md.WriteString("| gen | self-play games | games/hour | attackers | defenders | draws | attackers from the start | loss (policy, value) | gate | rating | vs baseline |\n")
+	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range gens {
 		gate := s.Gate
 		if gate != "" {
@@ -176,9 +337,16 @@ func writeSummary(run string, cfg configs.Loop) error {
 		if t := s.Start; t.Games > 0 {
 			fromStart = fmt.Sprintf("%d of %d (%.0f%%)", t.AttackerWins, t.Games, 100*float64(t.AttackerWins)/float64(t.Games))
 		}
-		fmt.Fprintf(&md, "| %d | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %s | %.3f (%.3f, %.3f) | %s | %s |\n",
+		joint := ""
+		if s.RatingGames > 0 {
+			joint = fmt.Sprintf("%.0f ± %.0f", s.Rating, s.RatingCI95)
+		}
+		fmt.Fprintf(&md, "| %d | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %s | %.3f (%.3f, %.3f) | %s | %s | %s |\n",
 			s.Generation, s.Games, s.GamesPerHour, 100*s.AttackerShare, 100*s.DefenderShare, 100*s.DrawShare,
-			fromStart, s.Loss, s.PolicyLoss, s.ValueLoss, gate, rating)
+			fromStart, s.Loss, s.PolicyLoss, s.ValueLoss, gate, joint, rating)
+	}
+	if ratings != nil {
+		fmt.Fprintf(&md, "\n%s\n", ratings.Describe())
 	}
 	md.WriteString("\nSelf-play by kind of game: wins of each side with their mean length in plies.\n\n")
 	md.WriteString("| gen | kind | games | attackers (plies) | defenders (plies) | draws (plies) |\n| --- | --- | --- | --- | --- | --- |\n")
@@ -209,7 +377,7 @@ func writeSummary(run string, cfg configs.Loop) error {
 // plotSummary draws four panels: rating against the baseline, losses,
 // self-play games per hour, and the self-play outcomes, by generation.
 func plotSummary(path string, gens []GenSummary) error {
-	rating, lo, hi := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
+	rating, lo, hi, joint := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
 	loss, policy, value := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
 	speed, att, def, draws := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
 	for _, s := range gens {
@@ -218,6 +386,9 @@ func plotSummary(path string, gens []GenSummary) error {
 			rating = append(rating, plotter.XY{X: x, Y: s.BaselineElo})
 			lo = append(lo, plotter.XY{X: x, Y: s.BaselineLo})
 			hi = append(hi, plotter.XY{X: x, Y: s.BaselineHi})
+		}
+		if s.RatingGames > 0 {
+			joint = append(joint, plotter.XY{X: x, Y: s.Rating})
 		}
 		if s.Loss > 0 {
 			loss = append(loss, plotter.XY{X: x, Y: s.Loss})
@@ -282,7 +453,7 @@ func plotSummary(path string, gens []GenSummary) error {
 	var plots [4]*plot.Plot
 	var ranges [4][2]float64
 	var err error
-	if plots[0], ranges[0], err = panel("rating against the network-free searcher", "Elo", "rating", rating, "95% low", lo, "95% high", hi); err != nil {
+	if plots[0], ranges[0], err = panel("rating against the network-free searcher", "Elo", "vs baseline", rating, "95% low", lo, "95% high", hi, "all games", joint); err != nil {
 		return err
 	}
 	if plots[1], ranges[1], err = panel("training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
