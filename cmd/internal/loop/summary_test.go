@@ -41,6 +41,18 @@ func fakeMatch(t *testing.T, dir, a, b string, playouts, n, won int) {
 	}
 }
 
+// summarize is Summarize of a run's first generations, which must succeed.
+func summarize(t *testing.T, run string, generations int) ([]GenSummary, *RunRatings) {
+	t.Helper()
+	cfg := configs.DefaultLoop()
+	cfg.Generations = generations
+	gens, r, err := Summarize(run, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gens, r
+}
+
 // TestRunRatingsPlaceGenerations checks the fit over a run's gate and
 // baseline games: two generations that score alike against the searcher
 // are told apart by the gate between them, a gate at other playouts is
@@ -55,12 +67,7 @@ func TestRunRatingsPlaceGenerations(t *testing.T) {
 		fakeMatch(t, filepath.Join(GenDir(run, 2), "baseline"), "gen-002", "builtin-100", 100, 20, 16)
 		fakeMatch(t, filepath.Join(GenDir(run, 3), "gate"), "gen-003", "gen-002", 200, 40, 2)
 		fakeMatch(t, filepath.Join(GenDir(run, 3), "baseline"), "gen-003", "builtin-100", 100, 20, 16)
-		cfg := configs.DefaultLoop()
-		cfg.Generations = 3
-		gens, r, err := Summarize(run, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gens, r := summarize(t, run, 3)
 		if r == nil {
 			t.Fatal("got no ratings, want a fit")
 		}
@@ -93,12 +100,7 @@ func TestRunRatingsPlaceGenerations(t *testing.T) {
 	t.Run("a clean sweep falls back on the prior", func(t *testing.T) {
 		run := t.TempDir()
 		fakeMatch(t, filepath.Join(GenDir(run, 1), "baseline"), "gen-001", "builtin-100", 100, 20, 20)
-		cfg := configs.DefaultLoop()
-		cfg.Generations = 1
-		gens, r, err := Summarize(run, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gens, r := summarize(t, run, 1)
 		if r == nil || r.PriorSD != ratingsPriorSD {
 			t.Fatalf("got %+v, want a fit with prior SD %v", r, ratingsPriorSD)
 		}
@@ -112,12 +114,7 @@ func TestRunRatingsPlaceGenerations(t *testing.T) {
 	t.Run("no baseline, no ratings", func(t *testing.T) {
 		run := t.TempDir()
 		fakeMatch(t, filepath.Join(GenDir(run, 1), "gate"), "gen-001", "builtin-100", 100, 20, 15)
-		cfg := configs.DefaultLoop()
-		cfg.Generations = 1
-		gens, r, err := Summarize(run, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gens, r := summarize(t, run, 1)
 		if r != nil || gens[0].RatingGames != 0 {
 			t.Errorf("got ratings %+v and %d rated games, want none", r, gens[0].RatingGames)
 		}
