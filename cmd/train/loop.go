@@ -26,7 +26,9 @@ Stopping it (Ctrl-C, SIGTERM, even SIGKILL) and running it again on the
 same folder carries on where it stopped: no finished game, checkpoint or
 match result is lost (a match cut short is played again). The run folder
 records everything the run used: loop.toml, variant.toml, manifest.json
-(versions, seeds); summary.md and summary.png show the run. A run folder
+(versions, seeds); summary.md and summary.png show the run, with each
+generation's rating from one fit over all the run's gate and baseline
+games, where the gates place the generations against each other. A run folder
 keeps its own loop.toml: -config on an existing run must be the same file.
 
 With -external (or selfplay.external in the config) the loop plays no
