@@ -79,8 +79,9 @@ type RunRatings struct {
 	Games         int     `json:"games"`
 	SideAdvantage float64 `json:"side_advantage"` // the attackers' Elo bonus
 	SideCI95      float64 `json:"side_advantage_ci95"`
-	// PriorSD is the normal prior (Elo) the fit needed because some player
-	// won or lost every game; 0 for maximum likelihood.
+	// PriorSD is the normal prior (Elo) the fit needed because the games
+	// have no maximum-likelihood fit (stats.FitRatings says when: a player
+	// won or lost every game, say); 0 for maximum likelihood.
 	PriorSD float64 `json:"prior_sd"`
 	// Players holds every player of the fit, generation 0 and the anchor
 	// among them, strongest first.
@@ -101,7 +102,7 @@ func (r *RunRatings) Describe() string {
 	text := fmt.Sprintf("Ratings: a Bradley-Terry fit over %d gate and baseline games at the baseline's playouts, %s = 0; "+
 		"the attackers' advantage %+.0f ± %.0f Elo.", r.Games, r.Anchor, r.SideAdvantage, r.SideCI95)
 	if r.PriorSD > 0 {
-		text += fmt.Sprintf(" A player won or lost every game, so every rating has a normal prior of SD %.0f Elo.", r.PriorSD)
+		text += fmt.Sprintf(" The games have no maximum-likelihood fit (a player won or lost every game, say), so every rating has a normal prior of SD %.0f Elo.", r.PriorSD)
 	}
 	return text
 }
@@ -124,8 +125,8 @@ func (r *RunRatings) ByGeneration() string {
 }
 
 // ratingsPriorSD is the prior a run's rating fit falls back on when the
-// maximum-likelihood ratings do not exist (a player won or lost every
-// game), as eval ratings' -prior-sd suggests.
+// maximum-likelihood ratings do not exist, as eval ratings' -prior-sd
+// suggests.
 const ratingsPriorSD = 400
 
 // RunSummary is summary.json: a line per generation, and the self-play of
