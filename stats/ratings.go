@@ -66,6 +66,17 @@ type Ratings struct {
 	cov   *mat.SymDense  // covariance of the parameters, Elo², side advantage last
 }
 
+// SEScale is what to multiply the standard errors by for intervals that
+// hold whatever the draw rate: sqrt(Dispersion) when the scores vary more
+// than the model allows (above 1), else 1, which keeps the conservative
+// SEs (and 1 when Dispersion is NaN).
+func (r Ratings) SEScale() float64 {
+	if r.Dispersion > 1 {
+		return math.Sqrt(r.Dispersion)
+	}
+	return 1
+}
+
 // Player returns the named player's rating.
 func (r Ratings) Player(name string) (PlayerRating, bool) {
 	i, ok := r.index[name]

@@ -446,3 +446,24 @@ func TestGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestSEScale: only overdispersion widens the intervals; draws (dispersion
+// below 1) and a fit with no spare games (NaN) keep the SEs.
+func TestSEScale(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		dispersion float64
+		want       float64
+	}{
+		{"overdispersed", 2.25, 1.5},
+		{"exactly binomial", 1, 1},
+		{"draws make it conservative", 0.5, 1},
+		{"no spare games", math.NaN(), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := (Ratings{Dispersion: c.dispersion}).SEScale(); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}

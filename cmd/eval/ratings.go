@@ -428,14 +428,11 @@ func ratingGroups(games []stats.Game, anchor string) []ratingGroup {
 
 // newGroupJSON turns a fit into the report of its group.
 func newGroupJSON(r stats.Ratings) groupJSON {
-	scale := 1.0
+	scale := r.SEScale()
 	var disp *float64
 	if !math.IsNaN(r.Dispersion) {
 		d := r.Dispersion
 		disp = &d
-		if d > 1 {
-			scale = math.Sqrt(d)
-		}
 	}
 	rep := groupJSON{Games: r.Games, Anchor: r.Anchor,
 		SideAdvantage: r.SideAdvantage, SideAdvantageSE: r.SideAdvantageSE, SideAdvantage95: 1.96 * r.SideAdvantageSE * scale,

@@ -259,10 +259,7 @@ func fitRunRatings(run string, last int) (*RunRatings, error) {
 			return nil, fmt.Errorf("loop: ratings over the run's games: %w", err)
 		}
 	}
-	scale := 1.0
-	if r.Dispersion > 1 { // NaN (no more games than parameters) keeps 1
-		scale = math.Sqrt(r.Dispersion)
-	}
+	scale := r.SEScale()
 	out := &RunRatings{Anchor: anchor, Games: r.Games, SideAdvantage: r.SideAdvantage,
 		SideCI95: 1.96 * r.SideAdvantageSE * scale, PriorSD: prior}
 	for _, p := range r.Players {
