@@ -147,7 +147,14 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	ratings, err := fitRunRatings(run, cfg.Generations)
+	// Each generation's gate and baseline, read once: for its line and for
+	// the fit over them all.
+	var matches []genMatches
+	for g := 1; g <= cfg.Generations; g++ {
+		dir := GenDir(run, g)
+		matches = append(matches, genMatches{gate: readMatch(dir, "gate"), baseline: readMatch(dir, "baseline")})
+	}
+	ratings, err := fitRunRatings(matches)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,14 +187,14 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 		if last, ok := lastMetrics(filepath.Join(dir, "train", training.MetricsFile)); ok {
 			s.Loss, s.PolicyLoss, s.ValueLoss = last[0], last[1], last[2]
 		}
-		if f, err := cli.ReadMatchFile(filepath.Join(dir, "gate")); err == nil {
+		if f := matches[g-1].gate; f != nil {
 			s.Gate = map[string]string{"H1": "promoted", "H0": "rejected"}[f.Decision]
 			if s.Gate == "" {
 				s.Gate = "undecided"
 			}
 			s.GateElo, s.GateLLR = f.Report.Elo, f.Report.LLR
 		}
-		if f, err := cli.ReadMatchFile(filepath.Join(dir, "baseline")); err == nil {
+		if f := matches[g-1].baseline; f != nil {
 			s.BaselineElo, s.BaselineLo, s.BaselineHi, s.BaselineGames = f.Report.Elo, f.Report.EloLo, f.Report.EloHi, f.Report.Games
 			if len(ladder) > 0 {
 				if odds, err := stats.PlayoutOdds(ladder, f.Report.Elo, f.Report.EloLo, f.Report.EloHi); err == nil {
@@ -206,24 +213,36 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 // genName is generation g's player name in the run's matches.
 func genName(g int) string { return fmt.Sprintf("gen-%03d", g) }
 
-// fitRunRatings fits RunRatings over generations 1 to last's gate and
-// baseline games, or returns nil when no baseline has been played. Only
-// games at the baseline's playouts count (a gate at other playouts rates
-// other players), and only players a chain of games links to the
-// network-free searcher.
-func fitRunRatings(run string, last int) (*RunRatings, error) {
-	var files []cli.MatchFile
+// readMatch reads a generation's match, or returns nil if it has none or
+// it cannot be read (the summary leaves such a match out).
+func readMatch(dir, stage string) *cli.MatchFile {
+	f, err := cli.ReadMatchFile(filepath.Join(dir, stage))
+	if err != nil {
+		return nil
+	}
+	return &f
+}
+
+// genMatches is a generation's gate and baseline matches, nil where not
+// played.
+type genMatches struct{ gate, baseline *cli.MatchFile }
+
+// fitRunRatings fits RunRatings over the generations' gate and baseline
+// games (matches[g-1] is generation g's), or returns nil when no baseline
+// has been played. Only games at the baseline's playouts count (a gate at
+// other playouts rates other players), and only players a chain of games
+// links to the network-free searcher.
+func fitRunRatings(matches []genMatches) (*RunRatings, error) {
+	var files []*cli.MatchFile
 	anchor, playouts := "", 0
-	for g := 1; g <= last; g++ {
-		for _, stage := range []string{"gate", "baseline"} {
-			f, err := cli.ReadMatchFile(filepath.Join(GenDir(run, g), stage))
-			if err != nil {
-				continue
+	for _, m := range matches {
+		for _, f := range []*cli.MatchFile{m.gate, m.baseline} {
+			if f != nil {
+				files = append(files, f)
 			}
-			files = append(files, f)
-			if stage == "baseline" && anchor == "" {
-				anchor, playouts = f.B.Name, f.B.Playouts
-			}
+		}
+		if m.baseline != nil && anchor == "" {
+			anchor, playouts = m.baseline.B.Name, m.baseline.B.Playouts
 		}
 	}
 	if anchor == "" {
