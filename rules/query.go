@@ -53,21 +53,84 @@ func (v *Variant) Neighbours(s Square) Bitboard {
 func (v *Variant) Edge() Bitboard { return v.edge }
 
 // CheckStart reports why a game cannot start from position p under v, or
-// nil: p must be a position of v (checkPosition), and since the rules judge
-// only the positions moves bring about, also not one that is already over:
-// the king on a corner, or no move for the side to move. Opening suites,
-// match openings and self-play starts are checked with it.
+// nil. p must be a position of v (one king, right size, no soldier on a
+// restricted square), and not a finished game. The rules judge only the
+// positions that moves bring about (NewGameFrom does not judge its
+// position), so CheckStart judges p as though the opponent's move had just
+// brought it about, and refuses it when that move would have ended the
+// game:
+//   - the king on a corner (he escaped);
+//   - no attacker on the board (nothing can ever take the king: the
+//     defenders have won);
+//   - under the taflab referee, an edge fort with the attackers to move, or
+//     the defenders encircled with the defenders to move, where the rule set
+//     has those endings;
+//   - under the OpenTafl referee, every end check its referee runs on any
+//     position: no defender beside an empty square, an edge fort, an
+//     encirclement (where the rule set has them);
+//   - no legal move for the side to move.
+//
+// A captured king has left the board, and ParsePosition refuses a position
+// without one. A king walled in on four sides is not judged: the rules take
+// the king only by the move that closes the last side, and a position with
+// him walled in can arise without one (he steps off the throne).
+// Repetition and the no-progress count need a history and are not judged.
+//
+// Rule sets (Compile: their start), opening suites, match openings and
+// self-play starts are checked with it; so must every start position a user
+// supplies (a -start flag, an engine's position command, a web request)
+// before anything plays it.
 func (v *Variant) CheckStart(p Position) error {
 	if err := v.checkPosition(p); err != nil {
 		return err
 	}
-	if v.Corners().Has(p.King) {
-		return fmt.Errorf("rules: position %s: the king is on a corner: the game is over", p)
+	if why := v.finished(p); why != "" {
+		return fmt.Errorf("rules: position %s: %s: the game is over", p, why)
+	}
+	return nil
+}
+
+// finished says why position p of v is a finished game (CheckStart), or "".
+func (v *Variant) finished(p Position) string {
+	if v.corners.Has(p.King) {
+		return "the king is on a corner"
+	}
+	if p.Attackers.Empty() {
+		return "no attacker is left"
 	}
 	g := Game{v: v}
 	g.reset(p)
-	if !g.hasMove() {
-		return fmt.Errorf("rules: position %s: the %v have no move: the game is over", p, p.ToMove)
+	def := &v.def
+	if def.Referee == RefereeOpenTafl {
+		empty := v.board.AndNot(p.Occupied())
+		switch {
+		case !p.Defenders.With(p.King).neighbours().Intersects(empty):
+			return "no defender has an empty square beside it"
+		case def.EdgeFort && g.otEdgeFort():
+			return "the defenders hold an edge fort"
+		case def.Encirclement && g.encircled():
+			return "the attackers encircle the defenders"
+		}
+	} else {
+		switch {
+		case p.ToMove == Attackers && def.EdgeFort && v.edge.Has(p.King) && g.edgeFort():
+			return "the defenders hold an edge fort"
+		case p.ToMove == Defenders && def.Encirclement && g.encircled():
+			return "the attackers encircle the defenders"
+		}
 	}
-	return nil
+	if !g.hasMove() {
+		return fmt.Sprintf("the %v have no legal move", p.ToMove)
+	}
+	return ""
+}
+
+// NewGameFromStart starts a game from a start position a user supplies:
+// CheckStart, then NewGameFrom. Use it (or CheckStart) for every position
+// that does not come from a game in progress.
+func NewGameFromStart(v *Variant, p Position) (*Game, error) {
+	if err := v.CheckStart(p); err != nil {
+		return nil, err
+	}
+	return NewGameFrom(v, p)
 }

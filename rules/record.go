@@ -302,10 +302,11 @@ type ReplayResult struct {
 // make a move illegal: where they differ from the captures the rules make,
 // the move counts as a capture mismatch. A written capture of the square the
 // king stands on is left out of the comparison (records mark a captured king
-// inconsistently, and the rules never list him as a capture).
+// inconsistently, and the rules never list him as a capture). A start
+// position Variant.CheckStart refuses (a finished game) is an error.
 func Replay(v *Variant, start Position, moves []RecordedMove, line int) ReplayResult {
 	r := ReplayResult{Position: start}
-	g, err := NewGameFrom(v, start)
+	g, err := NewGameFromStart(v, start)
 	if err != nil {
 		r.Err = &RecordError{Line: line, Err: fmt.Errorf("start position: %w", unwrapPrefix(err))}
 		return r

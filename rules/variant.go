@@ -245,7 +245,10 @@ type Variant struct {
 	geometry
 }
 
-// Compile validates a definition and prepares it for play.
+// Compile validates a definition and prepares it for play. Besides
+// Validate's checks it refuses a start position from which no game can be
+// played (Variant.CheckStart: the side to move has no legal move, or the
+// game is already over), as a *FieldError naming "start".
 func Compile(def Definition) (*Variant, error) {
 	start, err := def.validate()
 	if err != nil {
@@ -253,6 +256,9 @@ func Compile(def Definition) (*Variant, error) {
 	}
 	v := &Variant{def: def, start: start}
 	v.geometry = newGeometry(def.Size)
+	if err := v.CheckStart(start); err != nil {
+		return nil, &FieldError{Key: "start", Err: unwrapPrefix(err)}
+	}
 	return v, nil
 }
 
