@@ -1,6 +1,10 @@
 package web
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"net/http"
@@ -73,9 +77,9 @@ func (s *Server) network(id string) (*net.Network, error) {
 	switch {
 	case id == netFileID && s.cfg.NetFile != "":
 		name = s.cfg.NetFile
-		data, err = os.ReadFile(s.cfg.NetFile) // the file the command line named
+		data, err = readLimited(s.cfg.NetFile, s.cfg.MaxFileBytes) // the file the command line named
 		if err != nil {
-			return nil, errorf(http.StatusInternalServerError, "network %s: %v", name, err)
+			return nil, errorf(http.StatusInternalServerError, "network %v", err)
 		}
 	case strings.HasPrefix(id, runPrefix):
 		rel := strings.TrimPrefix(id, runPrefix)
@@ -97,15 +101,38 @@ func (s *Server) network(id string) (*net.Network, error) {
 	return n, nil
 }
 
-// evaluator returns a new evaluator for the player an id names; each
-// caller gets its own, since an evaluator serves one goroutine at a time.
-func (s *Server) evaluator(id string) (mcts.Evaluator, error) {
+// readLimited reads a file whole, refusing one of more than limit bytes.
+func readLimited(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: more than the %d bytes the server reads of a file", name, limit)
+	}
+	return b, nil
+}
+
+// evaluator returns a new evaluator for the player an id names, for games
+// of v; each caller gets its own, since an evaluator serves one goroutine at
+// a time. A network plays only net.BoardSize boards: another rule set with
+// a network is refused (422) rather than failing at its first move.
+func (s *Server) evaluator(id string, v *rules.Variant) (mcts.Evaluator, error) {
 	if id == builtinID || id == "" {
 		return mcts.NewHeuristic(), nil
 	}
 	n, err := s.network(id)
 	if err != nil {
 		return nil, err
+	}
+	if v.Size() != net.BoardSize {
+		return nil, errorf(http.StatusUnprocessableEntity, "network %q plays %dx%d boards, and %s is %dx%d: choose the built-in searcher (engine %q) for it",
+			id, net.BoardSize, net.BoardSize, v.Name(), v.Size(), v.Size(), builtinID)
 	}
 	return n.NewInference(1, "net-"+n.Hash()), nil
 }
@@ -156,7 +183,9 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	rep, err := s.analyze(req)
+	answer := s.noDeadline(w)
+	rep, err := s.analyze(r.Context(), req)
+	answer()
 	if err != nil {
 		writeError(w, err)
 		return
@@ -164,7 +193,9 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, rep)
 }
 
-func (s *Server) analyze(req analyzeRequest) (*analyzeReply, error) {
+// analyze checks req, then evaluates and searches in one of the search
+// slots, until ctx is done.
+func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeReply, err error) {
 	if req.Playouts < 0 || req.Playouts > s.cfg.MaxPlayouts {
 		return nil, errorf(http.StatusBadRequest, "playouts %d: want 0 to %d", req.Playouts, s.cfg.MaxPlayouts)
 	}
@@ -198,21 +229,37 @@ func (s *Server) analyze(req analyzeRequest) (*analyzeReply, error) {
 	if g.Outcome().Over() {
 		return nil, errorf(http.StatusConflict, "the game is over (%s): nothing to analyse", g.Outcome())
 	}
+	moves := g.GenerateMoves(nil)
+	if len(moves) == 0 {
+		return nil, errorf(http.StatusUnprocessableEntity, "the %s have no legal move: nothing to analyse", g.ToMove())
+	}
 	if req.Network == "" {
 		req.Network = builtinID
 	}
-	eval, err := s.evaluator(req.Network)
+	if _, err := s.evaluator(req.Network, v); err != nil { // refused before it waits for a slot
+		return nil, err
+	}
+	release, err := s.searches.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	defer func() {
+		if p := recover(); p != nil { // a bug, not the input: answer it, and free the slot
+			rep, err = nil, errorf(http.StatusInternalServerError, "analysis failed: %v", p)
+		}
+	}()
+	eval, err := s.evaluator(req.Network, v)
 	if err != nil {
 		return nil, err
 	}
 	pos := g.Position()
-	moves := g.GenerateMoves(nil)
 	batch := &mcts.Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{pos}, Moves: [][]rules.Move{moves},
 		Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
 	if err := eval.Evaluate(batch); err != nil {
 		return nil, errorf(http.StatusInternalServerError, "evaluating: %v", err)
 	}
-	rep := &analyzeReply{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(batch.Values[0])), Policy: []moveProb{}}
+	rep = &analyzeReply{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(batch.Values[0])), Policy: []moveProb{}}
 	if in, ok := eval.(*net.Inference); ok {
 		wdl := in.WDL(0)
 		rep.WDL = &[3]float64{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}
@@ -230,7 +277,11 @@ func (s *Server) analyze(req analyzeRequest) (*analyzeReply, error) {
 	if req.Playouts > 0 {
 		cfg := mcts.DefaultConfig()
 		search := mcts.NewSearch(&cfg, g, 1)
-		if err := mcts.NewRunner(eval).Search(search, req.Playouts); err != nil {
+		if err := runSearch(ctx, mcts.NewRunner(eval), search, req.Playouts); err != nil {
+			var he *httpError
+			if errors.As(err, &he) {
+				return nil, err
+			}
 			return nil, errorf(http.StatusInternalServerError, "search: %v", err)
 		}
 		si := &searchInfo{Playouts: search.Playouts(), BestMove: search.BestMove().String(), Value: round(float64(search.RootValue())), Moves: []moveProb{}}

@@ -3,7 +3,14 @@ package web
 import (
 	"fmt"
 	"os"
+	"time"
 )
+
+// PlayoutsLimit is the most playouts Config.MaxPlayouts may allow: a
+// playout keeps a node of the search tree per move of its leaf, about 5 KB
+// (4.4 KB a playout measured at 20,000 playouts of copenhagen), so a million
+// is some 5 GB for one search.
+const PlayoutsLimit = 1_000_000
 
 // Config is what the server serves and its limits.
 type Config struct {
@@ -21,11 +28,46 @@ type Config struct {
 	// recently is dropped for a new one (default 64).
 	MaxGames int
 	// MaxPlayouts bounds the playouts a request may ask of a search
-	// (default 20000).
+	// (default 20000, at most PlayoutsLimit). A search takes about 5 KB a
+	// playout: some 100 MB at 20000.
 	MaxPlayouts int
+	// MaxSearches bounds the searches that run at once (an engine's move or
+	// an analysis; default 2, at most 256): beyond it a request waits in a
+	// queue of at most MaxQueue for at most QueueWait, then is answered 503
+	// with a message that the server is busy. The searches' memory is at
+	// most MaxSearches times MaxPlayouts times about 5 KB.
+	MaxSearches int
+	// MaxReads bounds the requests that read whole files at once (a games
+	// file to replay, a run's reports; default 2, at most 256), queued the
+	// same way.
+	MaxReads int
+	// MaxQueue bounds the requests waiting for a search or a read (default
+	// 32, 0 to 10000); QueueWait bounds how long each waits (default 10 s,
+	// 0 to 1 hour).
+	MaxQueue  int
+	QueueWait time.Duration
 	// MaxBody bounds a request body in bytes (default 1 MiB: a rule-set
 	// file and a game's moves fit many times over).
 	MaxBody int64
+	// MaxFileBytes bounds one file the server reads whole (a dataset, a
+	// record file, a report, a network; default 128 MiB); MaxRunBytes bounds
+	// all the files one /api/run request reads together (default 64 MiB):
+	// past it the remaining reports are skipped, each with an error in the
+	// answer that says so.
+	MaxFileBytes int64
+	MaxRunBytes  int64
+	// The http.Server's timeouts (HTTPServer). ReadHeaderTimeout bounds the
+	// reading of a request's headers (default 10 s) and ReadTimeout the
+	// whole request with its body (default 30 s): a client that trickles
+	// its request is cut off. WriteTimeout bounds the writing of an answer
+	// (default 60 s); a search lifts it while it runs (it ends when its
+	// client goes away) and sets it again when its answer is ready.
+	// IdleTimeout bounds how long a kept-alive connection waits for its
+	// next request (default 60 s). Each from 1 ms to 1 hour.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
 	// AnyHost answers requests whatever their Host header. False (the
 	// default, for a server on the loopback address) refuses a Host that is
 	// not a loopback name or address: a web page elsewhere could otherwise
@@ -38,19 +80,46 @@ type Config struct {
 // DefaultConfig returns a Config that serves no folders, with the default
 // limits.
 func DefaultConfig() Config {
-	return Config{MaxGames: 64, MaxPlayouts: 20000, MaxBody: 1 << 20}
+	return Config{MaxGames: 64, MaxPlayouts: 20000, MaxSearches: 2, MaxReads: 2, MaxQueue: 32, QueueWait: 10 * time.Second,
+		MaxBody: 1 << 20, MaxFileBytes: 128 << 20, MaxRunBytes: 64 << 20,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second}
 }
 
-// Validate reports the first problem with c: a limit below one, or a
-// folder or file that cannot be used.
+// Validate reports the first problem with c: a limit out of its range, or
+// a folder or file that cannot be used.
 func (c *Config) Validate() error {
-	switch {
-	case c.MaxGames < 1:
-		return fmt.Errorf("web: MaxGames %d: want at least 1", c.MaxGames)
-	case c.MaxPlayouts < 1:
-		return fmt.Errorf("web: MaxPlayouts %d: want at least 1", c.MaxPlayouts)
-	case c.MaxBody < 1024:
-		return fmt.Errorf("web: MaxBody %d: want at least 1024 bytes", c.MaxBody)
+	type bound struct {
+		name      string
+		v, lo, hi int64
+		unit      string
+	}
+	for _, b := range []bound{
+		{"MaxGames", int64(c.MaxGames), 1, 100_000, ""},
+		{"MaxPlayouts", int64(c.MaxPlayouts), 1, PlayoutsLimit, ""},
+		{"MaxSearches", int64(c.MaxSearches), 1, 256, ""},
+		{"MaxReads", int64(c.MaxReads), 1, 256, ""},
+		{"MaxQueue", int64(c.MaxQueue), 0, 10_000, ""},
+		{"MaxBody", c.MaxBody, 1024, 1 << 30, " bytes"},
+		{"MaxFileBytes", c.MaxFileBytes, 1024, 1 << 40, " bytes"},
+		{"MaxRunBytes", c.MaxRunBytes, 1024, 1 << 40, " bytes"},
+	} {
+		if b.v < b.lo || b.v > b.hi {
+			return fmt.Errorf("web: %s %d: want %d to %d%s", b.name, b.v, b.lo, b.hi, b.unit)
+		}
+	}
+	for _, d := range []struct {
+		name   string
+		v, min time.Duration
+	}{
+		{"QueueWait", c.QueueWait, 0},
+		{"ReadHeaderTimeout", c.ReadHeaderTimeout, time.Millisecond},
+		{"ReadTimeout", c.ReadTimeout, time.Millisecond},
+		{"WriteTimeout", c.WriteTimeout, time.Millisecond},
+		{"IdleTimeout", c.IdleTimeout, time.Millisecond},
+	} {
+		if d.v < d.min || d.v > time.Hour {
+			return fmt.Errorf("web: %s %v: want %v to 1h0m0s", d.name, d.v, d.min)
+		}
 	}
 	for _, d := range []struct{ name, path string }{{"data folder", c.DataDir}, {"run folder", c.RunDir}} {
 		if d.path == "" {

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/http"
@@ -72,8 +74,15 @@ func loadVariant(name, toml string) (*rules.Variant, error) {
 }
 
 // startOf parses a start position under v, or returns v's start for "".
+// Either must be a position a game can start from (rules.CheckStart): on
+// the board, the king off the corners, a legal move for the side to move.
+// A position that is not one of v's is a bad request (400); one that is but
+// where the game is already over cannot be played (422).
 func startOf(v *rules.Variant, text string) (rules.Position, error) {
 	if text == "" {
+		if err := v.CheckStart(v.Start()); err != nil {
+			return rules.Position{}, errorf(http.StatusUnprocessableEntity, "rule set %s: its start cannot be played: %v", v.Name(), err)
+		}
 		return v.Start(), nil
 	}
 	p, err := rules.ParsePosition(text)
@@ -81,7 +90,11 @@ func startOf(v *rules.Variant, text string) (rules.Position, error) {
 		return rules.Position{}, errorf(http.StatusBadRequest, "start: %v", err)
 	}
 	if err := v.CheckStart(p); err != nil {
-		return rules.Position{}, errorf(http.StatusBadRequest, "start: %v", err)
+		status := http.StatusBadRequest
+		if strings.Contains(err.Error(), "the game is over") {
+			status = http.StatusUnprocessableEntity
+		}
+		return rules.Position{}, errorf(status, "start: %v", err)
 	}
 	return p, nil
 }
@@ -126,7 +139,7 @@ func (s *Server) newGame(req newGameRequest) (*game, error) {
 		if req.Playouts < 1 || req.Playouts > s.cfg.MaxPlayouts {
 			return nil, errorf(http.StatusBadRequest, "playouts %d: want 1 to %d", req.Playouts, s.cfg.MaxPlayouts)
 		}
-		if gm.eval, err = s.evaluator(req.Engine); err != nil {
+		if gm.eval, err = s.evaluator(req.Engine, v); err != nil {
 			return nil, err
 		}
 	}
@@ -256,14 +269,30 @@ func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
 	version := gm.version
 	moves := append([]rules.RecordedMove(nil), gm.moves...)
 	gm.mu.Unlock()
+	cleared := false // set under gm.mu with thinking cleared; read only by this goroutine
+	defer func() {
+		// Whatever happens below, even a panic, the game does not stay
+		// thinking for ever.
+		if !cleared {
+			gm.mu.Lock()
+			gm.thinking = false
+			gm.mu.Unlock()
+		}
+	}()
 
-	m, err := gm.search(moves)
+	answer := s.noDeadline(w)
+	m, err := s.engineMove(r.Context(), gm, moves)
+	answer()
 
 	gm.mu.Lock()
 	defer gm.mu.Unlock()
-	gm.thinking = false
+	gm.thinking, cleared = false, true
 	if err != nil {
-		writeError(w, errorf(http.StatusInternalServerError, "engine: %v", err))
+		var he *httpError
+		if !errors.As(err, &he) {
+			err = errorf(http.StatusInternalServerError, "engine: %v", err)
+		}
+		writeError(w, err)
 		return
 	}
 	if gm.version != version {
@@ -278,9 +307,26 @@ func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, gm.state())
 }
 
+// engineMove searches for the engine's move in one of the server's search
+// slots, until ctx is done. A panic in the search (a bug, not the input) is
+// answered 500 and frees the slot.
+func (s *Server) engineMove(ctx context.Context, gm *game, moves []rules.RecordedMove) (m rules.Move, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m, err = rules.NoMove, errorf(http.StatusInternalServerError, "engine: the search failed: %v", p)
+		}
+	}()
+	release, err := s.searches.acquire(ctx)
+	if err != nil {
+		return rules.NoMove, err
+	}
+	defer release()
+	return gm.search(ctx, moves)
+}
+
 // search runs the engine's search after moves from the start; only the
 // request that set thinking calls it.
-func (gm *game) search(moves []rules.RecordedMove) (rules.Move, error) {
+func (gm *game) search(ctx context.Context, moves []rules.RecordedMove) (rules.Move, error) {
 	g, err := rules.NewGameFrom(gm.v, gm.start)
 	if err != nil {
 		return rules.NoMove, err
@@ -288,11 +334,14 @@ func (gm *game) search(moves []rules.RecordedMove) (rules.Move, error) {
 	for _, m := range moves {
 		g.Make(m.Move) // replayed from the start, so repetition sees the whole game
 	}
+	if len(g.GenerateMoves(nil)) == 0 {
+		return rules.NoMove, errorf(http.StatusConflict, "engine: the %s have no legal move", g.ToMove())
+	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", gm.id, len(moves))
 	cfg := mcts.DefaultConfig()
 	search := mcts.NewSearch(&cfg, g, h.Sum64())
-	if err := mcts.NewRunner(gm.eval).Search(search, gm.playouts); err != nil {
+	if err := runSearch(ctx, mcts.NewRunner(gm.eval), search, gm.playouts); err != nil {
 		return rules.NoMove, err
 	}
 	m := search.BestMove()

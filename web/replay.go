@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"net/http"
@@ -98,7 +99,23 @@ type fileGame struct {
 // readGames reads a games file: a dataset's games table, or game records
 // (CSV) under the rule set named by variant, or else the one the match.json
 // beside it names, or else copenhagen.
-func (s *Server) readGames(src, rel, variant string) (*rules.Variant, []fileGame, error) {
+//
+// It reads in one of the server's read slots, until ctx is done; the
+// caller releases the slot once it has answered.
+func (s *Server) readGames(ctx context.Context, src, rel, variant string) (release func(), v *rules.Variant, games []fileGame, err error) {
+	release, err = s.reads.acquire(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v, games, err = s.readGamesFile(src, rel, variant)
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return release, v, games, nil
+}
+
+func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []fileGame, error) {
 	data, err := s.readFile(src, rel)
 	if err != nil {
 		return nil, nil, err
@@ -220,11 +237,12 @@ func replay(v *rules.Variant, i int, fg fileGame, full bool) replayedGame {
 // handleFileGames lists a file's games, each replayed for its end.
 func (s *Server) handleFileGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	v, games, err := s.readGames(q.Get("src"), q.Get("path"), q.Get("variant"))
+	release, v, games, err := s.readGames(r.Context(), q.Get("src"), q.Get("path"), q.Get("variant"))
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	defer release()
 	out := make([]replayedGame, len(games))
 	for i, fg := range games {
 		out[i] = replay(v, i, fg, false)
@@ -241,11 +259,12 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusBadRequest, "game %q: want a game's index from 0", q.Get("game")))
 		return
 	}
-	v, games, err := s.readGames(q.Get("src"), q.Get("path"), q.Get("variant"))
+	release, v, games, err := s.readGames(r.Context(), q.Get("src"), q.Get("path"), q.Get("variant"))
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	defer release()
 	if i >= len(games) {
 		writeError(w, errorf(http.StatusNotFound, "game %d: the file has %d games", i, len(games)))
 		return

@@ -74,9 +74,26 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusBadRequest, "run/%s: not a folder", rel))
 		return
 	}
+	release, err := s.reads.acquire(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer release()
 	rep := runReply{Path: rel, Summary: json.RawMessage("null"), Hosts: json.RawMessage("null"), Balance: []reportFile{}, Ratings: []reportFile{}, Errors: []string{}}
+	var total int64 // the bytes read so far, at most MaxRunBytes
 	readJSONFile := func(p string) (json.RawMessage, bool) {
+		st, err := s.run.Stat(p)
+		if err != nil {
+			rep.Errors = append(rep.Errors, rootError("run", p, err).Error())
+			return nil, false
+		}
+		if total+st.Size() > s.cfg.MaxRunBytes {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("run/%s: %d bytes: not read, as the run's files would pass the %d bytes the server reads for one request", p, st.Size(), s.cfg.MaxRunBytes))
+			return nil, false
+		}
 		b, err := s.readFile("run", p)
+		total += int64(len(b))
 		if err != nil {
 			rep.Errors = append(rep.Errors, err.Error())
 			return nil, false

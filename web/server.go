@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,10 +20,6 @@ import (
 
 //go:embed static
 var static embed.FS
-
-// maxFileBytes bounds a file the server reads whole (datasets, records,
-// networks, reports): a corrupt or foreign file must not exhaust memory.
-const maxFileBytes = 512 << 20
 
 // Server is the page and its API. It is an http.Handler; create it with New.
 type Server struct {
@@ -39,6 +36,9 @@ type Server struct {
 
 	netMu    sync.Mutex              // guards networks
 	networks map[string]*net.Network // loaded networks by id; a Network is immutable once loaded
+
+	searches *limiter // the searches running at once; safe for concurrent use
+	reads    *limiter // the requests reading whole files at once; safe for concurrent use
 }
 
 // New checks cfg, opens its folders and returns the server.
@@ -46,7 +46,16 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, games: map[string]*game{}, networks: map[string]*net.Network{}}
+	s := &Server{cfg: cfg, games: map[string]*game{}, networks: map[string]*net.Network{},
+		searches: newLimiter("searches", cfg.MaxSearches, cfg.MaxQueue, cfg.QueueWait),
+		reads:    newLimiter("file reads", cfg.MaxReads, cfg.MaxQueue, cfg.QueueWait)}
+	if cfg.NetFile != "" {
+		// Loaded now, so that a file that is not a network fails the start
+		// rather than every request that uses it.
+		if _, err := s.network(netFileID); err != nil {
+			return nil, fmt.Errorf("web: network %s: %v", cfg.NetFile, err)
+		}
+	}
 	var err error
 	if cfg.DataDir != "" {
 		if s.data, err = os.OpenRoot(cfg.DataDir); err != nil {
@@ -87,6 +96,14 @@ func New(cfg Config) (*Server, error) {
 	})
 	s.mux = m
 	return s, nil
+}
+
+// HTTPServer returns an http.Server for s with the Config's timeouts, and
+// headers of at most 64 KiB; the caller sets its address or gives it a
+// listener.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, ReadTimeout: s.cfg.ReadTimeout,
+		WriteTimeout: s.cfg.WriteTimeout, IdleTimeout: s.cfg.IdleTimeout, MaxHeaderBytes: 64 << 10}
 }
 
 // Close releases the folders the server holds open.
@@ -134,14 +151,15 @@ func loopbackHost(host string) bool {
 
 // httpError is an error with the HTTP status it answers.
 type httpError struct {
-	status int
-	msg    string
+	status     int
+	msg        string
+	retryAfter int // seconds, for a Retry-After header; 0 for none
 }
 
 func (e *httpError) Error() string { return e.msg }
 
 func errorf(status int, format string, a ...any) error {
-	return &httpError{status, fmt.Sprintf(format, a...)}
+	return &httpError{status: status, msg: fmt.Sprintf(format, a...)}
 }
 
 // writeError answers {"error": message} with the error's status (500 for
@@ -151,6 +169,9 @@ func writeError(w http.ResponseWriter, err error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		status = he.status
+		if he.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(he.retryAfter))
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -178,6 +199,14 @@ func (s *Server) readJSON(r *http.Request, v any) error {
 		}
 		if errors.Is(err, io.EOF) {
 			return errorf(http.StatusBadRequest, "request body: empty, want a JSON object")
+		}
+		var ne stdnet.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return errorf(http.StatusRequestTimeout, "request body: not received within %v", s.cfg.ReadTimeout)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "playouts" {
+			return errorf(http.StatusBadRequest, "playouts %s: want a whole number, at most %d", te.Value, s.cfg.MaxPlayouts)
 		}
 		return errorf(http.StatusBadRequest, "request body: %v", err)
 	}
@@ -246,12 +275,15 @@ func (s *Server) readFile(src, rel string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, errorf(http.StatusBadRequest, "%s/%s: not a regular file", src, rel)
 	}
-	if st.Size() > maxFileBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "%s/%s: %d bytes, more than the %d the server reads", src, rel, st.Size(), maxFileBytes)
+	if st.Size() > s.cfg.MaxFileBytes {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "%s/%s: %d bytes, more than the %d the server reads of a file", src, rel, st.Size(), s.cfg.MaxFileBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, s.cfg.MaxFileBytes+1))
 	if err != nil {
 		return nil, rootError(src, rel, err)
+	}
+	if int64(len(b)) > s.cfg.MaxFileBytes { // it grew since Stat
+		return nil, errorf(http.StatusRequestEntityTooLarge, "%s/%s: more than the %d bytes the server reads of a file", src, rel, s.cfg.MaxFileBytes)
 	}
 	return b, nil
 }
@@ -285,5 +317,7 @@ func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
 		"run":          s.run != nil,
 		"net":          s.cfg.NetFile != "",
 		"max_playouts": s.cfg.MaxPlayouts,
+		"searches":     map[string]int{"running": s.searches.running(), "waiting": s.searches.queued(), "max": s.cfg.MaxSearches},
+		"reads":        map[string]int{"running": s.reads.running(), "waiting": s.reads.queued(), "max": s.cfg.MaxReads},
 	})
 }

@@ -28,6 +28,14 @@ binary. Only files inside -data and -run are served.
 It listens on the loopback address unless -addr names another, and then
 warns: anyone who reaches that address can use the page. Ctrl-C stops it.
 
+A network file (-net) is read at the start: one that is not a network fails
+it. A network plays only 11x11 boards; a game or an analysis of another
+rule set with it is refused, with the built-in searcher offered instead.
+At most -max-searches searches run at once (each until its page goes
+away); others wait up to 10 s, then are answered 503. A request's body is
+at most 1 MiB and must arrive within 30 s; a file read is at most 128 MiB,
+and a run's reports at most 64 MiB together.
+
 Flags:
 `
 
@@ -38,9 +46,19 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
 	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
-	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask")
+	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, fmt.Sprintf("the most `playouts` a request may ask, 1 to %d (a search takes about 5 KB a playout)", web.PlayoutsLimit))
+	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, "the `searches` that run at once, 1 to 256; more wait briefly, then are answered 503 (busy)")
 	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
 		return code
+	}
+	for _, f := range []struct {
+		name    string
+		v, most int
+	}{{"max-playouts", cfg.MaxPlayouts, web.PlayoutsLimit}, {"max-searches", cfg.MaxSearches, 256}} {
+		if f.v < 1 || f.v > f.most {
+			fmt.Fprintf(stderr, "eval serve: -%s %d: want 1 to %d\n", f.name, f.v, f.most)
+			return 2
+		}
 	}
 	loopback, err := isLoopback(*addr)
 	if err != nil {
@@ -63,7 +81,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "eval serve: http://%s/\n", ln.Addr())
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer() // with read, write and idle timeouts
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
