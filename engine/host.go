@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"taflab/match"
@@ -27,9 +28,15 @@ type External struct {
 	Command []string
 	// Dir is the program's working folder; "" for the current one.
 	Dir string
-	// MoveTime is the time the engine is given per move: OTEP's clock
-	// (in an overtime period of this length) or UCI's "go movetime".
+	// MoveTime is the time the engine is given per move: OTEP's clock, as
+	// OpenTafl's host would send it for a game with no main time and
+	// overtime periods of this length (rounded up to whole seconds in the
+	// clock's period field), or UCI's "go movetime".
 	MoveTime time.Duration
+	// NoClock sends OTEP engines no clock line at all: the engine then
+	// budgets its moves by its own settings (OpenTafl's thinktime), and
+	// MoveTime, if set, is only the host's expectation.
+	NoClock bool
 	// Nodes is UCI's "go nodes" budget, used when MoveTime is 0.
 	Nodes int
 	// StartTimeout bounds the wait for the program's greeting (hello, or
@@ -48,8 +55,12 @@ func (x *External) Validate() error {
 		return errors.New("engine: no command")
 	case x.MoveTime < 0 || x.Nodes < 0:
 		return fmt.Errorf("engine: move time %v, nodes %d: want 0 or more", x.MoveTime, x.Nodes)
-	case x.MoveTime == 0 && (x.Protocol == OTEP || x.Nodes == 0):
-		return fmt.Errorf("engine: %s needs a move time%s", x.Protocol, map[bool]string{true: "", false: " or nodes"}[x.Protocol == OTEP])
+	case x.NoClock && x.Protocol != OTEP:
+		return fmt.Errorf("engine: %s: no clock is an OTEP setting", x.Protocol)
+	case x.Protocol == OTEP && x.MoveTime == 0 && !x.NoClock:
+		return fmt.Errorf("engine: %s needs a move time, or no clock", x.Protocol)
+	case x.Protocol == UCI && x.MoveTime == 0 && x.Nodes == 0:
+		return fmt.Errorf("engine: %s needs a move time or nodes", x.Protocol)
 	}
 	return nil
 }
@@ -60,9 +71,12 @@ type session struct {
 	cmd   *exec.Cmd
 	in    *os.File    // the program's standard input: a pipe with write deadlines
 	lines chan string // the program's output; closed when it ends
-	exit  chan struct{}
-	err   error // how the program ended; set before exit is closed
-	once  sync.Once
+	// lastOutput is when the program last wrote a line (Unix nanoseconds):
+	// written by the output reader, read by settle. Atomic.
+	lastOutput atomic.Int64
+	exit       chan struct{}
+	err        error // how the program ended; set before exit is closed
+	once       sync.Once
 
 	options map[string]bool // UCI options the engine offers
 	variant *rules.Variant
@@ -110,6 +124,7 @@ func (x *External) Start() (match.Engine, error) {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
+			s.lastOutput.Store(time.Now().UnixNano())
 			s.lines <- strings.TrimRight(sc.Text(), "\r")
 		}
 		if sc.Err() != nil {
@@ -213,9 +228,10 @@ func (s *session) exited(fallback error) error {
 	}
 }
 
-// NewGame implements match.Engine: OTEP gets the rules (with the game's
-// start as their start position), its side and start; UCI gets the Rules
-// option if the engine offers it, and ucinewgame.
+// NewGame implements match.Engine: OTEP gets the rules, with the game's
+// start as their start position, and nothing more (OpenTafl's host sends
+// an engine that plays a game no side or start: play names the side);
+// UCI gets the Rules option if the engine offers it, and ucinewgame.
 func (s *session) NewGame(v *rules.Variant, start rules.Position, side rules.Side) error {
 	if start.Size == 0 {
 		start = v.Start()
@@ -228,7 +244,7 @@ func (s *session) NewGame(v *rules.Variant, start rules.Position, side rules.Sid
 		return err
 	}
 	if s.x.Protocol == OTEP {
-		return s.send("rules "+otr, "side "+side.String(), "start")
+		return s.send("rules " + otr)
 	}
 	if s.options["rules"] {
 		if err := s.send("setoption name Rules value " + otr); err != nil {
@@ -247,29 +263,32 @@ func (s *session) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 }
 
 func (s *session) otepMove(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	s.settle(ctx)
+	// In the order OpenTafl's host uses (ExternalEnginePlayer.getNextMove):
+	// the moves since the engine's last, in one line joined by '|', with
+	// the board after them; the clock; play.
+	var lines []string
 	moves := g.Moves(nil)
-	// Tell the engine the moves it has not seen, one at a time, each with
-	// the board after it.
-	if s.known < len(moves) {
-		replay, err := rules.NewGameFrom(s.variant, s.start)
-		if err != nil {
-			return rules.NoMove, err
-		}
-		for i, m := range moves {
-			replay.Make(m)
-			if i >= s.known {
-				if err := s.sendCtx(ctx, "opponent-move "+protocol.FormatMove(m)+" "+protocol.FormatBoard(replay.Position())); err != nil {
-					return rules.NoMove, err
-				}
-			}
-		}
-		s.known = len(moves)
+	replay, err := rules.NewGameFrom(s.variant, s.start) // g's game with its history, for after the engine's move
+	if err != nil {
+		return rules.NoMove, err
 	}
-	ms := s.x.MoveTime.Milliseconds()
-	secs := (ms + 999) / 1000
-	// The allowance as an overtime period the engine is in, with none
-	// after it: this move must come within it.
-	if err := s.sendCtx(ctx, "play "+g.ToMove().String(), fmt.Sprintf("clock %d* %d* %d 0 0", ms, ms, secs)); err != nil {
+	texts := make([]string, 0, len(moves)-min(s.known, len(moves)))
+	for i, m := range moves {
+		replay.Make(m)
+		if i >= s.known {
+			texts = append(texts, protocol.FormatMove(m))
+		}
+	}
+	if len(texts) > 0 {
+		lines = append(lines, "opponent-move "+strings.Join(texts, "|")+" "+protocol.FormatBoard(replay.Position()))
+	}
+	s.known = len(moves)
+	if !s.x.NoClock {
+		lines = append(lines, OpenTaflClock(s.x.MoveTime))
+	}
+	lines = append(lines, "play "+g.ToMove().String())
+	if err := s.sendCtx(ctx, lines...); err != nil {
 		return rules.NoMove, err
 	}
 	for {
@@ -285,9 +304,12 @@ func (s *session) otepMove(ctx context.Context, g *rules.Game) (rules.Move, erro
 				return rules.NoMove, &match.ForfeitError{Reason: match.ForfeitIllegal, Err: err}
 			}
 			if g.IsLegal(m) {
-				after, _ := rules.NewGameFrom(s.variant, g.Position())
-				after.Make(m)
-				s.send("move " + protocol.FormatBoard(after.Position()))
+				// Accepted: the board after it, unless it ended the game
+				// (OpenTafl's host then sends only finish).
+				replay.Make(m)
+				if !replay.Outcome().Over() {
+					s.send("move " + protocol.FormatBoard(replay.Position()))
+				}
 				s.known = len(moves) + 1
 			}
 			return m, nil // the referee judges it
@@ -336,6 +358,59 @@ func (s *session) uciMove(ctx context.Context, g *rules.Game) (rules.Move, error
 				return rules.NoMove, &match.ForfeitError{Reason: match.ForfeitIllegal, Err: err}
 			}
 			return m, nil
+		}
+	}
+}
+
+// OpenTaflClock is the clock line OpenTafl's host sends, before play, in a
+// game with no main time and overtime periods of moveTime: both sides in a
+// period, the one to move with all of it left (the other side's figure is
+// not tracked: the same), the period's whole seconds rounded up, and two
+// periods each. OpenTafl counts the period in progress, and its engine
+// treats a count of 1 as an emergency (it budgets the period less a
+// second, nothing at all for a one-second period), so the count is 2: the
+// period in progress and the grace the match's move limit gives.
+func OpenTaflClock(moveTime time.Duration) string {
+	ms := max(moveTime.Milliseconds(), 1)
+	secs := (ms + 999) / 1000
+	return fmt.Sprintf("clock %d* %d* %d 2 2", ms, ms, secs)
+}
+
+// settleQuiet and settleMost bound settle's wait.
+const (
+	settleQuiet = 100 * time.Millisecond
+	settleMost  = 2 * time.Second
+)
+
+// settle waits until the program has written nothing for settleQuiet (at
+// most settleMost, or until ctx is done), reading past what it writes
+// meanwhile: OpenTafl's engine goes on printing its search's statistics
+// after its move, and a command that arrives before it has finished can
+// find it between states.
+func (s *session) settle(ctx context.Context) {
+	until := time.Now().Add(settleMost)
+	for {
+		quiet := time.Since(time.Unix(0, s.lastOutput.Load()))
+		if quiet >= settleQuiet || !time.Now().Before(until) {
+			for { // what it wrote before: none of it answers what comes next
+				select {
+				case _, ok := <-s.lines:
+					if !ok {
+						return
+					}
+				default:
+					return
+				}
+			}
+		}
+		select {
+		case _, ok := <-s.lines:
+			if !ok {
+				return
+			}
+		case <-time.After(settleQuiet - quiet):
+		case <-ctx.Done():
+			return
 		}
 	}
 }

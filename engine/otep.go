@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,7 +23,18 @@ type Clock struct {
 	Overtimes [2]int        // overtime periods left, by side
 }
 
-// ParseClock reads the arguments of a clock command.
+// maxClockMillis is the most a clock figure may say: larger ones (a host's
+// 9223372036854775807, say) are read as this, about 11.6 days, so that no
+// sum of them overflows a time.Duration.
+const maxClockMillis = 1_000_000_000
+
+// maxOvertimes is the most overtime periods a clock may count; more are
+// read as this.
+const maxOvertimes = 1_000_000
+
+// ParseClock reads the arguments of a clock command. Figures past the
+// ranges a game can use are clamped: milliseconds to maxClockMillis,
+// overtime seconds to maxClockMillis/1000, periods to maxOvertimes.
 func ParseClock(args string) (Clock, error) {
 	f := strings.Fields(args)
 	if len(f) != 5 {
@@ -32,33 +44,47 @@ func ParseClock(args string) (Clock, error) {
 	for side := range 2 {
 		text, star := strings.CutSuffix(f[side], "*")
 		ms, err := strconv.ParseInt(text, 10, 64)
-		if err != nil || ms < -1 {
-			return Clock{}, fmt.Errorf("engine: clock %q: %s time %q: want milliseconds", clip(args), rules.Side(side), f[side])
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(text, "-") {
+			ms, err = maxClockMillis, nil
 		}
-		c.Millis[side], c.InPeriod[side] = ms, star
+		if err != nil || ms < -1 {
+			return Clock{}, fmt.Errorf("engine: clock %q: %s time %q: want milliseconds (-1 for none)", clip(args), rules.Side(side), f[side])
+		}
+		c.Millis[side], c.InPeriod[side] = min(ms, maxClockMillis), star
 	}
 	ot, err := strconv.ParseInt(f[2], 10, 64)
-	if err != nil || ot < 0 || ot > 1e6 {
-		return Clock{}, fmt.Errorf("engine: clock %q: overtime %q: want seconds", clip(args), f[2])
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(f[2], "-") {
+		ot, err = maxClockMillis/1000, nil
 	}
-	c.Overtime = time.Duration(ot) * time.Second
+	if err != nil || ot < 0 {
+		return Clock{}, fmt.Errorf("engine: clock %q: overtime %q: want seconds, 0 or more", clip(args), f[2])
+	}
+	c.Overtime = time.Duration(min(ot, maxClockMillis/1000)) * time.Second
 	for side := range 2 {
-		n, err := strconv.Atoi(f[3+side])
-		if err != nil || n < 0 {
-			return Clock{}, fmt.Errorf("engine: clock %q: %s overtimes %q: want a count", clip(args), rules.Side(side), f[3+side])
+		n, err := strconv.ParseInt(f[3+side], 10, 64)
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(f[3+side], "-") {
+			n, err = maxOvertimes, nil
 		}
-		c.Overtimes[side] = n
+		if err != nil || n < 0 {
+			return Clock{}, fmt.Errorf("engine: clock %q: %s overtimes %q: want a count, 0 or more", clip(args), rules.Side(side), f[3+side])
+		}
+		c.Overtimes[side] = int(min(n, maxOvertimes))
 	}
 	return c, nil
 }
 
 // ClockBudget is the time the engine gives a move of side under clock c,
-// or 0 when the clock says nothing (OpenTafl's -1 for untimed games):
+// or 0 when the clock says nothing (OpenTafl's -1 for untimed games). The
+// clock counts overtime periods as OpenTafl does: the count includes the
+// period in progress, a move made within a period leaves it whole for the
+// next, and main time that runs out during a move carries on into the
+// first period. So:
 //   - in an overtime period (a '*'), nine tenths of what is left of it, less
 //     50 ms for the line to travel;
 //   - in main time, a thirtieth of it, plus half an overtime period when
-//     periods are left, but never more than nine tenths of the main time
-//     less 50 ms;
+//     periods are left; never more than nine tenths of what the move may
+//     take without losing the game or a period (the main time left, and one
+//     period when there are any), less 50 ms;
 //
 // and at least 10 ms. The engine's search stops when the budget, counted
 // from the moment the play command arrived, would run out within its next
@@ -68,17 +94,17 @@ func ClockBudget(c Clock, side rules.Side) time.Duration {
 	if ms < 0 {
 		return 0
 	}
+	const travel = 50 * time.Millisecond
 	left := time.Duration(ms) * time.Millisecond
-	ceiling := left*9/10 - 50*time.Millisecond
-	b := ceiling
-	if !c.InPeriod[side] {
-		b = left / 30
-		if c.Overtimes[side] > 0 {
-			b += c.Overtime / 2
-		}
-		b = min(b, ceiling)
+	if c.InPeriod[side] {
+		return max(left*9/10-travel, 10*time.Millisecond)
 	}
-	return max(b, 10*time.Millisecond)
+	b, most := left/30, left
+	if c.Overtimes[side] > 0 && c.Overtime > 0 {
+		b += c.Overtime / 2
+		most += c.Overtime
+	}
+	return max(min(b, most*9/10-travel), 10*time.Millisecond)
 }
 
 // otep answers one line of OpenTafl's engine protocol.
@@ -189,30 +215,40 @@ func parseSide(text string) (rules.Side, bool) {
 // opponentMove plays "opponent-move <move>[|<move>...] <position>": each
 // move if it is legal, then the position has the last word: if the board
 // differs (a move the engine's rules refused, a game it lost track of),
-// the engine starts again from the host's position.
+// the engine starts again from the host's position. The whole line is read
+// before anything is played: a malformed one changes nothing.
 func (s *server) opponentMove(args string) error {
 	f := strings.Fields(args)
 	if len(f) != 2 {
 		s.send("error 0 opponent-move: %q: want <moves> <position>", clip(args))
 		return nil
 	}
-	s.ownReady = false
-	mover := s.game.ToMove()
-	for _, text := range strings.Split(f[0], "|") {
+	texts := strings.Split(f[0], "|")
+	if len(texts) > rules.MaxMoves {
+		s.send("error 0 opponent-move: %d moves: want at most %d", len(texts), rules.MaxMoves)
+		return nil
+	}
+	moves := make([]rules.Move, len(texts))
+	for i, text := range texts {
 		m, _, err := protocol.ParseMove(text)
 		if err != nil {
 			s.send("error 0 opponent-move: %s", strings.TrimPrefix(err.Error(), "protocol: "))
 			return nil
 		}
+		moves[i] = m
+	}
+	p, err := protocol.ParseBoard(f[1], s.game.ToMove()) // resync sets the side to move
+	if err != nil {
+		s.send("error 0 opponent-move: %s", strings.TrimPrefix(err.Error(), "protocol: "))
+		return nil
+	}
+	s.ownReady = false
+	mover := s.game.ToMove()
+	for _, m := range moves {
 		if s.game.IsLegal(m) {
 			mover = s.game.ToMove()
 			s.play(m)
 		}
-	}
-	p, err := protocol.ParseBoard(f[1], mover.Opponent())
-	if err != nil {
-		s.send("error 0 opponent-move: %s", strings.TrimPrefix(err.Error(), "protocol: "))
-		return nil
 	}
 	s.resync("opponent-move", p, mover.Opponent())
 	return nil
@@ -267,11 +303,11 @@ func (s *server) otepPlay(ctx context.Context, l line, side rules.Side) error {
 			s.quit = true
 			return true
 		case "finish", "rules", "position":
-			s.queue = append(s.queue, in)
+			s.enqueue(in)
 			abandoned = true
 			return true
 		}
-		s.queue = append(s.queue, in)
+		s.enqueue(in)
 		return false
 	})
 	if err != nil {
@@ -323,14 +359,14 @@ func (s *server) otepAnalyze(ctx context.Context, l line, args string) error {
 		return nil
 	}
 	b := budget{playouts: s.cfg.Playouts, from: l.at}
-	if t := time.Duration(secs) * time.Second; t > 0 {
+	if t := time.Duration(min(secs, maxClockMillis/1000)) * time.Second; t > 0 {
 		b = budget{playouts: s.timedPlayouts(), from: l.at, time: t}
 		if s.cfg.MoveTime > 0 && s.cfg.MoveTime < t {
 			b.time = s.cfg.MoveTime
 		}
 	}
 	res, err := s.think(ctx, b, func(in line, b *budget) bool {
-		s.queue = append(s.queue, in)
+		s.enqueue(in)
 		c, _ := firstWord(in.text)
 		if c == "goodbye" {
 			return true

@@ -96,22 +96,70 @@ func (c *Config) Validate() error {
 // line is one line from the host and when it arrived: a protocol's time
 // runs from the moment the host sends its command.
 type line struct {
-	text string
-	at   time.Time
+	text    string
+	at      time.Time
+	tooLong int // the line's length when it was past maxLineBytes (its text is then empty)
+}
+
+// Input bounds: a host that floods the engine costs it a bounded amount of
+// memory. Protocol lines are short (a rules string for 19x19 is under 1 KB).
+const (
+	maxLineBytes   = 64 << 10 // a longer line is dropped with an error
+	maxQueuedLines = 256      // lines held during a search, for after it; more are dropped
+)
+
+// readLines sends in's lines to lines until the input ends (nil), a read
+// fails, or ctx is done. A line past maxLineBytes is read to its end but not
+// kept: it is sent as its length alone.
+func readLines(ctx context.Context, in io.Reader, lines chan<- line) error {
+	r := bufio.NewReaderSize(in, 4096)
+	var buf []byte
+	length := 0 // of the line so far
+	for {
+		chunk, err := r.ReadSlice('\n')
+		length += len(chunk)
+		if length <= maxLineBytes {
+			buf = append(buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if length > 0 && (err == nil || errors.Is(err, io.EOF)) {
+			l := line{at: time.Now()}
+			if length > maxLineBytes {
+				l.tooLong = length
+			} else {
+				l.text = strings.TrimRight(string(buf), "\r\n")
+			}
+			select {
+			case lines <- l:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		buf, length = buf[:0], 0
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // server is one engine session: the game as the host described it, and the
 // search. It runs on one goroutine (Serve's); only the reader goroutine
 // besides it, which owns the input and hands lines over a channel.
 type server struct {
-	cfg    Config
-	out    *bufio.Writer
-	lines  <-chan line // closed at the end of the input
-	queue  []line      // lines read during a search, for after it
-	eof    bool
-	quit   bool
-	runner *mcts.Runner
-	seq    uint64 // searches so far, for their seeds
+	cfg     Config
+	out     *bufio.Writer
+	lines   <-chan line // closed at the end of the input
+	queue   []line      // lines read during a search, for after it; at most maxQueuedLines
+	dropped int         // lines dropped since the last report, the queue being full
+	eof     bool
+	quit    bool
+	runner  *mcts.Runner
+	seq     uint64 // searches so far, for their seeds
 
 	variant *rules.Variant
 	start   rules.Position // the game's start
@@ -141,20 +189,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config, eval mc
 	lines := make(chan line, 64)
 	readErr := make(chan error, 1)
 	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- line{strings.TrimRight(sc.Text(), "\r"), time.Now()}:
-			case <-ctx.Done():
-				return
-			}
-		}
-		readErr <- sc.Err()
+		readErr <- readLines(ctx, in, lines)
 		close(lines)
 	}()
-	s := &server{cfg: cfg, out: bufio.NewWriter(out), lines: lines, runner: mcts.NewRunner(eval)}
-	s.setVariant(cfg.Variant, rules.Position{})
+	s := newServer(cfg, out, lines, eval)
 	var err error
 	if cfg.Protocol == OTEP {
 		s.send("hello")
@@ -168,10 +206,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config, eval mc
 		if !ok {
 			break
 		}
-		if cfg.Protocol == OTEP {
+		switch {
+		case l.tooLong > 0:
+			s.complain("a line of %d bytes: want at most %d; ignored", l.tooLong, maxLineBytes)
+		case cfg.Protocol == OTEP:
 			err = s.otep(ctx, l)
-		} else {
+		default:
 			err = s.uci(ctx, l)
+		}
+		if s.dropped > 0 {
+			s.complain("%d lines sent during the search were dropped: at most %d wait for its end", s.dropped, maxQueuedLines)
+			s.dropped = 0
 		}
 		if ferr := s.out.Flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("engine: write: %w", ferr)
@@ -190,6 +235,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config, eval mc
 		}
 	}
 	return ctx.Err()
+}
+
+// newServer is a session in its first state, answering lines to out.
+func newServer(cfg Config, out io.Writer, lines <-chan line, eval mcts.Evaluator) *server {
+	s := &server{cfg: cfg, out: bufio.NewWriter(out), lines: lines, runner: mcts.NewRunner(eval)}
+	s.setVariant(cfg.Variant, rules.Position{})
+	return s
 }
 
 // next returns the next line, a queued one first; false at the end of the
@@ -212,6 +264,27 @@ func (s *server) next(ctx context.Context) (line, bool) {
 	case <-ctx.Done():
 		return line{}, false
 	}
+}
+
+// enqueue keeps a line that arrived during a search for after it, unless
+// maxQueuedLines already wait: then it is dropped, and counted for a
+// complaint after the search.
+func (s *server) enqueue(l line) {
+	if len(s.queue) >= maxQueuedLines {
+		s.dropped++
+		return
+	}
+	s.queue = append(s.queue, l)
+}
+
+// complain reports a line the engine did not act on, as the protocol
+// reports errors: OTEP's non-critical "error 0", UCI's "info string error:".
+func (s *server) complain(format string, a ...any) {
+	if s.cfg.Protocol == OTEP {
+		s.send("error 0 %s", fmt.Sprintf(format, a...))
+		return
+	}
+	s.send("info string error: %s", fmt.Sprintf(format, a...))
 }
 
 // send writes one line of answer.

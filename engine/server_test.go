@@ -536,10 +536,22 @@ func TestClockBudget(t *testing.T) {
 		{"60000 30000 0 0 0", rules.Attackers, 2 * time.Second},
 		{"60000 30000 0 0 0", rules.Defenders, time.Second},
 		{"3000 3000 4 2 2", rules.Attackers, 2100 * time.Millisecond}, // 100 + 2000, under 2650
-		{"3000 3000 30 2 2", rules.Attackers, 2650 * time.Millisecond},
+		// Main time that runs out mid-move carries on into a period, which
+		// a move inside keeps whole: 100 ms + 15 s, under 0.9 x 33 s.
+		{"3000 3000 30 2 2", rules.Attackers, 15100 * time.Millisecond},
+		{"3000 3000 30 0 0", rules.Attackers, 100 * time.Millisecond},
+		// Near the end of main time with periods left (OpenTafl's host,
+		// clock 20 s + 3 x 2 s): half a period, not 90% of 59 ms.
+		{"59 10298 2 3 3", rules.Attackers, 59*time.Millisecond/30 + time.Second},
+		{"4288 576 2 3 3", rules.Defenders, 576*time.Millisecond/30 + time.Second},
+		{"59 10298 2 0 0", rules.Attackers, 10 * time.Millisecond},
 		{"400* 400* 1 1 1", rules.Defenders, 310 * time.Millisecond},
 		{"20* 20* 1 0 0", rules.Attackers, 10 * time.Millisecond},
 		{"-1 -1 0 0 0", rules.Attackers, 0},
+		// Figures past any game are clamped, not overflowed.
+		{"9223372036854775807 1 0 0 0", rules.Attackers, maxClockMillis * time.Millisecond / 30},
+		{"99999999999999999999* 1 0 0 0", rules.Attackers, maxClockMillis*time.Millisecond*9/10 - 50*time.Millisecond},
+		{"1000 1000 9223372036854775807 99999999999999999999 1", rules.Attackers, time.Second/30 + maxClockMillis*time.Millisecond/2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.clock, func(t *testing.T) {
@@ -552,7 +564,7 @@ func TestClockBudget(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "1 2 3 4", "x 1 0 0 0", "1 1 -1 0 0", "1 1 0 x 0", "-5 1 0 0 0"} {
+	for _, bad := range []string{"", "1 2 3 4", "x 1 0 0 0", "1 1 -1 0 0", "1 1 0 x 0", "-5 1 0 0 0", "-99999999999999999999 1 0 0 0", "1 1 0 0 -99999999999999999999"} {
 		if _, err := ParseClock(bad); err == nil || !strings.HasPrefix(err.Error(), "engine: clock") {
 			t.Errorf("clock %q: got %v, want an error", bad, err)
 		}

@@ -173,7 +173,7 @@ func (s *server) uciGo(ctx context.Context, l line, args string) error {
 				s.send("info string error: go: movetime: want milliseconds, at least 1")
 				return nil
 			}
-			b = budget{playouts: s.timedPlayouts(), from: l.at, time: time.Duration(n) * time.Millisecond}
+			b = budget{playouts: s.timedPlayouts(), from: l.at, time: time.Duration(min(n, maxClockMillis)) * time.Millisecond}
 			if s.cfg.MoveTime > 0 && s.cfg.MoveTime < b.time {
 				b.time = s.cfg.MoveTime // the engine's own limit holds too
 			}
@@ -200,7 +200,7 @@ func (s *server) uciGo(ctx context.Context, l line, args string) error {
 			s.out.Flush()
 			return false
 		}
-		s.queue = append(s.queue, in)
+		s.enqueue(in)
 		return false
 	})
 	if err != nil {

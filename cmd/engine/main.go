@@ -33,7 +33,9 @@ protocol (-protocol otep; OpenTafl sends the rules as a rules string) or
 TaflZero's UCI-like protocol (-protocol uci; the rule set is -variant, or
 the Rules option, an OpenTafl rules string). Each move gets -playouts
 playouts, or -movetime milliseconds, or what the host's clock allows (OTEP's
-clock, UCI's go movetime / nodes). The network is -net; by default the
+clock, UCI's go movetime / nodes); under a time budget an explicit -playouts
+caps the search too, and -movetime caps the clock's budget: whichever limit
+comes first ends the search. The network is -net; by default the
 shipped one (networks/copenhagen.safetensors, looked for in the working
 folder and beside the executable) if it is there, else the built-in
 network-free searcher (-net builtin chooses it). Messages go to standard
@@ -82,6 +84,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, v, *playouts
 	cfg.MoveTime = time.Duration(*movetime) * time.Millisecond
 	cfg.MaxPlayouts = max(cfg.MaxPlayouts, cfg.Playouts)
+	if cli.SetFlags(fs)["playouts"] {
+		cfg.MaxPlayouts = cfg.Playouts // a cap under a clock or -movetime as well
+	}
 
 	var eval mcts.Evaluator = mcts.NewHeuristic()
 	path := *netFile
@@ -108,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "engine: the built-in network-free searcher")
 	}
 	if err := engine.Serve(ctx, stdin, stdout, cfg, eval); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "engine: %v\n", err)
+		fmt.Fprintln(stderr, err) // engine's errors name the package
 		return 1
 	}
 	return 0

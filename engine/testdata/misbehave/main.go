@@ -4,7 +4,8 @@
 // move with a move from an empty square, exit plays two moves and exits
 // when asked for the third, longline answers a request for a move with a
 // 2 MB line, and deaf (OTEP only) greets and then neither reads its input
-// nor exits. -protocol is otep or uci.
+// nor exits. -protocol is otep or uci; -log FILE (good mode) writes every
+// line it receives to FILE.
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 func main() {
 	mode := flag.String("mode", "good", "good, hang, illegal, exit, longline or deaf")
 	proto := flag.String("protocol", "otep", "otep or uci")
+	logFile := flag.String("log", "", "write the input to this file (good mode)")
 	flag.Parse()
 	switch *mode {
 	case "deaf":
@@ -70,6 +72,15 @@ func main() {
 			w.Close()
 		}()
 		in = r
+	}
+	if *logFile != "" {
+		f, err := os.Create(*logFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		in = io.TeeReader(in, f)
 	}
 	cfg := engine.DefaultConfig()
 	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, variants.MustLoad("copenhagen"), 30
