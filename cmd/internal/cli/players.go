@@ -50,7 +50,10 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 // An engine program is "otep:cmd=COMMAND,movetime=MS" or
 // "uci:cmd=COMMAND,movetime=MS" (or nodes=N for UCI), with optional
 // limit=MS (its allowance per move, past which it loses the game; default
-// the move time plus a second, or a minute with nodes) and name=NAME. The
+// the move time plus a second, or a minute without a move time) and
+// name=NAME. An OTEP engine gets the move time as OpenTafl's clock; with
+// clock=off it gets no clock line and budgets by its own settings
+// (OpenTafl's thinktime), and movetime may be left out. The
 // command is split into words at spaces (quote a word with ' to keep its
 // spaces); quote the whole value with " when it holds commas.
 func ParsePlayer(spec string) (match.Player, error) {
@@ -179,8 +182,16 @@ func parseEngine(spec, proto, body string) (match.Player, error) {
 			}
 		case "name":
 			name = value
+		case "clock":
+			if value != "on" && value != "off" {
+				return bad("clock=%s: want on or off", value)
+			}
+			if proto != engine.OTEP {
+				return bad("clock: only OTEP sends a clock")
+			}
+			x.NoClock = value == "off"
 		default:
-			return bad("unknown key %q (cmd, movetime, nodes, limit, name)", key)
+			return bad("unknown key %q (cmd, movetime, nodes, limit, clock, name)", key)
 		}
 	}
 	if len(x.Command) == 0 {
@@ -200,7 +211,10 @@ func parseEngine(spec, proto, body string) (match.Player, error) {
 	}
 	if name == "" {
 		budget := fmt.Sprintf("%dms", x.MoveTime.Milliseconds())
-		if x.MoveTime == 0 {
+		switch {
+		case x.NoClock && x.MoveTime == 0:
+			budget = "own"
+		case x.MoveTime == 0:
 			budget = fmt.Sprintf("%dn", x.Nodes)
 		}
 		name = fmt.Sprintf("%s-%s-%s", proto, strings.TrimSuffix(filepath.Base(x.Command[0]), ".exe"), budget)
