@@ -59,7 +59,11 @@ func loadVariant(name, toml string) (*rules.Variant, error) {
 	if toml != "" {
 		v, err := variants.Parse("rule-set file", []byte(toml))
 		if err != nil {
-			return nil, errorf(http.StatusBadRequest, "%v", err)
+			status := http.StatusBadRequest
+			if strings.Contains(err.Error(), "the game is over") { // a start that cannot be played
+				status = http.StatusUnprocessableEntity
+			}
+			return nil, errorf(status, "%v", err)
 		}
 		return v, nil
 	}

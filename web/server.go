@@ -206,7 +206,7 @@ func (s *Server) readJSON(r *http.Request, v any) error {
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field == "playouts" {
-			return errorf(http.StatusBadRequest, "playouts %s: want a whole number, at most %d", te.Value, s.cfg.MaxPlayouts)
+			return errorf(http.StatusBadRequest, "playouts %s: want a whole number, at most %d", strings.TrimPrefix(te.Value, "number "), s.cfg.MaxPlayouts)
 		}
 		return errorf(http.StatusBadRequest, "request body: %v", err)
 	}
