@@ -9,24 +9,83 @@ import (
 	"strings"
 
 	"taflab/configs/variants"
+	"taflab/protocol"
 	"taflab/rules"
 )
 
 // LoadVariant returns the rule set a -variant flag names: an embedded rule
-// set by name (configs.VariantNames), or else a rule-set file, when arg ends
-// in .toml or names an existing file. Errors name arg.
+// set by name (configs.VariantNames); an OpenTafl rules string after
+// "otr:" ("otr:dim:11 name:Copenhagen atkf:y ... start:/3ttttt3/.../"),
+// compiled by protocol.CompileRules and refereed as OpenTafl referees
+// (rules.RefereeOpenTafl) unless the string says x-referee:taflab; or else a
+// rule-set file, when arg ends in .toml or names an existing file: TOML, or
+// a file holding one OpenTafl rules string (with or without "otr:"). Errors
+// name arg.
 func LoadVariant(arg string) (*rules.Variant, error) {
 	if slices.Contains(variants.Names(), arg) {
 		return variants.Load(arg)
 	}
+	if otr, ok := strings.CutPrefix(arg, OTRPrefix); ok {
+		return compileOTR(fmt.Sprintf("-variant %q", clipArg(arg)), otr)
+	}
 	info, statErr := os.Stat(arg)
 	if !strings.HasSuffix(arg, ".toml") && (statErr != nil || info.IsDir()) {
-		return nil, fmt.Errorf("cli: unknown rule set %q: not an embedded one (%s) and not a .toml file",
-			arg, strings.Join(variants.Names(), ", "))
+		return nil, fmt.Errorf("cli: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file",
+			clipArg(arg), strings.Join(variants.Names(), ", "))
+	}
+	if statErr == nil && info.Size() > maxRuleSetBytes {
+		return nil, fmt.Errorf("cli: rule-set file %q: %d bytes: want at most %d", arg, info.Size(), maxRuleSetBytes)
 	}
 	data, err := os.ReadFile(arg)
 	if err != nil {
 		return nil, fmt.Errorf("cli: rule-set file %q: %w", arg, err)
 	}
+	if text, ok := otrText(data); ok {
+		return compileOTR(fmt.Sprintf("rule-set file %q", arg), text)
+	}
 	return variants.Parse(arg, data)
+}
+
+// OTRPrefix marks an OpenTafl rules string where a rule set is named.
+const OTRPrefix = "otr:"
+
+// maxRuleSetBytes bounds a rule-set file: the largest real one is a few KB.
+const maxRuleSetBytes = 1 << 20
+
+// otrText returns a file's OpenTafl rules string, if that is what it holds:
+// one line (blank lines and #-comments aside) of key:value words with a
+// start: and no '=', which TOML would need.
+func otrText(data []byte) (string, bool) {
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || strings.Contains(lines[0], "=") {
+		return "", false
+	}
+	text := strings.TrimPrefix(lines[0], OTRPrefix)
+	return text, strings.Contains(text, "start:")
+}
+
+// compileOTR compiles an OpenTafl rules string from where.
+func compileOTR(where, otr string) (*rules.Variant, error) {
+	def, err := protocol.CompileRules(otr)
+	if err != nil {
+		return nil, fmt.Errorf("cli: %s: %w", where, err)
+	}
+	v, err := rules.Compile(def)
+	if err != nil {
+		return nil, fmt.Errorf("cli: %s: %w", where, err)
+	}
+	return v, nil
+}
+
+// clipArg shortens an argument quoted in an error.
+func clipArg(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// openTaflFirstMove is what OpenTafl's host sent taflab for its first move
+// (../shared/data/opentafl/opentafl-hosts-taflab.txt): rules, the
+// attackers' move, the clock (20 s + 3 x 2 s), play.
+const openTaflFirstMove = `rules dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/
+opponent-move f2-j2 /3ttttt3/9t1/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/
+clock 18390 20000 2 3 3 
+play defenders
+`
+
+// TestPlayoutsUnderAClock: an explicit -playouts caps a search that the
+// host's clock would let run for over a second; -movetime caps the clock's
+// budget.
+func TestPlayoutsUnderAClock(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		args     []string
+		most     int           // playouts
+		mostTime time.Duration // the search's time
+	}{
+		{"playouts 30", []string{"-playouts", "30"}, 30, time.Hour},
+		{"movetime 40", []string{"-movetime", "40"}, 1 << 30, 40 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The input stays open until the move: an input that ends
+			// stops the search at once.
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			var errs bytes.Buffer
+			args := append([]string{"-protocol", "otep", "-net", "builtin"}, c.args...)
+			done := make(chan int, 1)
+			go func() {
+				done <- run(context.Background(), args, inR, outW, &errs)
+				outW.Close()
+			}()
+			go io.WriteString(inW, openTaflFirstMove)
+			var n, ms int
+			found, moved := false, false
+			sc := bufio.NewScanner(outR)
+			for !moved && sc.Scan() {
+				if _, err := fmt.Sscanf(sc.Text(), "status %d playouts in %d ms", &n, &ms); err == nil {
+					found = true
+				}
+				moved = strings.HasPrefix(sc.Text(), "move ")
+			}
+			inW.Close()
+			go io.Copy(io.Discard, outR)
+			if code := <-done; code != 0 {
+				t.Fatalf("exit %d: %s", code, errs.String())
+			}
+			if !found || !moved {
+				t.Fatalf("want a status line and a move (%s)", errs.String())
+			}
+			if n > c.most || time.Duration(ms)*time.Millisecond > c.mostTime+50*time.Millisecond {
+				t.Errorf("got %d playouts in %d ms, want at most %d playouts and %v", n, ms, c.most, c.mostTime)
+			}
+		})
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("the pipe broke") }
+
+// TestReadErrorNamedOnce: a failed read is reported once, with the
+// package's prefix once.
+func TestReadErrorNamedOnce(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-protocol", "uci", "-net", "builtin"}, io.MultiReader(strings.NewReader("isready\n"), failingReader{}), &out, &errs)
+	if code != 1 {
+		t.Fatalf("got exit %d, want 1", code)
+	}
+	if got, want := strings.TrimSpace(errs.String()), "engine: read: the pipe broke"; !strings.HasSuffix(got, want) || strings.Contains(got, "engine: engine:") {
+		t.Errorf("got %q, want it to end %q, the prefix once", got, want)
+	}
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"taflab/configs/variants"
+	"taflab/rules"
+)
+
+// openTaflCopenhagen is OpenTafl's Copenhagen as its RulesSerializer writes
+// it (../shared/notes/opentafl.md).
+const openTaflCopenhagen = "dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:s start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
+
+// TestLoadVariantOTR: -variant takes an OpenTafl rules string after otr:,
+// or a file holding one, compiled and refereed as OpenTafl referees; rule
+// sets by name and TOML files as before; a bad string is refused with the
+// key named.
+func TestLoadVariantOTR(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	toml, err := os.ReadFile("../../../configs/variants/fetlar.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copenhagen := variants.MustLoad("copenhagen")
+	for _, c := range []struct {
+		name, arg, want string
+		referee         rules.RefereeRule
+	}{
+		{"by name", "copenhagen", "copenhagen", rules.RefereeTaflab},
+		{"otr string", "otr:" + openTaflCopenhagen, "copenhagen", rules.RefereeOpenTafl},
+		{"otr string, taflab's referee", "otr:" + openTaflCopenhagen + " x-referee:taflab", "copenhagen", rules.RefereeTaflab},
+		{"otr file", write("copenhagen.otr", openTaflCopenhagen+"\n"), "copenhagen", rules.RefereeOpenTafl},
+		{"otr file with prefix and comment", write("c.txt", "# OpenTafl's Copenhagen\n\notr:"+openTaflCopenhagen+"\n"), "copenhagen", rules.RefereeOpenTafl},
+		{"toml file", write("mine.toml", string(toml)), "fetlar", rules.RefereeTaflab},
+		{"toml file, other name", write("mine.rules", string(toml)), "fetlar", rules.RefereeTaflab},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := LoadVariant(c.arg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Name() != c.want || v.Definition().Referee != c.referee {
+				t.Errorf("got %s refereed by %v, want %s by %v", v.Name(), v.Definition().Referee, c.want, c.referee)
+			}
+			if c.want == "copenhagen" && v.Start() != copenhagen.Start() {
+				t.Errorf("got start %v, want %v", v.Start(), copenhagen.Start())
+			}
+		})
+	}
+	for _, c := range []struct{ name, arg, want string }{
+		{"bad otr key", "otr:dim:11 wibble:y start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/", `-variant "otr:dim:11 wibble:y`},
+		{"bad otr start", "otr:dim:11 start:/3t3/", "key start:"},
+		{"bad otr file", write("bad.otr", "dim:11 tfr:q start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/\n"), `rule-set file "` + filepath.Join(dir, "bad.otr") + `": protocol: rules: key tfr:`},
+		{"unknown name", "copenhagn", `unknown rule set "copenhagn"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LoadVariant(c.arg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
