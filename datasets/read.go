@@ -3,7 +3,6 @@ package datasets
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,9 +23,9 @@ const arrowMagic = "ARROW1"
 // ReadPositionsFile reads a positions file whole and checks it (see the
 // package comment). Errors name the file.
 func ReadPositionsFile(path string) ([]PositionRow, Meta, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimit(path, MaxArrowFileBytes, "an Arrow file")
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("datasets: %w", err)
+		return nil, Meta{}, err
 	}
 	rows, meta, err := decodePositions(data, memory.DefaultAllocator)
 	if err != nil {
@@ -38,9 +37,9 @@ func ReadPositionsFile(path string) ([]PositionRow, Meta, error) {
 // ReadGamesFile reads a games file whole and checks it (see the package
 // comment). Errors name the file.
 func ReadGamesFile(path string) ([]GameRow, Meta, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimit(path, MaxArrowFileBytes, "an Arrow file")
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("datasets: %w", err)
+		return nil, Meta{}, err
 	}
 	rows, meta, err := decodeGames(data, memory.DefaultAllocator)
 	if err != nil {

@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -42,13 +44,20 @@ func (g *RecordGame) Result(i int) (result int8, ok bool) {
 }
 
 // ReadRecordGames reads and replays a game-record file under v
-// (ParseRecordGames).
+// (ParseRecordGames), within the limits of ScanRecordLines.
 func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
-	data, err := os.ReadFile(path)
+	return ReadRecordGamesCtx(context.Background(), path, v)
+}
+
+// ReadRecordGamesCtx is ReadRecordGames stopped by ctx (its error is then
+// ctx's) while it reads and replays.
+func ReadRecordGamesCtx(ctx context.Context, path string, v *rules.Variant) ([]RecordGame, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: game records: %w", err)
 	}
-	return ParseRecordGames(path, data, v)
+	defer f.Close()
+	return readRecordGames(ctx, path, f, v)
 }
 
 // ParseRecordGames replays the game records of data, read from the file
@@ -58,27 +67,41 @@ func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
 // the captures the rules make, is an error naming the file, the record's
 // line and the ply. Moves recorded after the rules ended a game (people
 // played on past a third repetition the server did not enforce) are
-// dropped, and the rules' result stands.
+// dropped, and the rules' result stands. A line or a file past the limits
+// of ScanRecordLines is an error naming the file and the line.
 func ParseRecordGames(name string, data []byte, v *rules.Variant) ([]RecordGame, error) {
-	recs, err := rules.ReadRecords(bytes.NewReader(data))
+	return readRecordGames(context.Background(), name, bytes.NewReader(data), v)
+}
+
+func readRecordGames(ctx context.Context, name string, r io.Reader, v *rules.Variant) ([]RecordGame, error) {
+	recs, err := ReadRecords(ctx, name, r)
+	if re := (*rules.RecordError)(nil); errors.As(err, &re) {
+		return nil, fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(re.Error(), "rules: "))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(err.Error(), "rules: "))
+		return nil, err
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("datasets: %s: no game records in it", name)
 	}
-	games, err := replayRecords(v, recs)
+	games, err := replayRecords(ctx, v, recs)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("datasets: %s: %w", name, err)
 	}
 	return games, nil
 }
 
 // replayRecords replays recs under v; its errors start at the line.
-func replayRecords(v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
+func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
 	games := make([]RecordGame, 0, len(recs))
 	g := rules.NewGame(v)
-	for _, rec := range recs {
+	for i, rec := range recs {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		start := rec.StartOr(v.Start())
 		res := rules.Replay(v, start, rec.Moves, rec.Line)
 		if res.Err != nil {

@@ -69,7 +69,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	position := fs.String("position", "", "the `position` in notation (default: the start)")
 	playouts := fs.Int("playouts", 0, "search this many `playouts` with the network (0: no search)")
 	top := fs.Int("top", 5, "how many of the network's moves to list")
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {

@@ -28,6 +28,7 @@ import (
 	"taflab/cmd/internal/chart"
 	"taflab/cmd/internal/cli"
 	"taflab/configs/variants"
+	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/rules"
@@ -448,10 +449,15 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
 	seed := fs.Uint64("seed", 1, "`seed` of the games")
 	out := fs.String("out", "", "the report `folder`")
+	cli.DocumentRanges(fs, cli.FlagRanges[fs.Name()])
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, 0
 		}
+		return nil, 2
+	}
+	if err := cli.CheckRanges(fs, cli.FlagRanges[fs.Name()]); err != nil {
+		fmt.Fprintf(stderr, "eval balance: %v\n", err)
 		return nil, 2
 	}
 	bad := func(format string, a ...any) (*balanceOptions, int) {
@@ -517,8 +523,8 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 	if strings.TrimSpace(*strengths) != "" || isFlagSet(fs, "strengths") {
 		for _, s := range strings.Split(*strengths, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 {
-				return bad("-strengths %q: %q is not a playout budget (want whole numbers of at least 1, such as 50,200,800)", *strengths, s)
+			if err != nil || n < 1 || n > cli.MaxPlayouts {
+				return bad("-strengths %q: %q is not a playout budget (want whole numbers from 1 to %d, such as 50,200,800)", *strengths, s, cli.MaxPlayouts)
 			}
 			if slices.Contains(budgets, n) {
 				return bad("-strengths %q: %d is given twice", *strengths, n)
@@ -621,9 +627,10 @@ func readRecordFile(name string, stdin io.Reader) (recordFile, error) {
 		defer f.Close()
 		in = f
 	}
-	recs, err := rules.ReadRecords(in)
+	// Within datasets' limits of a line and a file; errors name both.
+	recs, err := datasets.ReadRecords(context.Background(), rf.name, in)
 	if err != nil {
-		return rf, fmt.Errorf("%s: %w", rf.name, err)
+		return rf, errors.New(strings.TrimPrefix(err.Error(), "datasets: "))
 	}
 	rf.records = recs
 	if len(rf.records) == 0 {

@@ -63,7 +63,8 @@ Prints one JSON object on standard output:
 with ESTIMATE = {"mean": M, "ci95": [LO, HI]|null, "positions": P, "games": G},
 and one readable line per predictor on standard error. Exit status: 0, 1 on
 a failed run, 2 for bad flags, a missing or bad record file (the error names
-its line and ply) or a network file that cannot be used, 130 stopped by a
+its line and ply; a line of more than 1 MiB or a file of more than 256 MiB
+is refused, naming the line) or a network file that cannot be used, 130 stopped by a
 signal.
 
 Flags:
@@ -95,7 +96,7 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N); 0 = none")
 	playouts := fs.Int("search-playouts", 200, "the network-free searcher's `playouts` per position (0: leave it out)")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {
@@ -129,7 +130,10 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return fail(2, "-net: %v", err)
 		}
 	}
-	games, err := datasets.ReadRecordGames(*records, v)
+	games, err := datasets.ReadRecordGamesCtx(ctx, *records, v)
+	if err != nil && ctx.Err() != nil {
+		return fail(130, "stopped while reading -records %s", *records)
+	}
 	if err != nil {
 		return fail(2, "-records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
 	}

@@ -84,7 +84,7 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
 	oddsPairs := fs.Int("odds-pairs", 20, "game `pairs` per rung of the ladder")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	bad := func(format string, a ...any) int {
@@ -129,11 +129,20 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if len(multipliers) > 0 && b.NewEngine != nil {
 		return bad("-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
 	}
+	for _, m := range multipliers {
+		if m > cli.MaxPlayouts/max(b.Playouts, 1) {
+			return bad("-odds %s: %d times B's %d playouts is more than %d, the most a search may have", *oddsSpec, m, b.Playouts, cli.MaxPlayouts)
+		}
+	}
 	if *gate && a.Network == "" {
 		return bad("-gate promotes a network: -a must be net=FILE,...")
 	}
 	pairs := *maxGames / 2
-	openings, openingsDesc, err := cli.Openings(*openingsSpec, v, pairs, *openingPlies, *seed)
+	openings, openingsDesc, err := cli.OpeningsCtx(ctx, *openingsSpec, v, pairs, *openingPlies, *seed)
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(stderr, "eval match: stopped while drawing the openings; nothing played")
+		return 130
+	}
 	if err != nil {
 		return bad("-openings: %v", err)
 	}

@@ -124,10 +124,15 @@ func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	anchor := fset.String("anchor", "", "the `player` fixed at 0 Elo (default the first builtin-*, else the first player)")
 	priorSD := fset.Float64("prior-sd", 0, "a normal prior of this `SD` (Elo) on every rating; 0 = none (maximum likelihood)")
 	out := fset.String("out", "", "write ratings.md, ratings.json and ratings.png into this `folder`")
+	cli.DocumentRanges(fset, cli.FlagRanges[fset.Name()])
 	if err := fset.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
+		return 2
+	}
+	if err := cli.CheckRanges(fset, cli.FlagRanges[fset.Name()]); err != nil {
+		fmt.Fprintf(stderr, "eval ratings: %v\n", err)
 		return 2
 	}
 	bad := func(format string, a ...any) int {

@@ -2,16 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs/variants"
+	"taflab/datasets"
 	"taflab/rules"
 )
 
@@ -63,8 +67,15 @@ Output: one JSON object per game, one per line:
                       malformed line, naming the file, line, ply and move;
                       the command goes on with the next game
 
+Limits: a line of more than 1 MiB (1048576 bytes) or a file of more than
+256 MiB stops that file with an error naming it and the line (exit status
+1); the games before it are reported. -start must be a position a game can
+start from: one of the rule set, with the king off the corners and a move
+for the side to move.
+
 Exit status: 0 if every game replayed without error, 1 if any game had an
-error (or a file could not be read), 2 for bad flags.
+error (or a file could not be read), 2 for bad flags, 130 stopped by a
+signal (the games replayed so far are written).
 
 Examples:
 
@@ -107,13 +118,20 @@ type outcomeReport struct {
 
 // runReplay is the replay subcommand.
 func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runReplayCtx(ctx, args, stdin, stdout, stderr)
+}
+
+// runReplayCtx is runReplay stopped by ctx instead of a signal.
+func runReplayCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, status := parseReplayFlags(args, stdout, stderr)
 	if f == nil {
 		return status
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	r := replayer{f: f, enc: json.NewEncoder(out), stderr: stderr}
+	r := replayer{ctx: ctx, f: f, enc: json.NewEncoder(out), stderr: stderr}
 	r.enc.SetEscapeHTML(false)
 
 	if f.movesSet {
@@ -125,6 +143,9 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, name := range f.files {
+		if ctx.Err() != nil {
+			break
+		}
 		if name == "-" {
 			r.replayFile("stdin", stdin)
 			continue
@@ -142,6 +163,10 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval replay: writing the output: %v\n", err)
 		return 1
 	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "eval replay: stopped after %d games\n", r.game)
+		return 130
+	}
 	if r.failed {
 		return 1
 	}
@@ -158,6 +183,7 @@ func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, in
 		")\nor a rule-set file ending in .toml (copy one of configs/variants/ and change it)")
 	start := fs.String("start", "", "the `position` every game starts from, in position notation\n(default the rule set's start)")
 	moves := fs.String("moves", "", "replay this one game: `moves` in notation, space-separated\n(exclusive with FILE arguments)")
+	cli.DocumentRanges(fs, cli.FlagRanges[fs.Name()]) // none yet: a numeric flag needs one
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayHelp)
@@ -166,6 +192,10 @@ func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, in
 			return nil, 0
 		}
 		fmt.Fprintln(stderr, "eval replay: run eval replay -h for help")
+		return nil, 2
+	}
+	if err := cli.CheckRanges(fs, cli.FlagRanges[fs.Name()]); err != nil {
+		fmt.Fprintf(stderr, "eval replay: %v\n", err)
 		return nil, 2
 	}
 	f := &replayFlags{moves: *moves, files: fs.Args()}
@@ -189,7 +219,8 @@ func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, in
 	if *start != "" {
 		p, err := rules.ParsePosition(*start)
 		if err == nil {
-			_, err = rules.NewGameFrom(v, p) // checks the position against the rule set
+			// A position of the rule set, and a game not already over.
+			err = v.CheckStart(p)
 		}
 		if err != nil {
 			return bad("-start: %v", err)
@@ -201,6 +232,7 @@ func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, in
 
 // replayer replays games and writes their reports.
 type replayer struct {
+	ctx    context.Context
 	f      *replayFlags
 	enc    *json.Encoder
 	stderr io.Writer
@@ -210,21 +242,17 @@ type replayer struct {
 
 // replayFile replays every game of a game-record file; name labels it in
 // errors.
+// A line or a file past datasets' limits (MaxRecordLineBytes,
+// MaxRecordFileBytes) stops the file with an error naming it and the line;
+// so does ctx, between lines.
 func (r *replayer) replayFile(name string, in io.Reader) {
-	br := bufio.NewReader(in)
-	for line := 1; ; line++ {
-		text, err := br.ReadString('\n')
-		if text != "" {
-			r.replayLine(name, line, text)
-		}
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			fmt.Fprintf(r.stderr, "eval replay: %s: line %d: %v\n", name, line, err)
-			r.failed = true
-			return
-		}
+	err := datasets.ScanRecordLines(r.ctx, name, in, func(line int, text string) error {
+		r.replayLine(name, line, text)
+		return nil
+	})
+	if err != nil && r.ctx.Err() == nil {
+		fmt.Fprintf(r.stderr, "eval replay: %s\n", strings.TrimPrefix(err.Error(), "datasets: "))
+		r.failed = true
 	}
 }
 

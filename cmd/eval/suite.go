@@ -45,7 +45,9 @@ Candidates:
     game. With an even A and -every, the attackers are to move. -winner
     takes only the games that side won.
   - -random N positions of -random-plies random legal moves from the start
-    (none of them ending the game).
+    (none of them ending the game; at most 100 plies: a rule set where
+    random moves cannot go on that long without ending the game is an
+    error, not a wait).
   - -candidates SUITE: the positions of a suite file, to measure again (a
     second pass with more games, say: a position kept on few games may have
     been lucky).
@@ -121,7 +123,11 @@ func runSuiteCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if o == nil {
 		return code
 	}
-	cands, err := suiteCandidateList(o)
+	cands, err := suiteCandidateList(ctx, o)
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(stderr, "eval suite: stopped while gathering the candidates; nothing written\n")
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "eval suite: %v\n", err)
 		return 2
@@ -201,7 +207,7 @@ func parseSuiteFlags(args []string, stdout, stderr io.Writer) (*suiteOptions, in
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
 	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
 	out := fs.String("out", "", "the suite `file` to write")
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return nil, code
 	}
 	bad := func(format string, a ...any) (*suiteOptions, int) {
@@ -295,10 +301,10 @@ func parsePlyRange(s string) (lo, hi int, err error) {
 
 // suiteCandidateList reads the human prefixes and draws the random
 // openings.
-func suiteCandidateList(o *suiteOptions) (*suiteCandidates, error) {
+func suiteCandidateList(ctx context.Context, o *suiteOptions) (*suiteCandidates, error) {
 	c := &suiteCandidates{}
 	if o.records != "" {
-		games, err := datasets.ReadRecordGames(o.records, o.recVariant)
+		games, err := datasets.ReadRecordGamesCtx(ctx, o.records, o.recVariant)
 		if err != nil {
 			return nil, fmt.Errorf("-records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
 		}
@@ -349,11 +355,35 @@ func suiteCandidateList(o *suiteOptions) (*suiteCandidates, error) {
 			c.kind = append(c.kind, "from "+filepath.Base(o.candidates))
 		}
 	}
-	for _, r := range match.RandomStarts(o.variant, o.random, o.randPlies, o.seed) {
+	starts, err := randomStarts(ctx, o.variant, o.random, o.randPlies, o.seed)
+	if err != nil {
+		return nil, fmt.Errorf("-random %d, -random-plies %d: %s", o.random, o.randPlies, strings.TrimPrefix(err.Error(), "cli: "))
+	}
+	for _, r := range starts {
 		c.list = append(c.list, r)
 		c.kind = append(c.kind, fmt.Sprintf("random %d plies", o.randPlies))
 	}
 	return c, nil
+}
+
+// randomStarts is match.RandomStarts (the same candidates) within
+// cli.RandomBook's bounds, stopped by ctx.
+func randomStarts(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]match.SuiteCandidate, error) {
+	book, err := cli.RandomBook(ctx, v, n, plies, seed)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]match.SuiteCandidate, 0, n)
+	g := rules.NewGame(v)
+	for i, o := range book {
+		g.Reset()
+		for _, m := range o.Moves {
+			g.Make(m)
+		}
+		out = append(out, match.SuiteCandidate{Position: g.Position(),
+			Source: fmt.Sprintf("random opening %d of seed %d, %d plies", i, seed, plies)})
+	}
+	return out, nil
 }
 
 // skipped counts the prefixes from ply k to the game's last (moves) that

@@ -88,8 +88,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	shardGames := fs.Int("shard-games", 0, "with -follow: games per shard (`N`; default 16)")
 	shardSeconds := fs.Float64("shard-seconds", 0, "with -follow: most `seconds` between shards (default 30)")
 	host := fs.String("host", "", "with -follow: this machine's `name` in shard names (default: the host name)")
+	ranges := cli.FlagRanges[fs.Name()]
+	cli.DocumentRanges(fs, ranges)
 	if code, done := cli.ParseFlags(fs, args, printConfig, configs.SelfPlayFile(), stdout, stderr); done {
 		return code
+	}
+	// The ranges are checked after the checks of their own below, whose
+	// messages say more about the values they refuse.
+	checkRanges := func() bool {
+		if err := cli.CheckRanges(fs, ranges); err != nil {
+			fmt.Fprintf(stderr, "selfplay: %v\n", err)
+			return false
+		}
+		return true
 	}
 	if set := cli.SetFlags(fs); set["follow"] {
 		for _, f := range []string{"config", "variant", "games", "playouts", "out", "net"} {
@@ -105,6 +116,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if opt.Workers < -1 || *perWorker < 0 || *shardGames < 0 || *shardSeconds < 0 {
 			fmt.Fprintln(stderr, "selfplay: -workers, -games-per-worker, -shard-games, -shard-seconds: want 0 or more")
+			return 2
+		}
+		if !checkRanges() {
 			return 2
 		}
 		sum, err := loop.Follow(ctx, *follow, opt)
@@ -152,6 +166,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
+		return 2
+	}
+	if !checkRanges() {
 		return 2
 	}
 	v, err := cli.LoadVariant(cfg.Variant)

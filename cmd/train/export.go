@@ -24,7 +24,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	netFile := fs.String("net", "", "the network `file` to export")
 	format := fs.String("format", "", "`onnx` or safetensors")
 	out := fs.String("out", "", "the output `file`")
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	switch {

@@ -51,17 +51,21 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
 	generations := fs.Int("generations", 0, "run until this many `generations` are done (default: the config's)")
 	external := fs.Bool("external", false, "wait for followers' self-play (selfplay -follow RUN) instead of playing it (default: the config's selfplay.external)")
-	if code, done := cli.ParseFlags(fs, args, printConfig, configs.LoopFile(), stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, printConfig, configs.LoopFile(), stdout, stderr); done {
 		return code
 	}
 	name, text := "loop.toml (embedded)", configs.LoopFile()
 	own := filepath.Join(*runDir, loop.ConfigFile)
-	ownText, ownErr := os.ReadFile(own)
+	ownText, ownErr := cli.ReadFileLimit(own, cli.MaxConfigBytes)
+	if ownErr != nil && !errors.Is(ownErr, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "train loop: the run's %s: %v\n", loop.ConfigFile, ownErr)
+		return 2
+	}
 	if ownErr == nil {
 		name, text = own, ownText
 	}
 	if *configFile != "" {
-		data, err := os.ReadFile(*configFile)
+		data, err := cli.ReadFileLimit(*configFile, cli.MaxConfigBytes)
 		if err != nil {
 			fmt.Fprintf(stderr, "train loop: -config: %v\n", err)
 			return 2

@@ -46,7 +46,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	initNet := fs.String("init", "", "start from this network `file`'s weights (its architecture replaces [network])")
 	records := fs.String("records", "", "a game-record `file` to train on (records.file)")
 	recordsShare := fs.Float64("records-share", 0, "the `share` of each batch from the records, 0 to 1 (records.share)")
-	if code, done := cli.ParseFlags(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
 		return code
 	}
 	cfg, err := cli.ReadConfig("train", *configFile, configs.DefaultTrain(), configs.ParseTrain)

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +57,7 @@ func ReadConfig[C any](cmd, file string, def C, parse func(file string, data []b
 	if file == "" {
 		return def, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFileLimit(file, MaxConfigBytes)
 	if err != nil {
 		return def, fmt.Errorf("%s: -config: %w", cmd, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/datasets"
 	"taflab/match"
 	"taflab/rules"
 	"taflab/stats"
@@ -164,7 +165,7 @@ func ReadMatchFile(path string) (MatchFile, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		path = filepath.Join(path, MatchFileName)
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimit(path, MaxConfigBytes)
 	if err != nil {
 		return MatchFile{}, fmt.Errorf("cli: match file: %w", err)
 	}
@@ -192,8 +193,12 @@ func WriteJSON(path string, v any) error {
 }
 
 // WriteFileAtomic writes data to path whole or not at all: a temporary file
-// in the same folder, synced, then renamed over path.
+// in the same folder (.BASE.tmp-DIGITS), synced, then renamed over path.
+// A temporary file of path's that a killed writer left more than
+// datasets.StaleTempAge ago is removed first.
 func WriteFileAtomic(path string, data []byte) error {
+	// A temporary file of this one that a killed writer left behind.
+	datasets.RemoveStaleTemps(filepath.Dir(path), filepath.Base(path), datasets.StaleTempAge)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("cli: %w", err)
@@ -231,7 +236,7 @@ type BestPointer struct {
 
 // ReadBestPointer reads a best-network pointer.
 func ReadBestPointer(path string) (BestPointer, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimit(path, MaxConfigBytes)
 	if err != nil {
 		return BestPointer{}, fmt.Errorf("cli: best-network pointer: %w", err)
 	}

@@ -80,8 +80,8 @@ func ParsePlayer(spec string) (match.Player, error) {
 		switch key {
 		case "playouts":
 			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 {
-				return p, fmt.Errorf("cli: player %q: playouts=%s: want a whole number of at least 1", spec, value)
+			if err != nil || n < 1 || n > MaxPlayouts {
+				return p, fmt.Errorf("cli: player %q: playouts=%s: want a whole number from 1 to %d", spec, value, MaxPlayouts)
 			}
 			p.Playouts = n
 		case "root":

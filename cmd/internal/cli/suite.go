@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 
 	"taflab/configs"
 	"taflab/configs/variants"
@@ -27,7 +27,7 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 		}
 		return match.ParseSuite("configs/openings/"+v.Name()+".txt (embedded)", data, v)
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFileLimit(file, MaxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cli: opening suite: %w", err)
 	}
@@ -41,10 +41,23 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 // pairs than the suite has positions play different parts of it. desc
 // says which, for reports.
 func Openings(spec string, v *rules.Variant, pairs, plies int, seed uint64) (openings []match.Opening, desc string, err error) {
+	return OpeningsCtx(context.Background(), spec, v, pairs, plies, seed)
+}
+
+// OpeningsCtx is Openings stopped by ctx while it draws random openings
+// (its error is then ctx's).
+func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plies int, seed uint64) (openings []match.Opening, desc string, err error) {
 	var entries []match.SuiteEntry
 	switch spec {
 	case "random":
-		return match.Book(v, pairs, plies, seed), fmt.Sprintf("random openings of %d plies (seed %d)", plies, seed), nil
+		if plies < 0 || plies > MaxOpeningPlies {
+			return nil, "", fmt.Errorf("cli: random openings of %d plies: want 0 to %d", plies, MaxOpeningPlies)
+		}
+		book, err := RandomBook(ctx, v, pairs, plies, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		return book, fmt.Sprintf("random openings of %d plies (seed %d)", plies, seed), nil
 	case "":
 		return nil, "", fmt.Errorf("cli: no openings: want suite, random or a suite file")
 	case "suite":
@@ -60,4 +73,51 @@ func Openings(spec string, v *rules.Variant, pairs, plies int, seed uint64) (ope
 	rng := rand.New(rand.NewPCG(seed, 0x5017e))
 	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 	return match.SuiteOpenings(entries), fmt.Sprintf("%s (%d positions, shuffled by seed %d)", desc, len(entries), seed), nil
+}
+
+// RandomBook returns match.Book(v, n, plies, seed), the same openings, but
+// within a bound: an opening is drawn at most 100*plies random moves long
+// (a move that would end the game is taken back and another drawn), an
+// opening that cannot be completed is drawn again at most n+100 times in
+// all before RandomBook fails, naming the rule set and the plies, and it
+// stops with ctx's error when ctx is done. A position with no move ends
+// that attempt (match.Book would panic there).
+func RandomBook(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]match.Opening, error) {
+	if n < 0 || plies < 0 || plies > MaxOpeningPlies {
+		return nil, fmt.Errorf("cli: %d random openings of %d plies: want 0 or more openings of 0 to %d plies", n, plies, MaxOpeningPlies)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xb00c)) // match.Book's stream
+	book := make([]match.Opening, 0, n)
+	g := rules.NewGame(v)
+	var moves []rules.Move
+	failures := 0
+	for attempt := 0; len(book) < n; attempt++ {
+		if attempt%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		g.Reset()
+		var opening []rules.Move
+		for tries := 0; len(opening) < plies && tries < 100*plies; tries++ {
+			moves = g.GenerateMoves(moves[:0])
+			if len(moves) == 0 {
+				break
+			}
+			m := moves[rng.IntN(len(moves))]
+			g.Make(m)
+			if g.Outcome().Over() {
+				g.Unmake() // an opening leaves the game to the players
+				continue
+			}
+			opening = append(opening, m)
+		}
+		if len(opening) == plies {
+			book = append(book, match.Opening{Moves: opening})
+			continue
+		}
+		if failures++; failures > n+100 {
+			return nil, fmt.Errorf("cli: random openings of %d plies under %s: %d attempts found no way to play them without ending the game (%d of %d openings drawn): give fewer plies",
+				plies, v.Name(), failures, len(book), n)
+		}
+	}
+	return book, nil
 }

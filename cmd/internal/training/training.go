@@ -301,9 +301,9 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 		return nil, fmt.Errorf("training: records.variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
 	}
 	// Read once: the identity's checksum is of the bytes trained on.
-	data, err := os.ReadFile(rc.File)
+	data, err := datasets.ReadFileLimit(rc.File, datasets.MaxRecordFileBytes, "a game-record file")
 	if err != nil {
-		return nil, fmt.Errorf("training: game records: %w", err)
+		return nil, fmt.Errorf("training: game records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
 	}
 	all, err := datasets.ParseRecordGames(rc.File, data, v)
 	if err != nil {

@@ -1,0 +1,183 @@
+package datasets
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"taflab/rules"
+)
+
+// The limits of what the readers of this package take in, so that a
+// hostile or mistaken input (/dev/zero, a binary file, a file that grows
+// without end) is an error within a bounded time and memory rather than a
+// process that grows until the machine kills it.
+const (
+	// MaxRecordLineBytes is the longest line a game-record file may hold
+	// (its newline left out): 1 MiB, some 100,000 moves, where the longest
+	// recorded game has a few hundred.
+	MaxRecordLineBytes = 1 << 20
+	// MaxRecordFileBytes is the largest game-record file read: 256 MiB,
+	// some 200 times the archive of every public Copenhagen game.
+	MaxRecordFileBytes = 256 << 20
+	// MaxArrowFileBytes is the largest Arrow file (a shard's positions or
+	// games) read: 1 GiB, some 1,000 times a shard self-play writes. A
+	// file's row count is bounded by its size (minRowBytes a row).
+	MaxArrowFileBytes = 1 << 30
+)
+
+// ReadFileLimit reads the file at path whole, refusing one of more than
+// limit bytes (what names the kind of file in the error: "a game-record
+// file") without reading past the limit. Errors name the file.
+func ReadFileLimit(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	defer f.Close()
+	return readLimit(path, f, limit, what)
+}
+
+// readLimit reads r whole, refusing more than limit bytes.
+func readLimit(name string, r io.Reader, limit int64, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("datasets: %s: more than %d bytes, the most %s may hold", name, limit, what)
+	}
+	return data, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ScanRecordLines calls fn with every line of a game-record file read from
+// r (name labels it in errors), numbered from 1, without its line end
+// ("\n" or "\r\n"). It refuses a line of more than MaxRecordLineBytes and a
+// file of more than MaxRecordFileBytes, naming the file and the line,
+// without reading far past either limit; it stops with ctx's error when
+// ctx is done (checked between lines), and with fn's error, returned as it
+// is.
+func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line int, text string) error) error {
+	cr := &countingReader{r: io.LimitReader(r, MaxRecordFileBytes+1)}
+	sc := bufio.NewScanner(cr)
+	sc.Buffer(make([]byte, 0, 64*1024), MaxRecordLineBytes+2) // the line, "\r\n"
+	line := 0
+	for sc.Scan() {
+		line++
+		if line%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if len(text) > MaxRecordLineBytes {
+			return fmt.Errorf("datasets: %s: line %d: longer than %d bytes, the most a game-record line may hold", name, line, MaxRecordLineBytes)
+		}
+		if cr.n > MaxRecordFileBytes {
+			return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line, MaxRecordFileBytes)
+		}
+		if err := fn(line, text); err != nil {
+			return err
+		}
+	}
+	err := sc.Err()
+	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("datasets: %s: line %d: longer than %d bytes, the most a game-record line may hold", name, line+1, MaxRecordLineBytes)
+	case err != nil:
+		return fmt.Errorf("datasets: %s: line %d: %w", name, line+1, err)
+	case cr.n > MaxRecordFileBytes:
+		return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line, MaxRecordFileBytes)
+	}
+	return ctx.Err()
+}
+
+// ReadRecords reads the game records of r (rules.ReadRecords, within
+// ScanRecordLines's limits): blank lines and a header on the first line
+// are skipped, and the first line that is not a record is an error naming
+// the file and wrapping the *rules.RecordError that names the line
+// ("datasets: games.csv: rules: line 2, ply 2: ..."). name labels r in
+// errors.
+func ReadRecords(ctx context.Context, name string, r io.Reader) ([]rules.Record, error) {
+	var recs []rules.Record
+	err := ScanRecordLines(ctx, name, r, func(line int, text string) error {
+		if strings.TrimSpace(text) == "" || line == 1 && rules.IsRecordHeader(text) {
+			return nil
+		}
+		rec, err := rules.ParseRecord(line, text)
+		if err != nil {
+			return fmt.Errorf("datasets: %s: %w", name, err)
+		}
+		recs = append(recs, rec)
+		return nil
+	})
+	return recs, err
+}
+
+// StaleTempAge is the age past which a temporary file of ours (see
+// RemoveStaleTemps) is taken for one a killed writer left behind: no
+// writer takes that long to write one file.
+const StaleTempAge = time.Hour
+
+// RemoveStaleTemps removes, from dir, the temporary files that the writers
+// of this program name ".BASE.tmp-DIGITS" (os.CreateTemp's "."+BASE+".tmp-*"
+// in writeTemp and cli.WriteFileAtomic) and that were last modified more
+// than age ago: files a writer killed between writing and renaming them
+// (SIGKILL, a power cut) left behind, hidden and never read. base, if not
+// "", takes only those of one target file. Nothing else is touched: not
+// a folder, not a link, not a file of another name, not a fresh temporary
+// file that a running writer may be about to rename. It returns the names
+// removed; an error is a folder it could not list (a file it could not
+// remove is left, and not an error).
+func RemoveStaleTemps(dir, base string, age time.Duration) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	var removed []string
+	now := time.Now()
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTempName(e.Name(), base) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < age {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if os.Remove(path) == nil {
+			removed = append(removed, path)
+		}
+	}
+	return removed, nil
+}
+
+// isTempName reports whether name is ".BASE.tmp-DIGITS" (of the given base
+// when base is not "").
+func isTempName(name, base string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	if i < 2 || name[0] != '.' {
+		return false
+	}
+	digits := name[i+len(".tmp-"):]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return false
+	}
+	return base == "" || name[1:i] == base
+}
