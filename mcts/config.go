@@ -10,12 +10,28 @@ import (
 // The toml tags are the keys of run-config files.
 type Config struct {
 	// Playouts is the number of playouts of a full search (one whose
-	// visit distribution is a training target). Default 800.
+	// visit distribution is a training target), from 1 to MaxPlayouts.
+	// Default 800.
 	Playouts int `toml:"playouts"`
 	// CheapPlayouts is the number of playouts of a cheap search, used for
 	// the moves playout-cap randomization does not pick: no noise, not a
-	// training target. Default 100. Equal to Playouts to turn it off.
+	// training target. From 1 to Playouts. Default 100. Equal to Playouts
+	// to turn it off.
 	CheapPlayouts int `toml:"cheap_playouts"`
+	// TreeBytes is the memory budget of one search's tree, in bytes: a
+	// search whose tree reaches it ends early, with the playouts it has,
+	// and its best move is read as after any search. A node is 24 bytes
+	// and a playout adds one for each legal move of the position it
+	// expands (about 100 in a middle game), so a search takes about 2.5
+	// KB a playout (TestTreeBytesPerPlayout measures it): the default
+	// holds about 100,000 playouts. Default DefaultTreeBytes (256 MiB); 0
+	// means the default; else from MinTreeBytes (64 KiB) to MaxTreeBytes
+	// (32 GiB). The tree's arena never grows past the budget and one
+	// round's leaves (LeavesPerGame times rules.MaxMoves nodes); while it
+	// doubles the old arena is garbage until the next collection, and with
+	// tree reuse the spare arena Advance compacts into is as large as the
+	// last tree, so a search may hold up to about twice the budget.
+	TreeBytes int64 `toml:"tree_bytes"`
 	// FullSearchProb is the probability that a self-play move gets a full
 	// search (KataGo's playout-cap randomization). Default 0.25; 1 makes
 	// every search full.
@@ -90,6 +106,31 @@ type Config struct {
 	EscapeDepth int `toml:"escape_depth"`
 }
 
+// MaxPlayouts is the most playouts one search may be given (Config.Playouts,
+// Search.Start, Runner.Search, and every flag, config key, request or
+// protocol line that sets a search's playouts): 1<<24 = 16,777,216. Visit
+// counts are 32-bit and enter the selection arithmetic as float32, exact up
+// to 2^24; and the memory budget (Config.TreeBytes) ends a search long
+// before, at about 100,000 playouts by default.
+const MaxPlayouts = 1 << 24
+
+// CheckPlayouts reports a playout count outside [1, MaxPlayouts], with an
+// error naming the value and the range, or nil. Commands call it where
+// they parse a count (a flag, a config key, a request, a protocol line).
+func CheckPlayouts(n int) error {
+	if n < 1 || n > MaxPlayouts {
+		return fmt.Errorf("mcts: playouts %d: want from 1 to %d", n, MaxPlayouts)
+	}
+	return nil
+}
+
+// The range and default of Config.TreeBytes, in bytes.
+const (
+	DefaultTreeBytes = 256 << 20 // 256 MiB
+	MinTreeBytes     = 64 << 10  // 64 KiB: a few expansions
+	MaxTreeBytes     = 32 << 30  // 32 GiB: node indices stay within 31 bits
+)
+
 // The values of Config.RootSearch.
 const (
 	RootPUCT   = "puct"
@@ -101,6 +142,7 @@ func DefaultConfig() Config {
 	return Config{
 		Playouts:            800,
 		CheapPlayouts:       100,
+		TreeBytes:           DefaultTreeBytes,
 		FullSearchProb:      0.25,
 		RootSearch:          RootPUCT,
 		GumbelActions:       16,
@@ -129,7 +171,8 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("mcts: %s = %v: %s", key, args[0], fmt.Sprintf(format, args[1:]...)))
 		}
 	}
-	check(c.Playouts >= 1, "playouts", "want at least 1", c.Playouts)
+	check(c.Playouts >= 1 && c.Playouts <= MaxPlayouts, "playouts", "want from 1 to %d", c.Playouts, MaxPlayouts)
+	check(c.TreeBytes == 0 || c.TreeBytes >= MinTreeBytes && c.TreeBytes <= MaxTreeBytes, "tree_bytes", "want 0 (the default, %d) or from %d to %d bytes", c.TreeBytes, DefaultTreeBytes, MinTreeBytes, MaxTreeBytes)
 	check(c.CheapPlayouts >= 1 && c.CheapPlayouts <= c.Playouts, "cheap_playouts", "want from 1 to playouts (%d)", c.CheapPlayouts, c.Playouts)
 	check(c.FullSearchProb >= 0 && c.FullSearchProb <= 1, "full_search_prob", "want a probability from 0 to 1", c.FullSearchProb)
 	check(c.RootSearch == RootPUCT || c.RootSearch == RootGumbel, "root_search", "want %q or %q", c.RootSearch, RootPUCT, RootGumbel)
@@ -148,4 +191,13 @@ func (c *Config) Validate() error {
 	check(c.VirtualLoss >= 0 && c.VirtualLoss <= 10, "virtual_loss", "want from 0 to 10", c.VirtualLoss)
 	check(c.EscapeDepth >= 1 && c.EscapeDepth <= maxEscapeDepth, "escape_depth", "want from 1 to %d king moves", c.EscapeDepth, maxEscapeDepth)
 	return errors.Join(errs...)
+}
+
+// treeNodes returns the nodes the memory budget holds.
+func (c *Config) treeNodes() int {
+	b := c.TreeBytes
+	if b == 0 {
+		b = DefaultTreeBytes
+	}
+	return int(max(b, MinTreeBytes) / int64(nodeBytes))
 }

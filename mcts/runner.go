@@ -44,8 +44,14 @@ func NewRunner(eval Evaluator) *Runner {
 func (r *Runner) Evaluator() Evaluator { return r.eval }
 
 // Search runs one search to playouts root visits (no noise) and returns
-// when it is done: a convenience for analysis and tests.
+// when it is done: a convenience for analysis and tests. playouts out of
+// [1, MaxPlayouts] is an error (CheckPlayouts), and so is a position where
+// the side to move has no legal move though the game is not over (see
+// Step).
 func (r *Runner) Search(s *Search, playouts int) error {
+	if err := CheckPlayouts(playouts); err != nil {
+		return err
+	}
 	s.Start(playouts, false)
 	one := []*Search{s}
 	for !s.Done() {
@@ -56,13 +62,23 @@ func (r *Runner) Search(s *Search, playouts int) error {
 	return nil
 }
 
-// Step runs one round over the searches that are not done.
+// Step runs one round over the searches that are not done. It returns the
+// error of a search whose Start refused its playouts, and an error for a
+// search whose root has no legal move though its game is not over (a start
+// position rules.Variant.CheckStart refuses; a game judges every position
+// a move brings about, so only a root can be one).
 func (r *Runner) Step(searches []*Search) error {
 	r.batch.reset()
 	r.pending, r.moves, r.priors, r.paths = r.pending[:0], r.moves[:0], r.priors[:0], r.paths[:0]
 	for _, s := range searches {
 		if s.game.Outcome().Over() {
 			continue
+		}
+		if s.err != nil {
+			return s.err
+		}
+		if !s.nodes[0].expanded() && !s.game.HasMove() {
+			return fmt.Errorf("mcts: position %s: the %v have no legal move and the game is not over: nothing to search", s.game.Position(), s.game.ToMove())
 		}
 		for k := 0; k < s.cfg.LeavesPerGame && s.wantsMore(); k++ {
 			if !r.selectLeaf(s) {

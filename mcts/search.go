@@ -26,6 +26,9 @@ type Search struct {
 
 	target      int32 // root visits this search aims at
 	playouts    int   // playouts run since the last Advance
+	err         error // why Start could not start: Step returns it
+	maxNodes    int   // the memory budget's nodes (Config.TreeBytes)
+	reserve     int   // the nodes one round's leaves may add past maxNodes
 	noise       bool  // mix Dirichlet noise into the root priors
 	noisePended bool  // the root is not expanded yet: noise after expansion
 	// rootValue is the evaluator's value of the root for its side to move
@@ -45,7 +48,8 @@ type Search struct {
 // moves on it. seed fixes the search's random choices (noise, move choice).
 func NewSearch(cfg *Config, game *rules.Game, seed uint64) *Search {
 	src := rand.NewPCG(seed, 0x5ea4c4)
-	s := &Search{cfg: cfg, game: game, pcg: src, rng: rand.New(src)}
+	s := &Search{cfg: cfg, game: game, pcg: src, rng: rand.New(src),
+		maxNodes: cfg.treeNodes(), reserve: max(cfg.LeavesPerGame, 1) * rules.MaxMoves}
 	s.gamma = distuv.Gamma{Alpha: 1, Beta: 1, Src: s.rng}
 	s.nodes = append(s.nodes, node{firstChild: noChildren})
 	return s
@@ -78,7 +82,19 @@ func (s *Search) Game() *rules.Game { return s.game }
 // the previous search), with root noise if noise is set: Dirichlet noise in
 // the priors under PUCT, Gumbel draws under Gumbel root search (which then
 // samples its moves; without noise it takes the top moves by prior).
+//
+// playouts must be from 1 to MaxPlayouts (CheckPlayouts): otherwise the
+// search does not start, Done stays false and Runner.Step returns
+// CheckPlayouts' error. A kept tree that already fills the memory budget
+// (Config.TreeBytes) is dropped, so that the search has room.
 func (s *Search) Start(playouts int, noise bool) {
+	s.err = CheckPlayouts(playouts)
+	if s.err != nil {
+		playouts = 0
+	}
+	if s.full() {
+		s.DropTree()
+	}
 	s.target = int32(playouts)
 	s.playouts = 0
 	gumbel := s.cfg.RootSearch == RootGumbel
@@ -102,16 +118,31 @@ func (s *Search) Start(playouts int, noise bool) {
 	}
 }
 
-// Done reports whether the search has its playouts, or has proven the root.
+// Done reports whether the search has its playouts, has proven the root,
+// or has filled its memory budget (Full). It is false after a Start that
+// refused its playouts: Runner.Step returns the error.
 func (s *Search) Done() bool {
+	if s.err != nil {
+		return false
+	}
 	root := &s.nodes[0]
-	return root.visits >= s.target || root.proof != unproven || s.game.Outcome().Over()
+	return root.visits >= s.target || root.proof != unproven || s.game.Outcome().Over() || s.full()
 }
+
+// Full reports whether the tree has reached the memory budget
+// (Config.TreeBytes), which ends a search early.
+func (s *Search) Full() bool { return s.full() }
+
+func (s *Search) full() bool { return len(s.nodes) >= s.maxNodes && s.nodes[0].expanded() }
+
+// TreeBytes returns the memory the tree's arenas hold, in bytes: the tree
+// and the spare arena tree reuse compacts into.
+func (s *Search) TreeBytes() int64 { return int64(cap(s.nodes)+cap(s.spare)) * int64(nodeBytes) }
 
 // wantsMore reports whether another leaf may be selected this round.
 func (s *Search) wantsMore() bool {
 	root := &s.nodes[0]
-	return root.visits+root.inFlight < s.target && root.proof == unproven
+	return root.visits+int32(root.inFlight) < s.target && root.proof == unproven && len(s.nodes) < s.maxNodes
 }
 
 // Playouts returns the playouts run since the last Advance.
@@ -178,7 +209,9 @@ func (s *Search) BestMove() rules.Move { return s.ChooseMove(0) }
 func (s *Search) ChooseMove(t float64) rules.Move {
 	root := &s.nodes[0]
 	if !root.expanded() {
-		panic("mcts: ChooseMove before any playout") // programmer error
+		// A programmer error: call it after a search that returned no
+		// error (Runner.Search, or Step until Done).
+		panic("mcts: ChooseMove before any playout")
 	}
 	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
 	allLost := true

@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"math"
+	"unsafe"
 
 	"taflab/rules"
 )
@@ -37,17 +38,26 @@ func (p proof) value() float32 {
 // node is one position of a tree. Values are from the view of the side
 // that made move (the parent's side to move), so a parent picks the child
 // with the highest value.
+//
+// A node is nodeBytes (24) bytes, and a tree holds one for every legal move
+// of every position it has expanded: memory goes to the children, about 100
+// nodes a playout in a middle game (TestTreeBytesPerPlayout).
 type node struct {
 	valueSum    float32 // the sum of the values backed up through the node
 	prior       float32 // the policy's probability of move at the parent
 	visits      int32   // playouts backed up through the node
-	inFlight    int32   // playouts selected through it that wait for evaluation
 	firstChild  int32   // index of the first child, noChildren until expanded
 	numChildren uint16
 	move        rules.Move // the move from the parent that leads here
-	proof       proof
-	terminal    bool // the game ended with move
+	// inFlight counts the playouts selected through the node that wait for
+	// evaluation: at most Config.LeavesPerGame (64) at a time.
+	inFlight int16
+	proof    proof
+	terminal bool // the game ended with move
 }
+
+// nodeBytes is the size of a node.
+const nodeBytes = int(unsafe.Sizeof(node{}))
 
 const noChildren = -1
 
@@ -87,7 +97,7 @@ func (s *Search) selectChild(parent int32, isRoot bool) int32 {
 		if c.proof == provenWin {
 			return first + int32(i)
 		}
-		if c.visits+c.inFlight > 0 {
+		if c.visits+int32(c.inFlight) > 0 {
 			visitedMass += c.prior
 		}
 	}
@@ -100,7 +110,7 @@ func (s *Search) selectChild(parent int32, isRoot bool) int32 {
 		reduction = float32(cfg.RootFPUReduction)
 	}
 	fpu := parentQ - reduction*float32(math.Sqrt(float64(visitedMass)))
-	sqrtN := float32(math.Sqrt(float64(max(p.visits+p.inFlight, 1))))
+	sqrtN := float32(math.Sqrt(float64(max(p.visits+int32(p.inFlight), 1))))
 	explore := float32(cfg.CPuct) * sqrtN
 	virtualLoss := float32(cfg.VirtualLoss)
 
@@ -110,7 +120,7 @@ func (s *Search) selectChild(parent int32, isRoot bool) int32 {
 		if c.proof == provenLoss {
 			continue
 		}
-		visits := c.visits + c.inFlight
+		visits := c.visits + int32(c.inFlight)
 		q := fpu
 		if visits > 0 {
 			q = (c.valueSum - virtualLoss*float32(c.inFlight)) / float32(visits)
@@ -131,7 +141,9 @@ func (s *Search) expand(leaf int32, moves []rules.Move, priors []float32) {
 	first := len(s.nodes)
 	end := first + len(moves)
 	if end > cap(s.nodes) {
-		grown := make([]node, first, max(2*cap(s.nodes), end, 1024))
+		// Double, but not past the memory budget's nodes and one round's
+		// leaves beyond them (s.full stops the search there).
+		grown := make([]node, first, max(min(2*cap(s.nodes), s.maxNodes+s.reserve), end, 1024))
 		copy(grown, s.nodes)
 		s.nodes = grown
 	}

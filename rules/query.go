@@ -16,6 +16,12 @@ func (g *Game) ResetTo(p Position) error {
 	return nil
 }
 
+// HasMove reports whether the side to move has a legal move, whatever the
+// outcome (a finished game has none to play: IsLegal). Without one a game
+// in progress is over, since every move's position is judged; only a
+// position no move brought about (NewGameFrom's) can have none and go on.
+func (g *Game) HasMove() bool { return g.hasMove() }
+
 // Reach returns the squares the piece on s could move to in position p
 // under v's rules, whoever is to move: the empty squares along its rank and
 // file up to the first piece, without the throne and corners for a soldier.

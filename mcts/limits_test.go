@@ -1,0 +1,248 @@
+package mcts
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"taflab/configs/variants"
+	"taflab/rules"
+)
+
+// midGame is a copenhagen middle game (40 random plies from the start, seed
+// 1), attackers to move with 126 legal moves.
+const midGame = "3aa2a3/ad4a4/3d1a1d3/1a2dd4a/1ad3d3a/aa2dkda3/ad1a1d4a/6aa2a/1a6d2/11/4a1a1aa1 a"
+
+// Bounds of TestTreeBytesPerPlayout, in bytes a playout. The tree is one
+// 24-byte node for every legal move of every position expanded (about 2.5
+// KB a playout here); the heap holds it and the doubling arena's unused
+// capacity (up to as much again).
+const (
+	maxTreeBytesPerPlayout = 3200
+	maxHeapBytesPerPlayout = 6400
+)
+
+// TestTreeBytesPerPlayout measures a search's memory honestly: the heap's
+// growth (after collection, the search alive) and the tree's nodes, per
+// playout, from a middle game with the built-in evaluator, and fails when
+// either passes its bound.
+func TestTreeBytesPerPlayout(t *testing.T) {
+	if nodeBytes != 24 {
+		t.Errorf("node size: got %d bytes, want 24", nodeBytes)
+	}
+	for _, playouts := range []int{5000, 20000} {
+		t.Run("", func(t *testing.T) {
+			g := mustGame(t, "copenhagen", midGame)
+			cfg := DefaultConfig()
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			s := NewSearch(&cfg, g, 1)
+			r := NewRunner(NewHeuristic())
+			if err := r.Search(s, playouts); err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			n := float64(s.Playouts())
+			heap := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
+			alloc := float64(after.TotalAlloc-before.TotalAlloc) / n
+			tree := float64(len(s.nodes)*nodeBytes) / n
+			t.Logf("%d playouts: %.0f nodes a playout; tree %.0f B, heap growth %.0f B, allocated %.0f B a playout; arena %d MB",
+				s.Playouts(), float64(len(s.nodes))/n, tree, heap, alloc, s.TreeBytes()>>20)
+			if s.Playouts() != playouts {
+				t.Errorf("playouts: got %d, want %d", s.Playouts(), playouts)
+			}
+			if tree > maxTreeBytesPerPlayout {
+				t.Errorf("tree: got %.0f bytes a playout, want at most %d", tree, maxTreeBytesPerPlayout)
+			}
+			if heap > maxHeapBytesPerPlayout {
+				t.Errorf("heap growth: got %.0f bytes a playout, want at most %d", heap, maxHeapBytesPerPlayout)
+			}
+			runtime.KeepAlive(s)
+			runtime.KeepAlive(r)
+		})
+	}
+}
+
+// TestTreeBudget: a search whose tree reaches Config.TreeBytes stops early
+// and still returns a legal move, under both root searches, and its arena
+// stays within the budget and one round's leaves.
+func TestTreeBudget(t *testing.T) {
+	cases := []struct {
+		name       string
+		root       string
+		treeBytes  int64
+		playouts   int
+		wantEarly  bool
+		wantBudget int // the most nodes the arena may hold
+	}{
+		{"puct, the smallest budget", RootPUCT, MinTreeBytes, 100000, true, MinTreeBytes/24 + 4*rules.MaxMoves},
+		{"gumbel, the smallest budget", RootGumbel, MinTreeBytes, 100000, true, MinTreeBytes/24 + 4*rules.MaxMoves},
+		{"puct, 1 MiB", RootPUCT, 1 << 20, 100000, true, 1<<20/24 + 4*rules.MaxMoves},
+		{"puct, room to spare", RootPUCT, 1 << 20, 50, false, 1<<20/24 + 4*rules.MaxMoves},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := mustGame(t, "copenhagen", midGame)
+			cfg := DefaultConfig()
+			cfg.RootSearch, cfg.TreeBytes = c.root, c.treeBytes
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			s := NewSearch(&cfg, g, 1)
+			if err := NewRunner(NewHeuristic()).Search(s, c.playouts); err != nil {
+				t.Fatal(err)
+			}
+			if early := s.Playouts() < c.playouts; early != c.wantEarly || s.Full() != c.wantEarly {
+				t.Errorf("stopped early: got %v (%d of %d playouts, full %v), want %v", early, s.Playouts(), c.playouts, s.Full(), c.wantEarly)
+			}
+			if !s.Done() {
+				t.Errorf("Done: got false, want true")
+			}
+			if s.Playouts() < 2 {
+				t.Errorf("playouts: got %d, want a search of more than the root", s.Playouts())
+			}
+			if m := s.BestMove(); !g.IsLegal(m) {
+				t.Errorf("best move: got %v, want a legal move", m)
+			}
+			if got := cap(s.nodes); got > c.wantBudget {
+				t.Errorf("arena: got %d nodes, want at most %d", got, c.wantBudget)
+			}
+		})
+	}
+}
+
+// TestTreeBudgetSelfPlay: self-play under the smallest budget, with tree
+// reuse, plays whole games whose every move is legal.
+func TestTreeBudgetSelfPlay(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts, cfg.TreeBytes = 5000, 5000, MinTreeBytes
+	v := variants.MustLoad("copenhagen")
+	p, err := NewSelfPlayer(cfg, v, NewHeuristic(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	games := 0
+	err = p.Play(context.Background(), sequentialSource(2, 5), func(r *GameRecord) error {
+		games++
+		t.Logf("game %d: %d moves, %v", r.Index, len(r.Moves), r.Outcome)
+		g := rules.NewGame(v)
+		for i, m := range r.Moves {
+			if err := g.Play(m); err != nil {
+				t.Errorf("game %d, ply %d: got %v, want a legal move", r.Index, i+1, err)
+				return nil
+			}
+		}
+		if !r.Outcome.Over() || g.Outcome() != r.Outcome {
+			t.Errorf("game %d: got outcome %v, want a finished game (%v)", r.Index, r.Outcome, g.Outcome())
+		}
+		for i, smp := range r.Samples {
+			if smp.Playouts >= cfg.Playouts {
+				t.Errorf("game %d, ply %d: got %d playouts, want fewer than %d (the budget)", r.Index, i+1, smp.Playouts, cfg.Playouts)
+				break
+			}
+		}
+		return nil
+	})
+	t.Logf("%d games", games)
+	if err != nil || games != 2 {
+		t.Errorf("got %d games, %v; want 2 games, no error", games, err)
+	}
+}
+
+// TestPlayoutRange: counts outside [1, MaxPlayouts] are refused with the
+// value and the range by Config.Validate, Runner.Search and (through
+// Runner.Step) Search.Start; a count that wrapped to 32 bits before (2^31,
+// 2^32+1) among them.
+func TestPlayoutRange(t *testing.T) {
+	cases := []struct {
+		playouts int
+		ok       bool
+	}{
+		{1, true},
+		{MaxPlayouts, true},
+		{0, false},
+		{-1, false},
+		{MaxPlayouts + 1, false},
+		{math.MaxInt32 + 1, false},
+		{1<<32 + 1, false},
+		{3_000_000_000, false},
+		{1_000_000_000_000, false},
+	}
+	v := variants.MustLoad("copenhagen")
+	for _, c := range cases {
+		t.Run("", func(t *testing.T) {
+			check := func(what string, err error, keyed bool) {
+				t.Helper()
+				want := "playouts " + strconv.Itoa(c.playouts)
+				if keyed {
+					want = "playouts = " + strconv.Itoa(c.playouts)
+				}
+				switch {
+				case c.ok && err != nil:
+					t.Errorf("%s(%d): got %v, want no error", what, c.playouts, err)
+				case !c.ok && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "from 1 to 16777216")):
+					t.Errorf("%s(%d): got %v, want an error naming %q and the range", what, c.playouts, err, want)
+				}
+			}
+			check("CheckPlayouts", CheckPlayouts(c.playouts), false)
+			cfg := DefaultConfig()
+			cfg.Playouts, cfg.CheapPlayouts = c.playouts, 1
+			check("Validate", cfg.Validate(), true)
+			if c.ok && c.playouts > 1000 {
+				return // not searched: the valid end of the range takes long
+			}
+			cfg = DefaultConfig()
+			r := NewRunner(NewHeuristic())
+			s := NewSearch(&cfg, rules.NewGame(v), 1)
+			check("Runner.Search", r.Search(s, c.playouts), false)
+			s = NewSearch(&cfg, rules.NewGame(v), 1)
+			s.Start(c.playouts, false)
+			if s.Done() {
+				t.Errorf("Done after Start(%d): got true, want false (nothing searched yet)", c.playouts)
+			}
+			var err error
+			for i := 0; i < 100 && !s.Done() && err == nil; i++ {
+				err = r.Step([]*Search{s})
+			}
+			check("Start, Step", err, false)
+		})
+	}
+}
+
+// TestNoMoveRoot: a search of a position where the side to move has no
+// legal move though the game goes on (a start NewGameFrom takes unjudged)
+// is an error, not a panic; self-play refuses such a start.
+func TestNoMoveRoot(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	boxed := "11/11/11/11/11/5k5/11/11/d10/ad9/11 a" // the attacker on a2 cannot move
+	cfg := DefaultConfig()
+	s := NewSearch(&cfg, mustGame(t, "copenhagen", boxed), 1)
+	err := NewRunner(NewHeuristic()).Search(s, 10)
+	if err == nil || !strings.Contains(err.Error(), "the attackers have no legal move") || !strings.HasPrefix(err.Error(), "mcts: position ") {
+		t.Errorf("Search: got %v, want an error naming the position and the missing move", err)
+	}
+	p, perr := rules.ParsePosition(boxed)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	sp, err := NewSelfPlayer(cfg, v, NewHeuristic(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := false
+	err = sp.Play(context.Background(), func() (GameSpec, bool) {
+		if given {
+			return GameSpec{}, false
+		}
+		given = true
+		return GameSpec{Seed: 1, Start: p}, true
+	}, func(*GameRecord) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "the attackers have no legal move") {
+		t.Errorf("self-play: got %v, want CheckStart's error", err)
+	}
+}
