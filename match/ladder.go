@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"taflab/mcts"
 	"taflab/stats"
 )
 
@@ -48,6 +49,9 @@ func Ladder(ctx context.Context, cfg LadderConfig, onRung func(Rung)) ([]Rung, e
 	for _, k := range cfg.Multipliers {
 		if k < 2 {
 			return nil, fmt.Errorf("match: ladder: multiplier %d: want at least 2", k)
+		}
+		if cfg.Base.NewEngine == nil && (cfg.Base.Playouts < 1 || k > mcts.MaxPlayouts/cfg.Base.Playouts) {
+			return nil, fmt.Errorf("match: ladder: multiplier %d times %d playouts: want from 1 to %d playouts", k, cfg.Base.Playouts, mcts.MaxPlayouts)
 		}
 	}
 	var rungs []Rung

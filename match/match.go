@@ -33,7 +33,8 @@ import (
 type Player struct {
 	// Name identifies the player in reports and ratings.
 	Name string
-	// Playouts is the search budget per move.
+	// Playouts is the search budget per move, from 1 to mcts.MaxPlayouts
+	// (Config.Validate checks it).
 	Playouts int
 	// NewEvaluator returns a worker's evaluator; each worker calls it once.
 	NewEvaluator func() (mcts.Evaluator, error)
@@ -132,8 +133,8 @@ func (c *Config) Validate() error {
 			}
 			continue
 		}
-		if p.Playouts < 1 {
-			errs = append(errs, fmt.Errorf("match: player %s: playouts = %d: want at least 1", p.Name, p.Playouts))
+		if err := mcts.CheckPlayouts(p.Playouts); err != nil {
+			errs = append(errs, fmt.Errorf("match: player %s: playouts = %d: want from 1 to %d", p.Name, p.Playouts, mcts.MaxPlayouts))
 		}
 		if p.NewEvaluator == nil {
 			errs = append(errs, fmt.Errorf("match: player %s: no evaluator", p.Name))
@@ -737,19 +738,42 @@ func checkOpening(v *rules.Variant, o Opening) error {
 	return nil
 }
 
-// Book returns n openings of the given number of random legal moves from
+// MaxBookPlies is the most random moves of a Book opening: random games
+// last about 390 plies, and much longer openings would often find no way
+// on without ending the game.
+const MaxBookPlies = 100
+
+// bookAttempts is how many openings in a row NewBook may abandon (a random
+// move that ends the game is taken back and another tried, 100 times the
+// plies at most) before it gives up.
+const bookAttempts = 1000
+
+// NewBook returns n openings of the given number of random legal moves from
 // the start (none of which ends the game), the same for the same seed: the
-// starts of a match's game pairs, so that games differ.
-func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
+// starts of a match's game pairs, so that games differ. plies must be from
+// 0 (every opening the start) to MaxBookPlies and n 0 or more; it fails, rather than loop for ever,
+// when bookAttempts openings in a row find no way on.
+func NewBook(v *rules.Variant, n, plies int, seed uint64) ([]Opening, error) {
+	if plies < 0 || plies > MaxBookPlies {
+		return nil, fmt.Errorf("match: book: %d plies: want from 0 to %d", plies, MaxBookPlies)
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("match: book: %d openings: want 0 or more", n)
+	}
 	rng := rand.New(rand.NewPCG(seed, 0xb00c))
 	book := make([]Opening, 0, n)
 	g := rules.NewGame(v)
 	var moves []rules.Move
-	for len(book) < n {
+	for failed := 0; len(book) < n; {
 		g.Reset()
 		var opening []rules.Move
 		for tries := 0; len(opening) < plies && tries < 100*plies; tries++ {
 			moves = g.GenerateMoves(moves[:0])
+			if len(moves) == 0 {
+				// Only a start can have no move (a move's position with none
+				// is over), and rules.Compile refuses such a start.
+				return nil, fmt.Errorf("match: book: %s: the %v have no legal move", g.Position(), g.ToMove())
+			}
 			m := moves[rng.IntN(len(moves))]
 			g.Make(m)
 			if g.Outcome().Over() {
@@ -760,7 +784,22 @@ func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
 		}
 		if len(opening) == plies {
 			book = append(book, Opening{Moves: opening})
+			failed = 0
+		} else if failed++; failed >= bookAttempts {
+			return nil, fmt.Errorf("match: book: no opening of %d random plies found in %d tries: the random games of %s end first", plies, bookAttempts, v.Name())
 		}
+	}
+	return book, nil
+}
+
+// Book is NewBook for arguments known to be good (plies from 0 to
+// MaxBookPlies, n 0 or more, as the tests and the commands' checked flags
+// give it). It panics on NewBook's error, a programmer error: code that
+// passes a user's numbers calls NewBook.
+func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
+	book, err := NewBook(v, n, plies, seed)
+	if err != nil {
+		panic(err)
 	}
 	return book
 }

@@ -148,8 +148,8 @@ func (c SuiteConfig) Validate() error {
 	if c.Variant == nil {
 		errs = append(errs, errors.New("match: suite: no rule set"))
 	}
-	if c.Reference.Playouts < 1 {
-		errs = append(errs, fmt.Errorf("match: suite: player %s: playouts = %d: want at least 1", c.Reference.Name, c.Reference.Playouts))
+	if mcts.CheckPlayouts(c.Reference.Playouts) != nil {
+		errs = append(errs, fmt.Errorf("match: suite: player %s: playouts = %d: want from 1 to %d", c.Reference.Name, c.Reference.Playouts, mcts.MaxPlayouts))
 	}
 	if c.Reference.NewEvaluator == nil {
 		errs = append(errs, fmt.Errorf("match: suite: player %s: no evaluator", c.Reference.Name))
@@ -166,7 +166,7 @@ func (c SuiteConfig) Validate() error {
 	if c.Workers < 0 || c.GamesPerWorker < 0 {
 		errs = append(errs, fmt.Errorf("match: suite: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
 	}
-	if c.Reference.Playouts >= 1 {
+	if mcts.CheckPlayouts(c.Reference.Playouts) == nil {
 		d := c.withDefaults()
 		if err := d.Search.Validate(); err != nil {
 			errs = append(errs, err)
@@ -324,11 +324,27 @@ func meanRate(hist []int, games int) float64 {
 
 // RandomStarts returns n start positions, each the rule set's start after
 // plies random legal moves none of which ends the game (Book's openings,
-// the same for the same seed), as suite candidates.
+// the same for the same seed), as suite candidates. It panics where Book
+// does; code that passes a user's numbers calls NewRandomStarts.
 func RandomStarts(v *rules.Variant, n, plies int, seed uint64) []SuiteCandidate {
+	out, err := NewRandomStarts(v, n, plies, seed)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// NewRandomStarts is RandomStarts with NewBook's errors: plies from 0 to
+// MaxBookPlies, n 0 or more, and an error rather than an endless search
+// where random games end before plies.
+func NewRandomStarts(v *rules.Variant, n, plies int, seed uint64) ([]SuiteCandidate, error) {
+	book, err := NewBook(v, n, plies, seed)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]SuiteCandidate, 0, n)
 	g := rules.NewGame(v)
-	for i, o := range Book(v, n, plies, seed) {
+	for i, o := range book {
 		g.Reset()
 		for _, m := range o.Moves {
 			g.Make(m)
@@ -336,5 +352,5 @@ func RandomStarts(v *rules.Variant, n, plies int, seed uint64) []SuiteCandidate 
 		out = append(out, SuiteCandidate{Position: g.Position(),
 			Source: fmt.Sprintf("random opening %d of seed %d, %d plies", i, seed, plies)})
 	}
-	return out
+	return out, nil
 }
