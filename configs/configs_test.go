@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"taflab/configs"
+	"taflab/match"
 )
 
 func TestSelfPlayConfig(t *testing.T) {
@@ -29,6 +30,9 @@ func TestSelfPlayConfig(t *testing.T) {
 		{"cheap above full", "[search]\nplayouts = 10\ncheap_playouts = 20\n", "cheap_playouts"},
 		{"odds that do not divide the playouts", "[search]\nplayouts = 30\n[mix]\nodds_share = 0.5\nodds = 4\n", "mix.odds = 4"},
 		{"wrong type", "seed = \"x\"\n", "seed"},
+		{"playouts past mcts.MaxPlayouts", "[search]\nplayouts = 1000000000000\n", "[search]: mcts: playouts = 1000000000000: want from 1 to 16777216"},
+		{"playouts that wrapped to 1", "[search]\nplayouts = 4294967297\n", "playouts = 4294967297: want from 1 to 16777216"},
+		{"tree bytes below the least", "[search]\ntree_bytes = 1000\n", "tree_bytes = 1000"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,9 +110,23 @@ func TestLoopConfigs(t *testing.T) {
 		{"[selfplay.search]\nroot_search = \"alphabeta\"\n", "root_search"},
 		{"[gate]\nopenings = \"\"\n", "gate.openings"},
 		{"[baseline]\nodds = [1]\n", "baseline.odds"},
+		{"[selfplay.search]\nplayouts = 1000000000000\n", "[selfplay.search]: mcts: playouts = 1000000000000: want from 1 to 16777216"},
+		{"[gate]\nplayouts = 3000000000\n", "gate.playouts = 3000000000: want from 1 to 16777216"},
+		{"[gate]\nplayouts = 0\n", "gate.playouts = 0: want from 1 to 16777216"},
+		{"[gate]\nopening_plies = 5000\n", "gate.opening_plies = 5000: want from 0 to 100"},
+		{"[baseline]\nplayouts = 2147483648\n", "baseline.playouts = 2147483648: want from 1 to 16777216"},
+		{"[baseline]\nplayouts = 100\nodds = [2, 200000]\n", "baseline.odds = [2 200000]: want multipliers that keep baseline.playouts (100) times each within 16777216 playouts"},
 	} {
 		if _, err := configs.ParseLoop("mine.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error naming %q", c.text, err, c.want)
 		}
+	}
+}
+
+// TestMaxOpeningPlies: configs' bound on gate.opening_plies is match's on a
+// book's plies (configs may not import match).
+func TestMaxOpeningPlies(t *testing.T) {
+	if configs.MaxOpeningPlies != match.MaxBookPlies {
+		t.Errorf("got %d, want match.MaxBookPlies (%d)", configs.MaxOpeningPlies, match.MaxBookPlies)
 	}
 }

@@ -182,8 +182,11 @@ func (c *Loop) Validate() error {
 	if err := c.Gate.SPRT().Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("[gate]: %w", err))
 	}
-	if c.Gate.Playouts < 1 || c.Gate.OpeningPlies < 0 {
-		bad("gate.playouts, gate.opening_plies", fmt.Sprint(c.Gate.Playouts, ", ", c.Gate.OpeningPlies), "want at least 1 playout and 0 or more plies")
+	if mcts.CheckPlayouts(c.Gate.Playouts) != nil {
+		bad("gate.playouts", c.Gate.Playouts, playoutRange)
+	}
+	if c.Gate.OpeningPlies < 0 || c.Gate.OpeningPlies > MaxOpeningPlies {
+		bad("gate.opening_plies", c.Gate.OpeningPlies, fmt.Sprintf("want from 0 to %d", MaxOpeningPlies))
 	}
 	if c.Train.PretrainSteps < 0 || c.Train.PretrainSteps > 0 && !c.Train.Records.Enabled() {
 		bad("train.pretrain_steps", c.Train.PretrainSteps, "want 0, or more with [train.records] file and share set")
@@ -197,13 +200,27 @@ func (c *Loop) Validate() error {
 			bad("baseline.odds", c.Baseline.Odds, "want distinct multipliers of at least 2")
 			break
 		}
+		if c.Baseline.Playouts >= 1 && k > mcts.MaxPlayouts/c.Baseline.Playouts {
+			bad("baseline.odds", c.Baseline.Odds, fmt.Sprintf("want multipliers that keep baseline.playouts (%d) times each within %d playouts", c.Baseline.Playouts, mcts.MaxPlayouts))
+			break
+		}
 		seen[k] = true
 	}
 	if len(c.Baseline.Odds) > 0 && c.Baseline.OddsPairs < 1 {
 		bad("baseline.odds_pairs", c.Baseline.OddsPairs, "want at least 1")
 	}
-	if c.Baseline.Games < 0 || c.Baseline.Games == 1 || c.Baseline.Playouts < 1 {
-		bad("baseline.games, baseline.playouts", fmt.Sprint(c.Baseline.Games, ", ", c.Baseline.Playouts), "want 0 or at least 2 games, and at least 1 playout")
+	if c.Baseline.Games < 0 || c.Baseline.Games == 1 {
+		bad("baseline.games", c.Baseline.Games, "want 0 or at least 2 games")
+	}
+	if mcts.CheckPlayouts(c.Baseline.Playouts) != nil {
+		bad("baseline.playouts", c.Baseline.Playouts, playoutRange)
 	}
 	return errors.Join(errs...)
 }
+
+// MaxOpeningPlies is the most moves of a random opening (gate.opening_plies):
+// match.MaxBookPlies, which configs may not import (a test keeps them equal).
+const MaxOpeningPlies = 100
+
+// playoutRange is what a playouts key wants.
+var playoutRange = fmt.Sprintf("want from 1 to %d (mcts.MaxPlayouts)", mcts.MaxPlayouts)
