@@ -51,7 +51,8 @@ type Config struct {
 	MaxBody int64
 	// MaxFileBytes bounds one file the server reads whole (a dataset, a
 	// record file, a report, a network; default 128 MiB); MaxRunBytes bounds
-	// all the files one /api/run request reads together (default 64 MiB):
+	// all the files one /api/run request reads together (default 16 MiB, a
+	// run's reports are kilobytes):
 	// past it the remaining reports are skipped, each with an error in the
 	// answer that says so.
 	MaxFileBytes int64
@@ -81,7 +82,7 @@ type Config struct {
 // limits.
 func DefaultConfig() Config {
 	return Config{MaxGames: 64, MaxPlayouts: 20000, MaxSearches: 2, MaxReads: 2, MaxQueue: 32, QueueWait: 10 * time.Second,
-		MaxBody: 1 << 20, MaxFileBytes: 128 << 20, MaxRunBytes: 64 << 20,
+		MaxBody: 1 << 20, MaxFileBytes: 128 << 20, MaxRunBytes: 16 << 20,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second}
 }
 

@@ -34,7 +34,7 @@ rule set with it is refused, with the built-in searcher offered instead.
 At most -max-searches searches run at once (each until its page goes
 away); others wait up to 10 s, then are answered 503. A request's body is
 at most 1 MiB and must arrive within 30 s; a file read is at most 128 MiB,
-and a run's reports at most 64 MiB together.
+and a run's reports at most 16 MiB together.
 
 Flags:
 `

@@ -1,0 +1,68 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"taflab/mcts"
+)
+
+// brokenEval fails every evaluation, by panicking or with an error.
+type brokenEval struct{ panics bool }
+
+func (e brokenEval) Evaluate(*mcts.Batch) error {
+	if e.panics {
+		panic("a bug in the evaluator")
+	}
+	return errors.New("the evaluator failed")
+}
+
+func (brokenEval) ID() string { return "broken" }
+
+// TestEngineFailureReleasesGame: an engine move whose search panics or
+// fails is answered 500, and leaves the game to move again, not "already
+// thinking" for ever, with its search slot free.
+func TestEngineFailureReleasesGame(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		panics bool
+		msg    string
+	}{
+		{"a panic", true, "engine: the search failed: a bug in the evaluator"},
+		{"an error", false, "the evaluator failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.MaxSearches = 1
+			s, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			gm, err := s.newGame(newGameRequest{Human: "defenders", Engine: "builtin", Playouts: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gm.eval = brokenEval{c.panics}
+			for i := range 3 { // the same answer each time: never "already thinking"
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, httptest.NewRequest("POST", "http://127.0.0.1/api/games/"+gm.id+"/engine", nil))
+				var body struct{ Error string }
+				json.Unmarshal(w.Body.Bytes(), &body)
+				if w.Code != http.StatusInternalServerError || !strings.Contains(body.Error, c.msg) {
+					t.Fatalf("request %d: got %d %q, want 500 with %q", i+1, w.Code, body.Error, c.msg)
+				}
+				gm.mu.Lock()
+				thinking, version := gm.thinking, gm.version
+				gm.mu.Unlock()
+				if thinking || version != 0 || s.searches.running() != 0 {
+					t.Fatalf("request %d: got thinking %v, version %d, %d searches running; want false, 0, 0", i+1, thinking, version, s.searches.running())
+				}
+			}
+		})
+	}
+}
