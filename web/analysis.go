@@ -79,7 +79,7 @@ func (s *Server) network(id string) (*net.Network, error) {
 		name = s.cfg.NetFile
 		data, err = readLimited(s.cfg.NetFile, s.cfg.MaxFileBytes) // the file the command line named
 		if err != nil {
-			return nil, errorf(http.StatusInternalServerError, "network %v", err)
+			return nil, errorf(http.StatusInternalServerError, "%v", err) // the error names the file
 		}
 	case strings.HasPrefix(id, runPrefix):
 		rel := strings.TrimPrefix(id, runPrefix)

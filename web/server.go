@@ -53,7 +53,7 @@ func New(cfg Config) (*Server, error) {
 		// Loaded now, so that a file that is not a network fails the start
 		// rather than every request that uses it.
 		if _, err := s.network(netFileID); err != nil {
-			return nil, fmt.Errorf("web: network %s: %v", cfg.NetFile, err)
+			return nil, fmt.Errorf("web: network file: %v", err)
 		}
 	}
 	var err error

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,10 @@ func TestServeAddress(t *testing.T) {
 }
 
 func TestServeFlags(t *testing.T) {
+	garbage := filepath.Join(t.TempDir(), "garbage.safetensors")
+	if err := os.WriteFile(garbage, []byte("this is not a network\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -42,6 +48,14 @@ func TestServeFlags(t *testing.T) {
 		{"missing data folder", []string{"-data", "/nonexistent/data"}, "data folder"},
 		{"missing network", []string{"-net", "/nonexistent/n.safetensors"}, "network"},
 		{"stray argument", []string{"x"}, "unexpected argument"},
+		// Issue 23: a file that is not a network fails the start, named.
+		{"garbage network", []string{"-net", garbage}, "network file: net: " + garbage + ": "},
+		// Issue 23: counts out of their range, named with the range.
+		{"no playouts", []string{"-max-playouts", "0"}, "-max-playouts 0: want 1 to 1000000"},
+		{"playouts past the limit", []string{"-max-playouts", "1000001"}, "-max-playouts 1000001: want 1 to 1000000"},
+		{"playouts past 32 bits", []string{"-max-playouts", "4294967297"}, "-max-playouts 4294967297: want 1 to 1000000"},
+		{"no searches", []string{"-max-searches", "0"}, "-max-searches 0: want 1 to 256"},
+		{"searches past the limit", []string{"-max-searches", "257"}, "-max-searches 257: want 1 to 256"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
