@@ -73,7 +73,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // ("\n" or "\r\n"). It refuses a line of more than MaxRecordLineBytes and a
 // file of more than MaxRecordFileBytes, naming the file and the line,
 // without reading far past either limit; it stops with ctx's error when
-// ctx is done (checked between lines), and with fn's error, returned as it
+// ctx is done (checked at every line), and with fn's error, returned as it
 // is.
 func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line int, text string) error) error {
 	cr := &countingReader{r: io.LimitReader(r, MaxRecordFileBytes+1)}
@@ -82,7 +82,7 @@ func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line
 	line := 0
 	for sc.Scan() {
 		line++
-		if line%1024 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		text := strings.TrimSuffix(sc.Text(), "\r")

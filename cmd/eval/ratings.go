@@ -328,7 +328,7 @@ func nameClashes(matches []cli.MatchFile, files []string, variant string) []stri
 			}
 			if _, ok := sums[abs]; !ok {
 				sums[abs] = "network " + p.Network
-				if b, err := os.ReadFile(abs); err == nil {
+				if b, err := cli.ReadFileLimit(abs, cli.MaxRunFileBytes); err == nil {
 					sums[abs] = fmt.Sprintf("network %x", sha256.Sum256(b))
 				}
 			}

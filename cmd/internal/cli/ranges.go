@@ -304,3 +304,7 @@ func OutOfRange(fs *flag.FlagSet, ranges Ranges) []RangeCase {
 	}
 	return out
 }
+
+// MaxRunFileBytes is the largest log, journal, metrics or network file of a
+// run folder read whole: 1 GiB.
+const MaxRunFileBytes = 1 << 30

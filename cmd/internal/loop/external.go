@@ -138,7 +138,7 @@ func consumed(run string, g int) (map[string]int, error) {
 func readSelfplayStats(dir string) (selfplayStats, error) {
 	var st selfplayStats
 	path := filepath.Join(dir, "selfplay.json")
-	data, err := os.ReadFile(path)
+	data, err := cli.ReadFileLimit(path, cli.MaxConfigBytes)
 	if os.IsNotExist(err) {
 		return st, nil
 	}

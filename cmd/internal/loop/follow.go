@@ -267,7 +267,7 @@ func waitForRun(ctx context.Context, run string, poll time.Duration, log io.Writ
 	cfgPath, varPath := filepath.Join(run, ConfigFile), filepath.Join(run, VariantFile)
 	said := false
 	for {
-		text, err1 := os.ReadFile(cfgPath)
+		text, err1 := cli.ReadFileLimit(cfgPath, cli.MaxConfigBytes)
 		_, err2 := os.Stat(varPath)
 		if err1 == nil && err2 == nil {
 			cfg, err := configs.ParseLoop(cfgPath, text)

@@ -165,7 +165,7 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		return fmt.Errorf("loop: %w", err)
 	}
 	variantPath := filepath.Join(run, VariantFile)
-	if old, err := os.ReadFile(variantPath); err == nil {
+	if old, err := cli.ReadFileLimit(variantPath, cli.MaxConfigBytes); err == nil {
 		if string(old) != def.String() {
 			return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
 		}
@@ -208,8 +208,8 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 // moved) leaves the copy to be used.
 func copySuite(run, file string, v *rules.Variant) error {
 	path := filepath.Join(run, SuiteFile)
-	have, haveErr := os.ReadFile(path)
-	data, err := os.ReadFile(file)
+	have, haveErr := cli.ReadFileLimit(path, cli.MaxConfigBytes)
+	data, err := cli.ReadFileLimit(file, cli.MaxConfigBytes)
 	if err != nil {
 		if haveErr == nil && errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -427,7 +427,7 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 // readLadderFile reads the run's ladder, or nil if it has none.
 func readLadderFile(run string) (*ladderFile, error) {
 	path := filepath.Join(run, LadderFile)
-	data, err := os.ReadFile(path)
+	data, err := cli.ReadFileLimit(path, cli.MaxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -550,7 +550,7 @@ func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) 
 func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, player playerSpec, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
 	var st selfplayStats
-	if data, err := os.ReadFile(statsPath); err == nil {
+	if data, err := cli.ReadFileLimit(statsPath, cli.MaxConfigBytes); err == nil {
 		if err := json.Unmarshal(data, &st); err != nil {
 			return fmt.Errorf("loop: %s: %w", statsPath, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/cmd/internal/cli"
 	"taflab/configs"
 )
 
@@ -85,7 +86,7 @@ func WithExternal(text []byte, external bool) ([]byte, error) {
 func checkMode(run string, cfg configs.Loop) error {
 	want := cfg.SelfPlay.External
 	path := filepath.Join(run, ConfigFile)
-	if text, err := os.ReadFile(path); err == nil {
+	if text, err := cli.ReadFileLimit(path, cli.MaxConfigBytes); err == nil {
 		own, err := configs.ParseLoop(path, text)
 		if err != nil {
 			return fmt.Errorf("loop: %w", err)

@@ -171,7 +171,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 		}
 		s := GenSummary{Generation: g}
 		var st selfplayStats
-		if data, err := os.ReadFile(filepath.Join(dir, "selfplay.json")); err == nil {
+		if data, err := cli.ReadFileLimit(filepath.Join(dir, "selfplay.json"), cli.MaxConfigBytes); err == nil {
 			if err := json.Unmarshal(data, &st); err != nil {
 				return nil, nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
 			}
@@ -290,7 +290,7 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 // lastMetrics returns the loss, policy and value loss of a metrics file's
 // last line.
 func lastMetrics(path string) ([3]float64, bool) {
-	data, err := os.ReadFile(path)
+	data, err := cli.ReadFileLimit(path, cli.MaxRunFileBytes)
 	if err != nil {
 		return [3]float64{}, false
 	}
@@ -538,7 +538,7 @@ func Throughput(run string, cfg configs.Loop) ([]HostThroughput, error) {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := cli.ReadFileLimit(f, cli.MaxConfigBytes)
 		if err != nil {
 			return nil, fmt.Errorf("loop: %w", err)
 		}

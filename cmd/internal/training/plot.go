@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,7 @@ import (
 
 // plotLosses draws the loss curves of a metrics file as a PNG.
 func plotLosses(metricsPath, pngPath string) error {
-	data, err := os.ReadFile(metricsPath)
+	data, err := cli.ReadFileLimit(metricsPath, cli.MaxRunFileBytes)
 	if err != nil {
 		return fmt.Errorf("training: plot: %w", err)
 	}

@@ -525,7 +525,7 @@ const metricsHeader = "step,learning_rate,loss,policy_loss,value_loss,l2_loss,sa
 // lines of steps after `keep` (written after the checkpoint a run resumes
 // from, and about to be done again).
 func openMetrics(path string, keep int) (*metricsWriter, error) {
-	data, err := os.ReadFile(path)
+	data, err := cli.ReadFileLimit(path, cli.MaxRunFileBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("training: %w", err)
 	}

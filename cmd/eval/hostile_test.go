@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs/variants"
+	"taflab/datasets"
+	"taflab/match"
+)
+
+// endless is a reader that never ends: the byte b, again and again, as
+// /dev/zero is for b = 0. It counts what was read.
+type endless struct {
+	b    byte
+	read int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// blankLines is a reader of lines of 1 MiB of spaces, without end: every
+// line within the line limit and skipped as blank, so that only the file
+// limit stops a reader of it.
+type blankLines struct{ read int64 }
+
+func (b *blankLines) Read(p []byte) (int, error) {
+	for i := range p {
+		if (b.read+int64(i))%(1<<20) == 1<<20-1 {
+			p[i] = '\n'
+		} else {
+			p[i] = ' '
+		}
+	}
+	b.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestReplayHostileInput: the reproductions of issue 23 item 7 (eval replay
+// /dev/zero read 2 GB in 6 s): an endless line, endless blank lines, and a
+// stop by a signal while reading, each ending within a bound with the
+// error, the exit status and the games before it.
+func TestReplayHostileInput(t *testing.T) {
+	cases := []struct {
+		name     string
+		stdin    func() io.Reader
+		wantCode int
+		want     string
+		maxRead  int64
+	}{
+		{"an endless line of zeros (/dev/zero)", func() io.Reader { return &endless{b: 0} },
+			1, "eval replay: stdin: line 1: longer than 1048576 bytes, the most a game-record line may hold", 2 << 20},
+		{"a game, then an endless line", func() io.Reader {
+			return io.MultiReader(strings.NewReader(game2+",0,0,Black\n"), &endless{b: 'a'})
+		}, 1, "eval replay: stdin: line 2: longer than 1048576 bytes", 2 << 20},
+		{"endless blank lines of 1 MiB", func() io.Reader { return &blankLines{} },
+			1, "eval replay: stdin: line 257: past 268435456 bytes, the most a game-record file may hold", 257 << 20},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.stdin()
+			var stdout, stderr bytes.Buffer
+			start := time.Now()
+			code := runReplayCtx(context.Background(), []string{"-"}, in, &stdout, &stderr)
+			if code != c.wantCode || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("got exit %d and %q, want %d and %q", code, stderr.String(), c.wantCode, c.want)
+			}
+			var read int64
+			switch r := in.(type) {
+			case *endless:
+				read = r.read
+			case *blankLines:
+				read = r.read
+			}
+			if read > c.maxRead {
+				t.Errorf("got %d bytes read, want at most %d", read, c.maxRead)
+			}
+			if d := time.Since(start); d > 30*time.Second {
+				t.Errorf("got %v, want an answer within 30 s", d)
+			}
+		})
+	}
+	t.Run("the game before the long line is reported", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		in := io.MultiReader(strings.NewReader(game2+",0,0,Black\n"), &endless{b: 'a'})
+		runReplayCtx(context.Background(), []string{"-"}, in, &stdout, &stderr)
+		if got := strings.Count(stdout.String(), "\n"); got != 1 || !strings.Contains(stdout.String(), game2After) {
+			t.Errorf("got %q, want one report of game 2 ending at %s", stdout.String(), game2After)
+		}
+	})
+	t.Run("stopped by a signal while reading", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		in := &cancelAfter{r: &blankLines{}, after: 10 << 20, cancel: cancel}
+		var stdout, stderr bytes.Buffer
+		code := runReplayCtx(ctx, []string{"-"}, in, &stdout, &stderr)
+		if code != 130 || !strings.Contains(stderr.String(), "stopped") {
+			t.Errorf("got exit %d and %q, want 130 and a message that it stopped", code, stderr.String())
+		}
+		if in.read > 12<<20 {
+			t.Errorf("got %d bytes read, want the reading to stop within a line or two of the stop at %d", in.read, 10<<20)
+		}
+	})
+}
+
+// cancelAfter reads r and calls cancel once after bytes have been read, as a
+// signal arriving while a command reads.
+type cancelAfter struct {
+	r      io.Reader
+	read   int64
+	after  int64
+	cancel func()
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.read += int64(n); c.read >= c.after {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestReplayFinishedStart: a -start that is already over (the king on a
+// corner, issue 23 item 8) is refused with exit status 2, as is one with no
+// move.
+func TestReplayFinishedStart(t *testing.T) {
+	cases := []struct {
+		name, start, want string
+	}{
+		{"king on a corner", "k2aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1dd1dd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "the king is on a corner"},
+		{"no move for the attackers", "11/11/11/11/11/5k5/11/11/11/11/11 a", "-start"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, lines, stderr := runEval(t, "", "replay", "-variant", "copenhagen", "-start", c.start, "-moves", "d1-d3")
+			if code != 2 || len(lines) != 0 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "-start") {
+				t.Errorf("got exit %d, %d lines and %q, want 2, none and -start: ... %q", code, len(lines), stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestFitHostileRecords: eval fit -records of an endless line (issue 23
+// item 7: /dev/zero read 1.7 GB, "token too long" named no line) names the
+// file and the line, and a stop while reading is honoured.
+func TestFitHostileRecords(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.csv")
+	data := append([]byte(fitGames[0]+"\n"), bytes.Repeat([]byte{0}, datasets.MaxRecordLineBytes+10)...)
+	if err := os.WriteFile(long, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := runFitCtx(context.Background(), []string{"-records", long, "-split", "all", "-search-playouts", "0"}, &stdout, &stderr)
+	want := "eval fit: -records: " + long + ": line 2: longer than 1048576 bytes, the most a game-record line may hold"
+	if code != 2 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("got exit %d and %q, want 2 and %q", code, stderr.String(), want)
+	}
+
+	blank := filepath.Join(dir, "blank.csv")
+	if err := os.WriteFile(blank, bytes.Repeat([]byte("\n"), 10_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	stdout.Reset()
+	stderr.Reset()
+	code = runFitCtx(ctx, []string{"-records", blank, "-split", "all"}, &stdout, &stderr)
+	if code != 130 || !strings.Contains(stderr.String(), "stopped while reading -records") {
+		t.Errorf("got exit %d and %q, want 130 and a stop while reading", code, stderr.String())
+	}
+}
+
+// TestSuiteRandomPlies: issue 23 item 3 (eval suite -random 1 -random-plies
+// 5000 never finished and ignored SIGTERM): the plies have a range, the
+// drawing of openings ends within a bound, and a stop while drawing is
+// honoured.
+func TestSuiteRandomPlies(t *testing.T) {
+	t.Run("the reproduction", func(t *testing.T) {
+		dir := t.TempDir()
+		start := time.Now()
+		code, msg, data := runSuiteTest(t, context.Background(), dir, "-variant", "copenhagen", "-random", "1", "-random-plies", "5000", "-games", "2")
+		want := "eval suite: -random-plies 5000: out of range: want 1 to 100"
+		if code != 2 || data != nil || !strings.Contains(msg, want) {
+			t.Errorf("got exit %d, a file %v and %q, want 2, none and %q", code, data != nil, msg, want)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("got %v, want an answer at once", d)
+		}
+	})
+	t.Run("stopped while drawing openings", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		dir := t.TempDir()
+		code, msg, data := runSuiteTest(t, ctx, dir, "-variant", "copenhagen", "-random", "100000", "-random-plies", "100", "-games", "2")
+		if code != 130 || data != nil || !strings.Contains(msg, "stopped while gathering the candidates") {
+			t.Errorf("got exit %d, a file %v and %q, want 130, none and a stop", code, data != nil, msg)
+		}
+	})
+	t.Run("the same candidates as match.RandomStarts", func(t *testing.T) {
+		v := variants.MustLoad("copenhagen")
+		got, err := randomStarts(context.Background(), v, 5, 6, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := match.RandomStarts(v, 5, 6, 3)
+		if len(got) != len(want) {
+			t.Fatalf("got %d candidates, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("candidate %d: got %v, want %v", i, got[i], want[i])
+			}
+		}
+		book, err := cli.RandomBook(context.Background(), v, 5, 100, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range book {
+			if len(o.Moves) != 100 {
+				t.Errorf("opening %d: got %d plies, want 100", i, len(o.Moves))
+			}
+		}
+	})
+}

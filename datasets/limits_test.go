@@ -1,0 +1,246 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"taflab/rules"
+)
+
+// zeros is /dev/zero in-process: zero bytes without end, counted.
+type zeros struct{ read int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.read += int64(len(p))
+	return len(p), nil
+}
+
+func TestScanRecordLines(t *testing.T) {
+	long := strings.Repeat("a", MaxRecordLineBytes)
+	cases := []struct {
+		name    string
+		in      func() io.Reader
+		lines   []string // the lines fn sees
+		wantErr string   // "" for none
+	}{
+		{"lines", func() io.Reader { return strings.NewReader("a\nb\r\n\nc") }, []string{"a", "b", "", "c"}, ""},
+		{"a line at the limit", func() io.Reader { return strings.NewReader(long + "\r\nb\n") }, []string{long, "b"}, ""},
+		{"a line one past the limit", func() io.Reader { return strings.NewReader("x\n" + long + "a\n") }, []string{"x"},
+			"datasets: f.csv: line 2: longer than 1048576 bytes, the most a game-record line may hold"},
+		{"a last line past the limit, no newline", func() io.Reader { return strings.NewReader(long + "a") }, nil,
+			"datasets: f.csv: line 1: longer than 1048576 bytes"},
+		{"/dev/zero", func() io.Reader { return &zeros{} }, nil,
+			"datasets: f.csv: line 1: longer than 1048576 bytes"},
+		{"a read error", func() io.Reader { return io.MultiReader(strings.NewReader("x\n"), errReader{}) }, []string{"x"},
+			"datasets: f.csv: line 2: disk on fire"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			in := c.in()
+			err := ScanRecordLines(context.Background(), "f.csv", in, func(line int, text string) error {
+				if line != len(got)+1 {
+					t.Errorf("got line %d, want %d", line, len(got)+1)
+				}
+				got = append(got, text)
+				return nil
+			})
+			if (err == nil) != (c.wantErr == "") || err != nil && !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("got error %v, want %q", err, c.wantErr)
+			}
+			if !slices.Equal(got, c.lines) {
+				t.Errorf("got %d lines, want %d", len(got), len(c.lines))
+			}
+			if z, ok := in.(*zeros); ok && z.read > 2*MaxRecordLineBytes {
+				t.Errorf("got %d bytes read, want at most %d", z.read, 2*MaxRecordLineBytes)
+			}
+		})
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestScanRecordLinesStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err := ScanRecordLines(ctx, "f.csv", strings.NewReader(strings.Repeat("x\n", 1000)), func(line int, text string) error {
+		if n++; n == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n != 10 {
+		t.Errorf("got %v after %d lines, want context.Canceled after 10", err, n)
+	}
+}
+
+func TestReadRecordsErrors(t *testing.T) {
+	_, err := ReadRecords(context.Background(), "g.csv", strings.NewReader("d1-d3,0,0,White\nd1-d3 zz,0,0,White\n"))
+	var re *rules.RecordError
+	if !errors.As(err, &re) || re.Line != 2 || !strings.HasPrefix(err.Error(), "datasets: g.csv: rules: line 2, ply 2") {
+		t.Errorf("got %v, want a *rules.RecordError of line 2 named datasets: g.csv: rules: line 2, ply 2", err)
+	}
+	v, err := rules.Compile(defCopenhagen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseRecordGames("g.csv", append([]byte("d1-d3,0,0,White\n"), bytes.Repeat([]byte{0}, MaxRecordLineBytes+1)...), v)
+	if want := "datasets: g.csv: line 2: longer than 1048576 bytes"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+func TestReadFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		limit   int64
+		wantErr string
+	}{
+		{10, ""},
+		{9, path + ": more than 9 bytes, the most an Arrow file may hold"},
+	}
+	for _, c := range cases {
+		data, err := ReadFileLimit(path, c.limit, "an Arrow file")
+		if (err == nil) != (c.wantErr == "") || err != nil && !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("limit %d: got %v, want %q", c.limit, err, c.wantErr)
+		}
+		if err == nil && string(data) != "0123456789" {
+			t.Errorf("limit %d: got %q, want the file", c.limit, data)
+		}
+	}
+	z := &zeros{}
+	if _, err := readLimit("zero", z, 1<<20, "an Arrow file"); err == nil || z.read > 2<<20 {
+		t.Errorf("/dev/zero: got %v after %d bytes, want an error within 2 MiB", err, z.read)
+	}
+}
+
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * StaleTempAge)
+	files := []struct {
+		name   string
+		stale  bool // older than the age
+		remove bool // want it removed
+	}{
+		{".a.positions.arrow.tmp-123456", true, true},
+		{".b.games.arrow.tmp-9", true, true},
+		{".match.json.tmp-42", true, true},
+		{".a.positions.arrow.tmp-777", false, false}, // fresh: a writer may be about to rename it
+		{"a.positions.arrow", true, false},           // data
+		{".a.positions.arrow.tmp-", true, false},     // not our pattern
+		{".a.positions.arrow.tmp-12x", true, false},
+		{"a.tmp-123", true, false}, // not hidden
+		{".tmp-123", true, false},
+		{".notes.txt", true, false},
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f.stale {
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".d.tmp-1"), 0o755); err != nil { // a folder: never
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(dir, ".d.tmp-1"), old, old)
+
+	removed, err := RemoveStaleTemps(dir, "", StaleTempAge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range files {
+		_, statErr := os.Stat(filepath.Join(dir, f.name))
+		if gone := statErr != nil; gone != f.remove {
+			t.Errorf("%s: got removed %v, want %v", f.name, gone, f.remove)
+		}
+		if f.remove {
+			want = append(want, filepath.Join(dir, f.name))
+		}
+	}
+	slices.Sort(removed)
+	slices.Sort(want)
+	if !slices.Equal(removed, want) {
+		t.Errorf("got removed %v, want %v", removed, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".d.tmp-1")); err != nil {
+		t.Errorf("got the folder .d.tmp-1 removed, want it kept")
+	}
+
+	// One target's only.
+	for _, name := range []string{".x.json.tmp-1", ".y.json.tmp-2"} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, nil, 0o644)
+		os.Chtimes(path, old, old)
+	}
+	if removed, _ := RemoveStaleTemps(dir, "x.json", StaleTempAge); !slices.Equal(removed, []string{filepath.Join(dir, ".x.json.tmp-1")}) {
+		t.Errorf("base x.json: got removed %v, want only .x.json.tmp-1", removed)
+	}
+	if _, err := RemoveStaleTemps(filepath.Join(dir, "none"), "", StaleTempAge); err == nil {
+		t.Errorf("a missing folder: got no error, want one")
+	}
+}
+
+// FuzzReadShard feeds the Arrow readers (positions and games) any bytes:
+// they must answer with rows or an error, never panic, and return no more
+// rows than the file's size allows. A mutated file whose checksum fields
+// are intact is resealed, so that mutations reach the Arrow decoding rather
+// than stopping at the checksum.
+func FuzzReadShard(f *testing.F) {
+	dir := f.TempDir()
+	positions, games := genShard(f, defBrandubh, 2, 8, 3)
+	posPath, gamesPath := mustWriteShard(f, dir, "seed", defBrandubh, positions, games)
+	for _, p := range []string{posPath, gamesPath} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("ARROW1"))
+	f.Add([]byte("ARROW1\x00\x00ARROW1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tries := [][]byte{data}
+		if spots, err := checksumSpots(data); err == nil {
+			sealed := bytes.Clone(data)
+			for _, at := range spots {
+				copy(sealed[at:], "00000000")
+			}
+			if seal(sealed) == nil {
+				tries = append(tries, sealed)
+			}
+		}
+		for _, d := range tries {
+			rows, meta, err := decodePositions(d, memory.DefaultAllocator)
+			if err == nil && (len(rows) != meta.Rows || len(rows) > len(d)/minRowBytes) {
+				t.Errorf("positions: got %d rows of a %d-byte file (metadata %d), want the metadata's and at most %d", len(rows), len(d), meta.Rows, len(d)/minRowBytes)
+			}
+			grows, gmeta, err := decodeGames(d, memory.DefaultAllocator)
+			if err == nil && (len(grows) != gmeta.Rows || len(grows) > len(d)/minRowBytes) {
+				t.Errorf("games: got %d rows of a %d-byte file (metadata %d), want the metadata's and at most %d", len(grows), len(d), gmeta.Rows, len(d)/minRowBytes)
+			}
+		}
+	})
+}
