@@ -355,3 +355,41 @@ func TestRunByteCap(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchOutlastsWriteTimeout: a search that takes longer than the
+// server's write timeout is still answered: the timeout is lifted while it
+// searches, and set again for its answer.
+func TestSearchOutlastsWriteTimeout(t *testing.T) {
+	cfg := web.DefaultConfig()
+	cfg.NetFile = nettest.TinyFile(t, 6)
+	cfg.WriteTimeout = 50 * time.Millisecond
+	ts := timeoutServer(t, cfg)
+	for _, c := range []struct {
+		name, path, body string
+	}{
+		{"a network's search", "/api/analyze", `{"network":"net","playouts":8000}`},
+		{"an engine's move", "", `{"human":"attackers","engine":"net","playouts":8000}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.path
+			body := c.body
+			if path == "" { // a game first, then the engine's move
+				g := newGame(t, ts, c.body)
+				status, _, raw := call(t, ts, "POST", "/api/games/"+g.ID+"/move", `{"move":"d1-d3"}`)
+				if status != 200 {
+					t.Fatalf("my move: %d %s", status, raw)
+				}
+				path, body = "/api/games/"+g.ID+"/engine", ""
+			}
+			start := time.Now()
+			status, _, raw := call(t, ts, "POST", path, body)
+			took := time.Since(start)
+			if status != 200 {
+				t.Fatalf("got %d %.200s after %v, want 200", status, raw, took)
+			}
+			if took < 2*cfg.WriteTimeout {
+				t.Fatalf("the search took %v: make it longer than the write timeout %v for the test to mean something", took, cfg.WriteTimeout)
+			}
+		})
+	}
+}

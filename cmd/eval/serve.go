@@ -81,9 +81,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "eval serve: http://%s/\n", ln.Addr())
-	hs := srv.HTTPServer() // with read, write and idle timeouts
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	hs := srv.HTTPServer() // with read, write and idle timeouts
+	// Requests' contexts end with a signal: a running search stops at once
+	// rather than holding the shutdown up.
+	hs.BaseContext = func(stdnet.Listener) context.Context { return ctx }
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

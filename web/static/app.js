@@ -14,7 +14,12 @@ async function api(method, url, body) {
   const r = await fetch(url, opts);
   let data = null;
   try { data = await r.json(); } catch (e) { data = null; }
-  if (!r.ok) throw new Error((data && data.error) || (r.status + " " + r.statusText));
+  if (!r.ok) {
+    const err = new Error((data && data.error) || (r.status + " " + r.statusText));
+    err.status = r.status;
+    err.retryAfter = parseInt(r.headers.get("Retry-After") || "0", 10) || 0; // seconds; a busy server (503) sends it
+    throw err;
+  }
   return data;
 }
 
@@ -323,17 +328,31 @@ async function newGame(e) {
   }
 }
 
+// engineIfDue asks for the engine's moves while it is the engine's turn. A
+// server busy with other searches (503) is asked again after the delay it
+// gives, a few times, before the page gives up and says so.
 async function engineIfDue() {
+  let retries = 0;
   while (play.state && play.state.engine_to_move && !play.state.outcome.over) {
+    const id = play.state.id;
     play.busy = true;
     renderPlay();
     try {
-      play.state = await api("POST", `/api/games/${play.state.id}/engine`);
+      play.state = await api("POST", `/api/games/${id}/engine`);
     } catch (err) {
+      if (err.status === 503 && err.retryAfter > 0 && retries < 5) {
+        retries++;
+        play.busy = false; // nothing runs while the page waits
+        $("play-status").textContent = `Engine: ${err.message} Asking again in ${err.retryAfter} s.`;
+        await new Promise((resolve) => setTimeout(resolve, err.retryAfter * 1000));
+        if (!play.state || play.state.id !== id) return; // another game was started meanwhile
+        continue;
+      }
       play.busy = false;
       $("play-status").textContent = "Engine: " + err.message;
       return;
     }
+    retries = 0;
     play.busy = false;
     renderPlay();
   }
