@@ -22,15 +22,15 @@ type Config struct {
 	// search whose tree reaches it ends early, with the playouts it has,
 	// and its best move is read as after any search. A node is 24 bytes
 	// and a playout adds one for each legal move of the position it
-	// expands (about 100 in a middle game), so a search takes about 2.5
+	// expands (about 100 in a middle game), so a search takes about 2.6
 	// KB a playout (TestTreeBytesPerPlayout measures it): the default
 	// holds about 100,000 playouts. Default DefaultTreeBytes (256 MiB); 0
 	// means the default; else from MinTreeBytes (64 KiB) to MaxTreeBytes
-	// (32 GiB). The tree's arena never grows past the budget and one
-	// round's leaves (LeavesPerGame times rules.MaxMoves nodes); while it
-	// doubles the old arena is garbage until the next collection, and with
-	// tree reuse the spare arena Advance compacts into is as large as the
-	// last tree, so a search may hold up to about twice the budget.
+	// (32 GiB). The tree's arena (chunks of 1.5 MiB, arena.go) never grows
+	// past the budget and one round's leaves (LeavesPerGame times
+	// rules.MaxMoves nodes); with tree reuse the spare arena Advance
+	// compacts into is as large as the last tree, so a search that keeps
+	// its tree may hold up to about twice the budget.
 	TreeBytes int64 `toml:"tree_bytes"`
 	// FullSearchProb is the probability that a self-play move gets a full
 	// search (KataGo's playout-cap randomization). Default 0.25; 1 makes

@@ -20,9 +20,10 @@
 // (CheckPlayouts; Config.Validate, Runner.Search and, through Runner.Step,
 // Search.Start refuse others with an error). Its memory is its tree: one
 // 24-byte node for each legal move of each position it expands, about 100
-// nodes and 2.5 KB a playout in a middle game (TestTreeBytesPerPlayout
-// measures it and fails past 3.2 KB of nodes and 6.4 KB of heap a
-// playout); that is 1 node per 24 bytes, about 400 playouts per MiB.
+// nodes and 2.6 KB a playout in a middle game, heap included
+// (TestTreeBytesPerPlayout measures it and fails past 3 KB of nodes or
+// 3.5 KB of heap a playout); that is 1 node per 24 bytes, about 400
+// playouts per MiB.
 // Config.TreeBytes (default 256 MiB, about 100,000 playouts) is the
 // budget: a search whose tree reaches it ends early with its best move.
 // A position whose side to move has no legal move though the game goes on

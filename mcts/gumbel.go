@@ -109,8 +109,7 @@ func grow[T any](buf []T, n int) []T {
 
 // rootChildren returns the root's children; the root must be expanded.
 func (s *Search) rootChildren() []node {
-	root := &s.nodes[0]
-	return s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	return s.tree.children(s.tree.at(0))
 }
 
 // gumbelStart draws g for every legal move of the expanded root, samples the
@@ -224,14 +223,14 @@ func (s *Search) gumbelHalve(children []node) {
 	gs.target += gs.phaseVisits()
 }
 
-// gumbelSelect returns the index (in s.nodes) of the root child the schedule
+// gumbelSelect returns the index (in s.tree) of the root child the schedule
 // visits next: a proven win at once, else the remaining move with the fewest
 // visits plus visits in flight below the phase's target (ties: the better
 // as of the last halving). It returns -1 when every remaining move has the
 // target counting those in flight: the phase ends when their values are
 // back.
 func (s *Search) gumbelSelect() int32 {
-	first := s.nodes[0].firstChild
+	first := s.tree.at(0).firstChild
 	children := s.rootChildren()
 	gs := &s.gumbel
 	s.gumbelSettle(children)

@@ -169,14 +169,15 @@ func TestGumbelSequentialHalving(t *testing.T) {
 func handTree(t *testing.T, s *Search, priors []float32, visits []int32, sums []float32, proofs []proof, rootValue float32) []rules.Move {
 	t.Helper()
 	moves := s.game.GenerateMoves(nil)[:4]
-	s.nodes = s.nodes[:0]
+	s.tree.reset()
 	root := node{visits: 1, firstChild: 1, numChildren: 4}
 	for i := range 4 {
 		root.visits += visits[i]
 	}
-	s.nodes = append(s.nodes, root)
+	*s.tree.at(s.tree.alloc(1, s.limit())) = root
+	first := s.tree.alloc(4, s.limit())
 	for i, m := range moves {
-		s.nodes = append(s.nodes, node{move: m, prior: priors[i], visits: visits[i], valueSum: sums[i], proof: proofs[i], firstChild: noChildren})
+		*s.tree.at(first + int32(i)) = node{move: m, prior: priors[i], visits: visits[i], valueSum: sums[i], proof: proofs[i], firstChild: noChildren}
 	}
 	s.rootValue = rootValue
 	return moves
@@ -236,7 +237,7 @@ func TestGumbelCompletedQ(t *testing.T) {
 			cfg.GumbelCVisit, cfg.GumbelCScale = 2, c.cScale
 			s := NewSearch(&cfg, rules.NewGame(variants.MustLoad("copenhagen")), 1)
 			moves := handTree(t, s, priors, c.visits, c.sums, c.proofs, 0.1)
-			s.Start(int(s.nodes[0].visits), false)
+			s.Start(int(s.tree.at(0).visits), false)
 			policy := s.Policy(nil)
 			if len(policy) != len(c.want) {
 				t.Fatalf("got %d policy entries, want %d", len(policy), len(c.want))
@@ -304,7 +305,7 @@ func TestGumbelSearchInvariants(t *testing.T) {
 						}
 						checkTree(t, s)
 					}
-					if got := s.Visits(); got < 300 && s.nodes[0].proof == unproven {
+					if got := s.Visits(); got < 300 && s.tree.at(0).proof == unproven {
 						t.Fatalf("got %v root visits, want at least 300", got)
 					}
 					legal := g.GenerateMoves(nil)

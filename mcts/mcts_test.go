@@ -105,16 +105,23 @@ func searchProvenAtOnce(t *testing.T, position string, want float32) *Search {
 // and an unproven expanded node has one visit of its own plus its children's.
 func checkTree(t *testing.T, s *Search) {
 	t.Helper()
-	for i := range s.nodes {
-		n := &s.nodes[i]
+	for queue := []int32{0}; len(queue) > 0; queue = queue[1:] {
+		i := queue[0]
+		n := s.tree.at(i)
 		if n.inFlight != 0 {
 			t.Fatalf("node %d: got %v in flight, want 0: virtual loss not undone", i, n.inFlight)
 		}
-		if !n.expanded() || n.proof != unproven {
+		if !n.expanded() {
+			continue
+		}
+		for k := range int32(n.numChildren) {
+			queue = append(queue, n.firstChild+k)
+		}
+		if n.proof != unproven {
 			continue
 		}
 		sum := int32(0)
-		for _, c := range s.nodes[n.firstChild : n.firstChild+int32(n.numChildren)] {
+		for _, c := range s.tree.children(n) {
 			sum += c.visits
 		}
 		if n.visits != sum+1 {
@@ -141,7 +148,7 @@ func TestSearchInvariants(t *testing.T) {
 						}
 						checkTree(t, s)
 					}
-					if got := s.Visits(); got < 300 && s.nodes[0].proof == unproven {
+					if got := s.Visits(); got < 300 && s.tree.at(0).proof == unproven {
 						t.Fatalf("got %v root visits, want at least 300", got)
 					}
 					legal := g.GenerateMoves(nil)
@@ -179,8 +186,8 @@ func TestNoiseTouchesOnlyLegalMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	legal := g.GenerateMoves(nil)
-	root := &s.nodes[0]
-	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	root := s.tree.at(0)
+	children := s.tree.children(root)
 	if len(children) != len(legal) {
 		t.Fatalf("got %v children, want %v legal moves", len(children), len(legal))
 	}
@@ -215,16 +222,16 @@ func TestTreeReuse(t *testing.T) {
 			stats := s.Stats(nil)
 			best := slices.MaxFunc(stats, func(a, b MoveStat) int { return a.Visits - b.Visits })
 			// The chosen child's subtree, as (move, visits) of its children.
-			root := &s.nodes[0]
+			root := s.tree.at(0)
 			var child node
-			for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+			for _, c := range s.tree.children(root) {
 				if c.move == best.Move {
 					child = c
 				}
 			}
 			var want []MoveStat
 			if child.expanded() {
-				for _, c := range s.nodes[child.firstChild : child.firstChild+int32(child.numChildren)] {
+				for _, c := range s.tree.children(&child) {
 					want = append(want, MoveStat{Move: c.move, Visits: int(c.visits), Prior: c.prior, Value: c.valueSum})
 				}
 			}
@@ -232,9 +239,9 @@ func TestTreeReuse(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []MoveStat
-			root = &s.nodes[0]
+			root = s.tree.at(0)
 			if root.expanded() {
-				for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+				for _, c := range s.tree.children(root) {
 					got = append(got, MoveStat{Move: c.move, Visits: int(c.visits), Prior: c.prior, Value: c.valueSum})
 				}
 			}
@@ -270,7 +277,7 @@ func TestEvaluatorError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "out of cheese") || !strings.Contains(err.Error(), "failing") {
 		t.Fatalf("got %v, want the evaluator's error with its ID", err)
 	}
-	if got := s.nodes[0].inFlight; got != 0 {
+	if got := s.tree.at(0).inFlight; got != 0 {
 		t.Errorf("got %v in flight after the error, want 0", got)
 	}
 }

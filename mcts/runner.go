@@ -77,7 +77,7 @@ func (r *Runner) Step(searches []*Search) error {
 		if s.err != nil {
 			return s.err
 		}
-		if !s.nodes[0].expanded() && !s.game.HasMove() {
+		if !s.tree.at(0).expanded() && !s.game.HasMove() {
 			return fmt.Errorf("mcts: position %s: the %v have no legal move and the game is not over: nothing to search", s.game.Position(), s.game.ToMove())
 		}
 		for k := 0; k < s.cfg.LeavesPerGame && s.wantsMore(); k++ {
@@ -119,8 +119,8 @@ func (r *Runner) Step(searches []*Search) error {
 		case leaf.winning >= 0:
 			// The side to move at the leaf wins at once: the leaf is a
 			// proven loss for the side that moved into it.
-			n := &s.nodes[leaf.node]
-			win := &s.nodes[n.firstChild+leaf.winning]
+			n := s.tree.at(leaf.node)
+			win := s.tree.at(n.firstChild + leaf.winning)
 			win.terminal, win.proof = true, provenWin
 			s.prove(path, provenLoss)
 			value = 1
@@ -129,8 +129,8 @@ func (r *Runner) Step(searches []*Search) error {
 			// (escapeSolver): the child is a proven win (not a terminal
 			// one: the game goes on) and the leaf a proven loss for the
 			// side that moved in.
-			n := &s.nodes[leaf.node]
-			s.nodes[n.firstChild+leaf.forking].proof = provenWin
+			n := s.tree.at(leaf.node)
+			s.tree.at(n.firstChild + leaf.forking).proof = provenWin
 			s.prove(path, provenLoss)
 			value = 1
 		case leaf.lost:
@@ -159,10 +159,10 @@ func (r *Runner) selectLeaf(s *Search) bool {
 	g := s.game
 	path := s.path[:0]
 	path = append(path, 0)
-	s.nodes[0].inFlight++
+	s.tree.at(0).inFlight++
 	cur := int32(0)
 	for {
-		n := &s.nodes[cur]
+		n := s.tree.at(cur)
 		if n.proof != unproven && cur != 0 {
 			s.backup(path, n.proof.value())
 			s.playouts++
@@ -182,7 +182,7 @@ func (r *Runner) selectLeaf(s *Search) bool {
 		} else {
 			cur = s.selectChild(cur, cur == 0)
 		}
-		c := &s.nodes[cur]
+		c := s.tree.at(cur)
 		mover := g.ToMove()
 		g.Make(c.move)
 		c.inFlight++
@@ -193,7 +193,7 @@ func (r *Runner) selectLeaf(s *Search) bool {
 		}
 	}
 	s.path = path
-	if s.nodes[cur].inFlight > 1 {
+	if s.tree.at(cur).inFlight > 1 {
 		s.cancel(path)
 		r.unwind(g, len(path)-1)
 		return false

@@ -21,8 +21,8 @@ type Search struct {
 	game  *rules.Game // at the root position; owned
 	pcg   *rand.PCG   // rng's source, to reseed
 	rng   *rand.Rand
-	nodes []node // nodes[0] is the root; children contiguous
-	spare []node // the other arena, for compaction on Advance
+	tree  arena // the nodes: node 0 is the root; children contiguous
+	spare arena // the other arena, for compaction on Advance
 
 	target      int32 // root visits this search aims at
 	playouts    int   // playouts run since the last Advance
@@ -51,7 +51,7 @@ func NewSearch(cfg *Config, game *rules.Game, seed uint64) *Search {
 	s := &Search{cfg: cfg, game: game, pcg: src, rng: rand.New(src),
 		maxNodes: cfg.treeNodes(), reserve: max(cfg.LeavesPerGame, 1) * rules.MaxMoves}
 	s.gamma = distuv.Gamma{Alpha: 1, Beta: 1, Src: s.rng}
-	s.nodes = append(s.nodes, node{firstChild: noChildren})
+	*s.tree.at(s.tree.alloc(1, s.limit())) = node{firstChild: noChildren}
 	return s
 }
 
@@ -68,7 +68,8 @@ func (s *Search) Reset(game *rules.Game, seed uint64) {
 // before each of the weaker side's searches, which would otherwise inherit
 // the stronger side's visits and play its choice.
 func (s *Search) DropTree() {
-	s.nodes = append(s.nodes[:0], node{firstChild: noChildren})
+	s.tree.reset()
+	*s.tree.at(s.tree.alloc(1, s.limit())) = node{firstChild: noChildren}
 	s.target, s.playouts, s.noise, s.noisePended = 0, 0, false, false
 	s.rootValue = 0
 	s.gumbel.reset()
@@ -103,14 +104,14 @@ func (s *Search) Start(playouts int, noise bool) {
 	s.gumbel.reset()
 	if gumbel {
 		s.gumbel.noise = noise
-		if s.nodes[0].expanded() {
+		if s.tree.at(0).expanded() {
 			s.gumbelStart()
 		} else {
 			s.gumbel.pended = true
 		}
 	}
 	if s.noise {
-		if s.nodes[0].expanded() {
+		if s.tree.at(0).expanded() {
 			s.addNoise()
 		} else {
 			s.noisePended = true
@@ -125,7 +126,7 @@ func (s *Search) Done() bool {
 	if s.err != nil {
 		return false
 	}
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	return root.visits >= s.target || root.proof != unproven || s.game.Outcome().Over() || s.full()
 }
 
@@ -133,16 +134,20 @@ func (s *Search) Done() bool {
 // (Config.TreeBytes), which ends a search early.
 func (s *Search) Full() bool { return s.full() }
 
-func (s *Search) full() bool { return len(s.nodes) >= s.maxNodes && s.nodes[0].expanded() }
+func (s *Search) full() bool { return s.tree.len() >= s.maxNodes && s.tree.at(0).expanded() }
+
+// limit returns the most nodes the arena should hold: the budget's, and
+// one round's leaves past it.
+func (s *Search) limit() int { return s.maxNodes + s.reserve }
 
 // TreeBytes returns the memory the tree's arenas hold, in bytes: the tree
 // and the spare arena tree reuse compacts into.
-func (s *Search) TreeBytes() int64 { return int64(cap(s.nodes)+cap(s.spare)) * int64(nodeBytes) }
+func (s *Search) TreeBytes() int64 { return s.tree.bytes() + s.spare.bytes() }
 
 // wantsMore reports whether another leaf may be selected this round.
 func (s *Search) wantsMore() bool {
-	root := &s.nodes[0]
-	return root.visits+int32(root.inFlight) < s.target && root.proof == unproven && len(s.nodes) < s.maxNodes
+	root := s.tree.at(0)
+	return root.visits+int32(root.inFlight) < s.target && root.proof == unproven && s.tree.len() < s.maxNodes
 }
 
 // Playouts returns the playouts run since the last Advance.
@@ -150,12 +155,12 @@ func (s *Search) Playouts() int { return s.playouts }
 
 // Visits returns the root's visits, those kept from earlier searches
 // included.
-func (s *Search) Visits() int { return int(s.nodes[0].visits) }
+func (s *Search) Visits() int { return int(s.tree.at(0).visits) }
 
 // RootValue returns the search's value of the root for the side to move,
 // from -1 to 1: exact when proven.
 func (s *Search) RootValue() float32 {
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	if root.proof != unproven {
 		return -root.proof.value()
 	}
@@ -177,11 +182,11 @@ type MoveStat struct {
 // Stats appends the root's moves with their visits, in move-generation
 // order.
 func (s *Search) Stats(dst []MoveStat) []MoveStat {
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	if !root.expanded() {
 		return dst
 	}
-	for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+	for _, c := range s.tree.children(root) {
 		st := MoveStat{Move: c.move, Visits: int(c.visits), Prior: c.prior, Proven: c.proof != unproven}
 		switch {
 		case c.proof != unproven:
@@ -207,13 +212,13 @@ func (s *Search) BestMove() rules.Move { return s.ChooseMove(0) }
 // sequential halving leaves, by g + logits + sigma(q) (gumbelChoose), and
 // the Gumbel draws g of a search with noise already sample it.
 func (s *Search) ChooseMove(t float64) rules.Move {
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	if !root.expanded() {
 		// A programmer error: call it after a search that returned no
 		// error (Runner.Search, or Step until Done).
 		panic("mcts: ChooseMove before any playout")
 	}
-	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	children := s.tree.children(root)
 	allLost := true
 	for i := range children {
 		switch children[i].proof {
@@ -283,32 +288,33 @@ func (s *Search) Advance(m rules.Move) error {
 	if !s.game.IsLegal(m) {
 		return fmt.Errorf("mcts: advance by %s: not a legal move in %s", m, s.game.Position())
 	}
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	child := int32(-1)
 	if root.expanded() {
-		for i := root.firstChild; i < root.firstChild+int32(root.numChildren); i++ {
-			if s.nodes[i].move == m {
-				child = i
+		for i, c := range s.tree.children(root) {
+			if c.move == m {
+				child = root.firstChild + int32(i)
 				break
 			}
 		}
 	}
 	s.game.Make(m)
-	s.spare = s.spare[:0]
 	if child >= 0 && s.cfg.TreeReuse {
-		s.spare = compact(s.spare, s.nodes, child)
+		compact(&s.spare, &s.tree, child, s.limit())
 	} else {
-		s.spare = append(s.spare, node{firstChild: noChildren})
+		s.spare.reset()
+		*s.spare.at(s.spare.alloc(1, s.limit())) = node{firstChild: noChildren}
 	}
-	s.nodes, s.spare = s.spare, s.nodes
-	if !s.nodes[0].expanded() {
+	s.tree, s.spare = s.spare, s.tree
+	root = s.tree.at(0)
+	if !root.expanded() {
 		// A child proven without being expanded (a king's move the
 		// escape solver found winning) is searched afresh: its proof came
 		// from a search this one no longer holds, and its visits are only
 		// that proof's.
-		s.nodes[0] = node{firstChild: noChildren}
+		*root = node{firstChild: noChildren}
 	}
-	s.nodes[0].move, s.nodes[0].prior = 0, 0
+	root.move, root.prior = 0, 0
 	s.rootValue = s.rootValueOf()
 	s.gumbel.reset()
 	return nil
@@ -323,39 +329,23 @@ func (s *Search) Advance(m rules.Move) error {
 // not meaningful for a proven root (whose visits skip its children), which
 // the search does not search. 0 for a root not expanded.
 func (s *Search) rootValueOf() float32 {
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	if !root.expanded() {
 		return 0
 	}
 	sum := float64(root.valueSum)
-	for _, c := range s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)] {
+	for _, c := range s.tree.children(root) {
 		sum += float64(c.valueSum)
 	}
 	return float32(max(-1, min(1, -sum)))
-}
-
-// compact copies the subtree of src rooted at root into dst, breadth first,
-// so that children stay contiguous.
-func compact(dst, src []node, root int32) []node {
-	dst = append(dst, src[root])
-	for i := 0; i < len(dst); i++ {
-		n := &dst[i]
-		if !n.expanded() {
-			continue
-		}
-		old := n.firstChild
-		n.firstChild = int32(len(dst))
-		dst = append(dst, src[old:old+int32(n.numChildren)]...)
-	}
-	return dst
 }
 
 // addNoise mixes Dirichlet noise into the root's priors: alpha is
 // DirichletAlphaTotal divided by the number of legal moves, so that the noise
 // has the same total weight in every position.
 func (s *Search) addNoise() {
-	root := &s.nodes[0]
-	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	root := s.tree.at(0)
+	children := s.tree.children(root)
 	s.gamma.Alpha = s.cfg.DirichletAlphaTotal / float64(len(children))
 	s.noiseBuf = s.noiseBuf[:0]
 	sum := 0.0
@@ -380,11 +370,11 @@ func (s *Search) addNoise() {
 // search it is the improved policy softmax(logits + sigma(completed Q))
 // instead of the visit shares (gumbelPolicy).
 func (s *Search) Policy(dst []MoveProb) []MoveProb {
-	root := &s.nodes[0]
+	root := s.tree.at(0)
 	if !root.expanded() {
 		return dst
 	}
-	children := s.nodes[root.firstChild : root.firstChild+int32(root.numChildren)]
+	children := s.tree.children(root)
 	won := -1
 	total := 0
 	for i := range children {

@@ -8,9 +8,9 @@ import (
 )
 
 // This file is the hot path of the search: selection, expansion and backup
-// run for every playout. Nodes are compact and live in one slice per tree
-// (children of a node are contiguous), so a playout allocates nothing once
-// the arena has grown; measure with BenchmarkPlayouts before and after any
+// run for every playout. Nodes are compact and live in an arena of chunks
+// per tree (arena.go; children of a node are contiguous), so a playout
+// allocates nothing once the arena has grown; measure with BenchmarkPlayouts before and after any
 // change here.
 
 // proof is a node's exact value when the search has proven it, from the
@@ -82,13 +82,13 @@ func proofOf(o rules.Outcome, mover rules.Side) proof {
 	return provenLoss
 }
 
-// selectChild returns the index (in s.nodes) of the child of parent that
+// selectChild returns the index (in s.tree) of the child of parent that
 // PUCT prefers: a proven win at once; never a proven loss while another child
 // is not one.
 func (s *Search) selectChild(parent int32, isRoot bool) int32 {
-	p := &s.nodes[parent]
-	first, n := p.firstChild, int32(p.numChildren)
-	children := s.nodes[first : first+n]
+	p := s.tree.at(parent)
+	first := p.firstChild
+	children := s.tree.children(p)
 	cfg := s.cfg
 
 	var visitedMass float32
@@ -138,30 +138,21 @@ func (s *Search) selectChild(parent int32, isRoot bool) int32 {
 // expand creates the children of leaf, one per legal move, with their
 // priors.
 func (s *Search) expand(leaf int32, moves []rules.Move, priors []float32) {
-	first := len(s.nodes)
-	end := first + len(moves)
-	if end > cap(s.nodes) {
-		// Double, but not past the memory budget's nodes and one round's
-		// leaves beyond them (s.full stops the search there).
-		grown := make([]node, first, max(min(2*cap(s.nodes), s.maxNodes+s.reserve), end, 1024))
-		copy(grown, s.nodes)
-		s.nodes = grown
-	}
-	s.nodes = s.nodes[:end]
-	children := s.nodes[first:end]
+	first := s.tree.alloc(int32(len(moves)), s.limit())
+	n := s.tree.at(leaf)
+	n.firstChild, n.numChildren = first, uint16(len(moves))
+	children := s.tree.children(n)
 	priors = priors[:len(children)]
 	for i, m := range moves[:len(children)] {
 		children[i] = node{move: m, prior: priors[i], firstChild: noChildren}
 	}
-	n := &s.nodes[leaf]
-	n.firstChild, n.numChildren = int32(first), uint16(len(moves))
 }
 
 // backup adds value (for the side that made the leaf's move) to every node
 // of path, alternating sides, and takes back one virtual loss from each.
 func (s *Search) backup(path []int32, value float32) {
 	for i := len(path) - 1; i >= 0; i-- {
-		n := &s.nodes[path[i]]
+		n := s.tree.at(path[i])
 		n.visits++
 		n.valueSum += value
 		n.inFlight--
@@ -172,7 +163,7 @@ func (s *Search) backup(path []int32, value float32) {
 // cancel takes back the virtual losses of a path whose playout was given up.
 func (s *Search) cancel(path []int32) {
 	for _, i := range path {
-		s.nodes[i].inFlight--
+		s.tree.at(i).inFlight--
 	}
 }
 
@@ -181,9 +172,9 @@ func (s *Search) cancel(path []int32) {
 // parent a loss for its mover; children all proven losses prove it a win; all
 // proven with the best a draw prove it a draw.
 func (s *Search) prove(path []int32, p proof) {
-	s.nodes[path[len(path)-1]].proof = p
+	s.tree.at(path[len(path)-1]).proof = p
 	for i := len(path) - 2; i >= 0; i-- {
-		parent := &s.nodes[path[i]]
+		parent := s.tree.at(path[i])
 		if parent.proof != unproven {
 			return
 		}
@@ -192,7 +183,7 @@ func (s *Search) prove(path []int32, p proof) {
 			result = provenLoss
 		} else {
 			allLost, allProven := true, true
-			for _, c := range s.nodes[parent.firstChild : parent.firstChild+int32(parent.numChildren)] {
+			for _, c := range s.tree.children(parent) {
 				switch c.proof {
 				case unproven:
 					allProven, allLost = false, false

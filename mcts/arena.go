@@ -1,0 +1,105 @@
+package mcts
+
+// This file is on the hot path with tree.go: every node access of a
+// playout goes through arena.at or arena.span.
+
+// A tree's nodes live in an arena of chunks of chunkNodes nodes each: node
+// i is node i&chunkMask of chunk i>>chunkBits, and the children of a node
+// are contiguous in one chunk (a node has at most rules.MaxMoves children,
+// far fewer than a chunk holds). The first chunk grows by doubling from
+// 1024 nodes, so that a small search holds a small tree; the others are
+// allocated whole, so that a large tree grows without copying what it has
+// and without the unused half of a doubled slice. A chunk's tail too short
+// for a node's children is skipped: at most rules.MaxMoves nodes of
+// chunkNodes.
+const (
+	chunkBits  = 16
+	chunkNodes = 1 << chunkBits // 65,536 nodes, 1.5 MiB
+	chunkMask  = chunkNodes - 1
+)
+
+// arena holds the nodes of one tree.
+type arena struct {
+	chunks [][]node // chunk c holds nodes c<<chunkBits on; its length is its part in use
+	n      int32    // the index the next node gets: the nodes below are in use (but skipped tails)
+}
+
+// at returns node i.
+func (a *arena) at(i int32) *node { return &a.chunks[i>>chunkBits][i&chunkMask] }
+
+// children returns the children of p, which is expanded.
+func (a *arena) children(p *node) []node {
+	c := a.chunks[p.firstChild>>chunkBits]
+	o := p.firstChild & chunkMask
+	return c[o : o+int32(p.numChildren)]
+}
+
+// len returns the nodes in use, skipped tails included.
+func (a *arena) len() int { return int(a.n) }
+
+// bytes returns the memory the arena's chunks hold.
+func (a *arena) bytes() int64 {
+	n := 0
+	for _, c := range a.chunks {
+		n += cap(c)
+	}
+	return int64(n) * int64(nodeBytes)
+}
+
+// reset empties the arena, keeping its chunks for the next tree.
+func (a *arena) reset() {
+	for c := range a.chunks {
+		a.chunks[c] = a.chunks[c][:0]
+	}
+	a.n = 0
+}
+
+// alloc returns the index of the first of k new contiguous nodes (their
+// contents are the caller's to set). limit is the most nodes the arena
+// should hold (the memory budget's and one round's leaves): a growing chunk
+// is not given room past it.
+func (a *arena) alloc(k int32, limit int) int32 {
+	first := a.n
+	c := first >> chunkBits
+	if first&chunkMask+k > chunkNodes {
+		c++ // the children do not fit in this chunk's tail: skip it
+		first = c << chunkBits
+	}
+	if int(c) == len(a.chunks) {
+		a.chunks = append(a.chunks, nil)
+	}
+	used := first&chunkMask + k // chunk c's part in use after this
+	ch := a.chunks[c]
+	if int(used) > cap(ch) {
+		room := max(min(2*cap(ch), limit-int(c)<<chunkBits), int(used), 1024)
+		if c > 0 && cap(ch) == 0 {
+			room = max(limit-int(c)<<chunkBits, int(used))
+		}
+		grown := make([]node, len(ch), min(room, chunkNodes))
+		copy(grown, ch)
+		ch = grown
+	}
+	a.chunks[c] = ch[:used]
+	a.n = first + k
+	return first
+}
+
+// compact copies the subtree of src rooted at root into dst, emptied first,
+// breadth first, so that children stay contiguous; root becomes node 0.
+func compact(dst, src *arena, root int32, limit int) {
+	dst.reset()
+	*dst.at(dst.alloc(1, limit)) = *src.at(root)
+	for c := 0; c < len(dst.chunks) && int32(c)<<chunkBits < dst.n; c++ {
+		for o := 0; o < len(dst.chunks[c]); o++ {
+			n := &dst.chunks[c][o]
+			if !n.expanded() {
+				continue
+			}
+			kids := src.children(n)
+			first := dst.alloc(int32(len(kids)), limit) // may move chunk c
+			n = &dst.chunks[c][o]
+			n.firstChild = first
+			copy(dst.children(n), kids)
+		}
+	}
+}
