@@ -47,7 +47,7 @@ func TestEngineFailureReleasesGame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gm.eval = brokenEval{c.panics}
+			gm.newEval = func() (mcts.Evaluator, error) { return brokenEval{c.panics}, nil }
 			for i := range 3 { // the same answer each time: never "already thinking"
 				w := httptest.NewRecorder()
 				s.ServeHTTP(w, httptest.NewRequest("POST", "http://127.0.0.1/api/games/"+gm.id+"/engine", nil))

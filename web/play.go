@@ -28,9 +28,11 @@ type game struct {
 	engine   string  // "builtin" or a network id
 	playouts int
 
-	// eval is the engine's evaluator. Only the request that set thinking
-	// (under mu) uses it, until it clears thinking: one search at a time.
-	eval mcts.Evaluator
+	// newEval makes the engine's evaluator for one search, in the search's
+	// slot: the evaluators' buffers (a network's are a megabyte or more)
+	// are bounded by the searches that run at once, not by the games kept.
+	// Set at creation, then immutable; it is safe for concurrent use.
+	newEval func() (mcts.Evaluator, error)
 
 	mu       sync.Mutex // guards the fields below
 	g        *rules.Game
@@ -143,9 +145,10 @@ func (s *Server) newGame(req newGameRequest) (*game, error) {
 		if req.Playouts < 1 || req.Playouts > s.cfg.MaxPlayouts {
 			return nil, errorf(http.StatusBadRequest, "playouts %d: want 1 to %d", req.Playouts, s.cfg.MaxPlayouts)
 		}
-		if gm.eval, err = s.evaluator(req.Engine, v); err != nil {
+		if _, err = s.evaluator(req.Engine, v); err != nil { // refused now rather than at its first move
 			return nil, err
 		}
+		gm.newEval = func() (mcts.Evaluator, error) { return s.evaluator(req.Engine, v) }
 	}
 	if gm.g, err = rules.NewGameFrom(v, start); err != nil {
 		return nil, errorf(http.StatusBadRequest, "start: %v", err)
@@ -345,7 +348,11 @@ func (gm *game) search(ctx context.Context, moves []rules.RecordedMove) (rules.M
 	fmt.Fprintf(h, "%s/%d", gm.id, len(moves))
 	cfg := mcts.DefaultConfig()
 	search := mcts.NewSearch(&cfg, g, h.Sum64())
-	if err := runSearch(ctx, mcts.NewRunner(gm.eval), search, gm.playouts); err != nil {
+	eval, err := gm.newEval()
+	if err != nil {
+		return rules.NoMove, err
+	}
+	if err := runSearch(ctx, mcts.NewRunner(eval), search, gm.playouts); err != nil {
 		return rules.NoMove, err
 	}
 	m := search.BestMove()
