@@ -11,7 +11,9 @@
 //	cfg.DataDir, cfg.RunDir, cfg.NetFile = "data", "runs/loop", "networks/copenhagen.safetensors"
 //	srv, err := web.New(cfg)
 //	if err != nil { ... }
-//	http.ListenAndServe("127.0.0.1:8080", srv)
+//	hs := srv.HTTPServer() // the Config's read, write and idle timeouts
+//	hs.Addr = "127.0.0.1:8080"
+//	hs.ListenAndServe()
 //
 // The server reads files only inside the folders it was given, through
 // os.Root: a path with "..", an absolute path or a symbolic link leading
@@ -19,4 +21,12 @@
 // by its own mutex, so any number of requests at once see and change it one
 // at a time; a search runs without the lock and is played only if the game
 // did not change meanwhile.
+//
+// Its load is bounded (Config): at most MaxSearches searches run at once
+// (others queue briefly, then are answered 503 with Retry-After), each of
+// at most MaxPlayouts and each stopped when its client goes away; at most
+// MaxReads requests read whole files at once, a file at most MaxFileBytes
+// and a run's reports at most MaxRunBytes together; a request body at most
+// MaxBody, arriving within ReadTimeout. A start where the game is already
+// over, and a network on a board it does not play, are refused (422).
 package web
