@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -69,12 +70,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case *proto != engine.OTEP && *proto != engine.UCI:
 		return bad("-protocol %q: want otep or uci", *proto)
-	case *playouts < 1:
-		return bad("-playouts %d: want at least 1", *playouts)
-	case *movetime < 0:
-		return bad("-movetime %d: want 0 or more milliseconds", *movetime)
-	case *threads < 1:
-		return bad("-threads %d: want at least 1", *threads)
+	case *playouts < 1 || *playouts > mcts.MaxPlayouts:
+		return bad("-playouts %d: want 1 to %d", *playouts, mcts.MaxPlayouts)
+	case *movetime < 0 || *movetime > maxMoveTimeMillis:
+		return bad("-movetime %d: want 0 to %d milliseconds", *movetime, maxMoveTimeMillis)
+	case *threads < 1 || *threads > maxThreads:
+		return bad("-threads %d: want 1 to %d", *threads, maxThreads)
 	}
 	v, err := cli.LoadVariant(*variantArg)
 	if err != nil {
@@ -112,11 +113,38 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	} else {
 		fmt.Fprintln(stderr, "engine: the built-in network-free searcher")
 	}
+	limitMemory(cfg.Search.TreeBytes)
 	if err := engine.Serve(ctx, stdin, stdout, cfg, eval); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, err) // engine's errors name the package
 		return 1
 	}
 	return 0
+}
+
+// Flag ranges.
+const (
+	maxMoveTimeMillis = 24 * 3600 * 1000 // a day
+	maxThreads        = 256
+)
+
+// memoryHeadroom is what the engine may hold besides one search's tree: the
+// network, the input and the garbage a search leaves.
+const memoryHeadroom = 192 << 20
+
+// limitMemory sets the Go runtime's soft memory limit to the tree's budget
+// (0: mcts.DefaultTreeBytes) plus memoryHeadroom, unless GOMEMLIMIT says
+// otherwise: the tree is bounded by its budget, and the limit makes the
+// collector return what a search and a flood of input lines leave behind
+// before the process grows past it, where the default pacing lets the heap
+// reach twice what is live.
+func limitMemory(treeBytes int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if treeBytes == 0 {
+		treeBytes = mcts.DefaultTreeBytes
+	}
+	debug.SetMemoryLimit(treeBytes + memoryHeadroom)
 }
 
 // shippedNetwork returns the shipped network's path if it is found in the
