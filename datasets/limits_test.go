@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -243,4 +244,93 @@ func FuzzReadShard(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzReadRecords feeds the game-record reader and the replay for training
+// any text: records or an error naming the file, never a panic, every
+// record's line within the text's lines and in order.
+func FuzzReadRecords(f *testing.F) {
+	f.Add("moves,attacker_captures,defender_captures,result\nd1-d3 e5-e2 f2-i2,0,0,Black\n")
+	f.Add("h1-h3 f8-i8,0,0,Ongoing\r\n\r\na4-c4 d6-d3,0,0,Draw\n")
+	f.Add("d1-d3 zz,0,0,White\n")
+	f.Add("d1-d3 timeout,0,0,White,3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a\n")
+	f.Add("a8-b8xb7,1,0,Black\n")
+	v, err := rules.Compile(defCopenhagen)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		recs, err := ReadRecords(context.Background(), "f.csv", strings.NewReader(text))
+		if err != nil && !strings.HasPrefix(err.Error(), "datasets: f.csv: ") {
+			t.Errorf("got error %q, want one naming the file", err)
+		}
+		lines := strings.Count(text, "\n") + 1
+		last := 0
+		for _, r := range recs {
+			if r.Line <= last || r.Line > lines {
+				t.Errorf("got a record of line %d after line %d, want lines in order within %d", r.Line, last, lines)
+			}
+			last = r.Line
+		}
+		games, err := ParseRecordGames("f.csv", []byte(text), v)
+		if err != nil && !strings.HasPrefix(err.Error(), "datasets: f.csv: ") {
+			t.Errorf("got error %q, want one naming the file", err)
+		}
+		for _, g := range games {
+			if len(g.Positions) != len(g.Moves) {
+				t.Errorf("line %d: got %d positions and %d moves, want as many", g.Line, len(g.Positions), len(g.Moves))
+			}
+		}
+	})
+}
+
+// TestCraftedLengths: a file whose checksum is valid but whose metadata
+// gives a field a billion children (FuzzReadShard's find: the Arrow
+// library made a slice of them, 168 GB, and the process died) is refused
+// with an error, as are batch buffers past their block.
+func TestCraftedLengths(t *testing.T) {
+	dir := t.TempDir()
+	positions, games := genShard(t, defBrandubh, 2, 8, 3)
+	posPath, _ := mustWriteShard(t, dir, "seed", defBrandubh, positions, games)
+	data, err := os.ReadFile(posPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(data)
+	footerLen := int(int32(binary.LittleEndian.Uint32(data[n-10:])))
+	footerAt := n - 10 - footerLen
+	b := fb{data[footerAt : n-10]}
+	root, _ := b.root()
+	schema, _ := b.ref(root, 1)
+	// The first field with children (the policy list), its children vector.
+	childrenAt := 0
+	b.tables(schema, 1, func(f int) error {
+		if at, _ := b.ref(f, 5); at != 0 && childrenAt == 0 {
+			if l, _ := b.u32(at); l > 0 {
+				childrenAt = at
+			}
+		}
+		return nil
+	})
+	if childrenAt == 0 {
+		t.Fatal("no field with children in a positions file")
+	}
+	cases := []struct {
+		name   string
+		length uint32
+	}{
+		{"a billion children", 1 << 30},
+		{"children past the footer", uint32(footerLen)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad := bytes.Clone(data)
+			binary.LittleEndian.PutUint32(bad[footerAt+childrenAt:], c.length)
+			resealChecksum(t, bad)
+			_, _, err := decodePositions(bad, memory.DefaultAllocator)
+			if err == nil || !strings.Contains(err.Error(), "corrupt Arrow metadata") {
+				t.Errorf("got %v, want an error of corrupt Arrow metadata", err)
+			}
+		})
+	}
 }

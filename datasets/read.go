@@ -61,6 +61,12 @@ func openFile(data []byte, mem memory.Allocator) (*ipc.FileReader, error) {
 	if err := verify(data); err != nil {
 		return nil, err
 	}
+	// The library trusts the lengths in the metadata: check them first,
+	// and bound what it may allocate by the file's size (see verify.go).
+	if err := checkArrowMetadata(data); err != nil {
+		return nil, err
+	}
+	mem = newBoundedAllocator(mem, 4*int64(len(data))+1<<20)
 	r, err := ipc.NewFileReader(bytes.NewReader(data), ipc.WithAllocator(mem))
 	if err != nil {
 		return nil, fmt.Errorf("corrupt Arrow IPC file: %v", err)

@@ -310,6 +310,9 @@ func suiteCandidateList(ctx context.Context, o *suiteOptions) (*suiteCandidates,
 		}
 		g := rules.NewGame(o.variant)
 		for _, rg := range games {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			if o.winner != rules.NoWinner && rg.Winner != o.winner {
 				continue
 			}

@@ -92,6 +92,11 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("training: run folder: %w", err)
 	}
+	// Temporary checkpoint, network and report files that a killed run
+	// left (hidden, never read): removed when a run starts in the folder.
+	if _, err := datasets.RemoveStaleTemps(cfg.Out, "", datasets.StaleTempAge); err != nil {
+		return Summary{}, fmt.Errorf("training: run folder: %w", err)
+	}
 	ckptPath := filepath.Join(cfg.Out, CheckpointFile)
 	threads := cfg.Optimizer.Threads
 	if threads == 0 {
