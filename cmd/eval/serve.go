@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	stdnet "net"
@@ -39,34 +40,44 @@ and a run's reports at most 16 MiB together.
 Flags:
 `
 
-func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// serveRanges are eval serve's numeric flags' documented ranges (the
+// other commands' are in cli.FlagRanges).
+var serveRanges = cli.Ranges{
+	"max-playouts": cli.IntRange(1, web.PlayoutsLimit, ""),
+	"max-searches": cli.IntRange(1, 256, ""),
+}
+
+// serveFlags defines eval serve's flags into cfg and addr.
+func serveFlags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
 	fs := cli.NewFlagSet("eval serve", serveHelp, stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
-	cfg := web.DefaultConfig()
+	fs.StringVar(addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
 	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
-	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, fmt.Sprintf("the most `playouts` a request may ask, 1 to %d (a search takes about 5 KB a playout)", web.PlayoutsLimit))
-	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, "the `searches` that run at once, 1 to 256; more wait briefly, then are answered 503 (busy)")
+	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask (a search takes about 5 KB a playout)")
+	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
+	cli.DocumentRanges(fs, serveRanges)
+	return fs
+}
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := web.DefaultConfig()
+	var addr string
+	fs := serveFlags(&cfg, &addr, stderr)
 	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
-	for _, f := range []struct {
-		name    string
-		v, most int
-	}{{"max-playouts", cfg.MaxPlayouts, web.PlayoutsLimit}, {"max-searches", cfg.MaxSearches, 256}} {
-		if f.v < 1 || f.v > f.most {
-			fmt.Fprintf(stderr, "eval serve: -%s %d: want 1 to %d\n", f.name, f.v, f.most)
-			return 2
-		}
+	if err := cli.CheckRanges(fs, serveRanges); err != nil {
+		fmt.Fprintf(stderr, "eval serve: %v\n", err)
+		return 2
 	}
-	loopback, err := isLoopback(*addr)
+	loopback, err := isLoopback(addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval serve: %v\n", err)
 		return 2
 	}
 	if !loopback {
-		fmt.Fprintf(stderr, "eval serve: warning: -addr %s is not a loopback address: anyone who reaches it can play, read the served folders and run searches\n", *addr)
+		fmt.Fprintf(stderr, "eval serve: warning: -addr %s is not a loopback address: anyone who reaches it can play, read the served folders and run searches\n", addr)
 	}
 	cfg.AnyHost = !loopback // on loopback, Host names that lead elsewhere are refused (DNS rebinding)
 	srv, err := web.New(cfg)
@@ -75,28 +86,31 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer srv.Close()
-	ln, err := stdnet.Listen("tcp", *addr)
+	ln, err := stdnet.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval serve: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "eval serve: http://%s/\n", ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hs := srv.HTTPServer() // with read, write and idle timeouts
 	// Requests' contexts end with a signal: a running search stops at once
-	// rather than holding the shutdown up.
+	// (answered 503) rather than holding the shutdown up.
 	hs.BaseContext = func(stdnet.Listener) context.Context { return ctx }
+	shutDown := make(chan struct{})
 	go func() {
+		defer close(shutDown)
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		hs.Shutdown(shut)
+		hs.Shutdown(shut) // waits for the answers in progress
 	}()
+	fmt.Fprintf(stdout, "eval serve: http://%s/\n", ln.Addr()) // once a signal is caught
 	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "eval serve: %v\n", err)
 		return 1
 	}
+	<-shutDown
 	return 0
 }
 
