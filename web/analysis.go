@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,11 +65,17 @@ func (s *Server) handleNetworks(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, s.networkList())
 }
 
-// network loads (once) the network an id names.
+// maxNetworks bounds the networks kept loaded: a run folder may hold
+// hundreds, and a page may ask for any. One dropped is loaded again when a
+// game or an analysis asks for it.
+const maxNetworks = 8
+
+// network loads the network an id names, or returns it loaded.
 func (s *Server) network(id string) (*net.Network, error) {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
 	if n, ok := s.networks[id]; ok {
+		s.netOrder = append(slices.DeleteFunc(s.netOrder, func(o string) bool { return o == id }), id)
 		return n, nil
 	}
 	var data []byte
@@ -97,7 +104,12 @@ func (s *Server) network(id string) (*net.Network, error) {
 	if err != nil {
 		return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
 	}
+	if len(s.networks) >= maxNetworks {
+		delete(s.networks, s.netOrder[0])
+		s.netOrder = s.netOrder[1:]
+	}
 	s.networks[id] = n
+	s.netOrder = append(s.netOrder, id)
 	return n, nil
 }
 

@@ -3,11 +3,15 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"taflab/internal/nettest"
 	"taflab/mcts"
 )
 
@@ -64,5 +68,46 @@ func TestEngineFailureReleasesGame(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNetworkCacheBounded: a page that asks for every network of a run
+// keeps at most maxNetworks loaded, and one dropped loads again.
+func TestNetworkCacheBounded(t *testing.T) {
+	file, err := os.ReadFile(nettest.TinyFile(t, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := t.TempDir()
+	var ids []string
+	for i := range maxNetworks + 3 {
+		rel := fmt.Sprintf("gen-%03d/network.safetensors", i+1)
+		if err := os.MkdirAll(filepath.Join(run, filepath.Dir(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, rel), file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, runPrefix+rel)
+	}
+	cfg := DefaultConfig()
+	cfg.RunDir = run
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for round, want := range []int{maxNetworks, maxNetworks} { // the second round loads the dropped ones again
+		for _, id := range ids {
+			if _, err := s.network(id); err != nil {
+				t.Fatalf("round %d: %s: %v", round+1, id, err)
+			}
+		}
+		s.netMu.Lock()
+		got, order := len(s.networks), len(s.netOrder)
+		s.netMu.Unlock()
+		if got != want || order != want {
+			t.Fatalf("round %d: got %d networks loaded (%d in order), want %d", round+1, got, order, want)
+		}
 	}
 }

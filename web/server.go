@@ -34,8 +34,9 @@ type Server struct {
 
 	csrf http.CrossOriginProtection // immutable after New; safe for concurrent use
 
-	netMu    sync.Mutex              // guards networks
-	networks map[string]*net.Network // loaded networks by id; a Network is immutable once loaded
+	netMu    sync.Mutex              // guards networks and netOrder
+	networks map[string]*net.Network // loaded networks by id, at most maxNetworks; a Network is immutable once loaded
+	netOrder []string                // networks' ids, the one used least recently first
 
 	searches *limiter // the searches running at once; safe for concurrent use
 	reads    *limiter // the requests reading whole files at once; safe for concurrent use
