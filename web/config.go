@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 )
 
@@ -38,8 +39,9 @@ type Config struct {
 	// most MaxSearches times MaxPlayouts times about 5 KB.
 	MaxSearches int
 	// MaxReads bounds the requests that read whole files at once (a games
-	// file to replay, a run's reports; default 2, at most 256), queued the
-	// same way.
+	// file to replay, a run's reports; default 1, at most 256), queued the
+	// same way: listing a games file's games takes about 11 times the
+	// file's size while it runs (180 MB for 16 MiB of game records).
 	MaxReads int
 	// MaxQueue bounds the requests waiting for a search or a read (default
 	// 32, 0 to 10000); QueueWait bounds how long each waits (default 10 s,
@@ -50,13 +52,22 @@ type Config struct {
 	// file and a game's moves fit many times over).
 	MaxBody int64
 	// MaxFileBytes bounds one file the server reads whole (a dataset, a
-	// record file, a report, a network; default 128 MiB); MaxRunBytes bounds
-	// all the files one /api/run request reads together (default 16 MiB, a
-	// run's reports are kilobytes):
-	// past it the remaining reports are skipped, each with an error in the
-	// answer that says so.
+	// record file, a report, a network; default 16 MiB, some 20,000 games
+	// of game records, 1024 to 1 TiB); MaxRunBytes bounds all the files one
+	// /api/run request reads together (default 16 MiB, where a run's
+	// reports are kilobytes; 1024 to 1 TiB): past it the remaining reports
+	// are skipped, each with an error in the answer that says so.
 	MaxFileBytes int64
 	MaxRunBytes  int64
+	// MemoryLimit is the Go runtime's soft memory limit that
+	// SetMemoryLimit sets (default 448 MiB; 0 leaves the runtime's; at
+	// most 1 TiB): near it the garbage collector runs more often rather
+	// than let the heap grow to twice what is live. With the default
+	// limits what is live stays under some 400 MB (2 searches of 20,000
+	// playouts, about 110 MB each, and one listing of a 16 MiB games file,
+	// about 180 MB), so the process stays under 512 MiB
+	// (TestMemoryUnderLoad).
+	MemoryLimit int64
 	// The http.Server's timeouts (HTTPServer). ReadHeaderTimeout bounds the
 	// reading of a request's headers (default 10 s) and ReadTimeout the
 	// whole request with its body (default 30 s): a client that trickles
@@ -81,9 +92,20 @@ type Config struct {
 // DefaultConfig returns a Config that serves no folders, with the default
 // limits.
 func DefaultConfig() Config {
-	return Config{MaxGames: 64, MaxPlayouts: 20000, MaxSearches: 2, MaxReads: 2, MaxQueue: 32, QueueWait: 10 * time.Second,
-		MaxBody: 1 << 20, MaxFileBytes: 128 << 20, MaxRunBytes: 16 << 20,
+	return Config{MaxGames: 64, MaxPlayouts: 20000, MaxSearches: 2, MaxReads: 1, MaxQueue: 32, QueueWait: 10 * time.Second,
+		MaxBody: 1 << 20, MaxFileBytes: 16 << 20, MaxRunBytes: 16 << 20, MemoryLimit: 448 << 20,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second}
+}
+
+// SetMemoryLimit sets the Go runtime's soft memory limit to MemoryLimit
+// (runtime/debug.SetMemoryLimit) for a process that serves c, unless
+// MemoryLimit is 0 or the GOMEMLIMIT environment variable sets one; it
+// returns the limit in force.
+func (c *Config) SetMemoryLimit() int64 {
+	if c.MemoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(c.MemoryLimit)
+	}
+	return debug.SetMemoryLimit(-1)
 }
 
 // Validate reports the first problem with c: a limit out of its range, or
@@ -103,6 +125,7 @@ func (c *Config) Validate() error {
 		{"MaxBody", c.MaxBody, 1024, 1 << 30, " bytes"},
 		{"MaxFileBytes", c.MaxFileBytes, 1024, 1 << 40, " bytes"},
 		{"MaxRunBytes", c.MaxRunBytes, 1024, 1 << 40, " bytes"},
+		{"MemoryLimit", c.MemoryLimit, 0, 1 << 40, " bytes"},
 	} {
 		if b.v < b.lo || b.v > b.hi {
 			return fmt.Errorf("web: %s %d: want %d to %d%s", b.name, b.v, b.lo, b.hi, b.unit)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"taflab/configs/variants"
 	"taflab/internal/nettest"
 	"taflab/web"
 )
@@ -45,6 +47,7 @@ func TestMemoryServerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	cfg.SetMemoryLimit() // as eval serve does
 	ln, err := stdnet.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -72,12 +75,13 @@ func vmHWM(pid int) (int64, error) {
 }
 
 // TestMemoryUnderLoad runs the server in a process of its own, with the
-// default limits (2 searches at once, 20,000 playouts at most, a queue of
-// 32 waiting at most 10 s, 16 MiB read by one /api/run), and puts on it
-// at once the loads of issue 23 item 6: 40 analyses at 20,000 playouts (32
-// with the built-in searcher, 8 with a network), 8 clients that go away in
-// the middle of a network's search, 4 requests whose bodies trickle in a
-// byte every 200 ms, and 4 requests of a run whose reports come to 80 MiB.
+// default limits (2 searches at once, 20,000 playouts at most, one request
+// reading files at a time, a queue of 32 waiting at most 10 s, 16 MiB read
+// by one /api/run), and puts on it at once the loads of issue 23 item 6:
+// 40 analyses at 20,000 playouts (32 with the built-in searcher, 8 with a
+// network), 8 clients that go away in the middle of a network's search, 4
+// requests whose bodies trickle in a byte every 200 ms, 4 requests of a run
+// whose reports come to 80 MiB, and 2 listings of a 15 MiB games file.
 // Every analysis is answered 200 or 503 (busy), the trickled requests are
 // cut off at the read timeout, and the process's peak resident memory
 // stays under memoryBound.
@@ -102,8 +106,20 @@ func TestMemoryUnderLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// 15 MiB of game records (the same few games again and again), under
+	// the default MaxFileBytes.
+	v := variants.MustLoad("copenhagen")
+	var lines strings.Builder
+	for seed := range uint64(20) {
+		lines.WriteString(strings.Join(randomGame(t, v, seed+1, 150).Moves, " ") + ",0,0,Ongoing\n")
+	}
+	records := []byte("moves,attacker_captures,defender_captures,result\n" + strings.Repeat(lines.String(), (15<<20)/lines.Len()))
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "games.csv"), records, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := web.DefaultConfig()
-	cfg.RunDir, cfg.NetFile = run, nettest.TinyFile(t, 7)
+	cfg.RunDir, cfg.DataDir, cfg.NetFile = run, data, nettest.TinyFile(t, 7)
 	cfg.ReadTimeout = 2 * time.Second // the default 30 s, shortened for the test
 	js, _ := json.Marshal(cfg)
 
@@ -243,6 +259,25 @@ func TestMemoryUnderLoad(t *testing.T) {
 			}
 			if err != nil || resp.StatusCode != 200 || len(r.Balance) != 1 || len(r.Errors) != 7 {
 				fail("run %d: got %d, %d reports, %d errors (%v), want 200, 1 report and 7 skipped past the 16 MiB cap", i, resp.StatusCode, len(r.Balance), len(r.Errors), err)
+			}
+		})
+	}
+	// 2 listings of a 15 MiB games file.
+	for i := range 2 {
+		wg.Go(func() {
+			resp, err := client.Get(base + "/api/file-games?src=data&path=games.csv")
+			if err != nil {
+				fail("games %d: %v", i, err)
+				return
+			}
+			defer resp.Body.Close()
+			var games []json.RawMessage
+			err = json.NewDecoder(resp.Body).Decode(&games)
+			if resp.StatusCode == 503 {
+				return
+			}
+			if want := bytes.Count(records, []byte("\n")) - 1; err != nil || resp.StatusCode != 200 || len(games) != want {
+				fail("games %d: got %d, %d games (%v), want 200 and %d", i, resp.StatusCode, len(games), err, want)
 			}
 		})
 	}

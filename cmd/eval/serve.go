@@ -33,9 +33,12 @@ A network file (-net) is read at the start: one that is not a network fails
 it. A network plays only 11x11 boards; a game or an analysis of another
 rule set with it is refused, with the built-in searcher offered instead.
 At most -max-searches searches run at once (each until its page goes
-away); others wait up to 10 s, then are answered 503. A request's body is
-at most 1 MiB and must arrive within 30 s; a file read is at most 128 MiB,
-and a run's reports at most 16 MiB together.
+away), and one request reads files at a time; others wait up to 10 s, then
+are answered 503. A request's body is at most 1 MiB and must arrive within
+30 s; a file read is at most -max-file-bytes, and a run's reports at most
+16 MiB together. The Go runtime's soft memory limit is 448 MiB unless
+GOMEMLIMIT sets another: with the default limits the server stays under
+512 MiB.
 
 Flags:
 `
@@ -43,8 +46,9 @@ Flags:
 // serveRanges are eval serve's numeric flags' documented ranges (the
 // other commands' are in cli.FlagRanges).
 var serveRanges = cli.Ranges{
-	"max-playouts": cli.IntRange(1, web.PlayoutsLimit, ""),
-	"max-searches": cli.IntRange(1, 256, ""),
+	"max-playouts":   cli.IntRange(1, web.PlayoutsLimit, ""),
+	"max-searches":   cli.IntRange(1, 256, ""),
+	"max-file-bytes": cli.IntRange(1024, 1<<40, ""),
 }
 
 // serveFlags defines eval serve's flags into cfg and addr.
@@ -56,6 +60,7 @@ func serveFlags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
 	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask (a search takes about 5 KB a playout)")
 	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
+	fs.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", cfg.MaxFileBytes, "the largest games file, report or network read, in `bytes` (listing a games file's games takes about 11 times its size)")
 	cli.DocumentRanges(fs, serveRanges)
 	return fs
 }
@@ -86,6 +91,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer srv.Close()
+	cfg.SetMemoryLimit() // a soft limit: the GC works harder near it, rather than let the heap double
 	ln, err := stdnet.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval serve: %v\n", err)
