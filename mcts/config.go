@@ -20,11 +20,11 @@ type Config struct {
 	CheapPlayouts int `toml:"cheap_playouts"`
 	// TreeBytes is the memory budget of one search's tree, in bytes: a
 	// search whose tree reaches it ends early, with the playouts it has,
-	// and its best move is read as after any search. A node is 24 bytes
+	// and its best move is read as after any search. A node is 28 bytes
 	// and a playout adds one for each legal move of the position it
-	// expands (about 100 in a middle game), so a search takes about 2.6
+	// expands (about 110 in a middle game), so a search takes about 3.1
 	// KB a playout (TestTreeBytesPerPlayout measures it): the default
-	// holds about 100,000 playouts. Default DefaultTreeBytes (256 MiB); 0
+	// holds about 85,000 playouts. Default DefaultTreeBytes (256 MiB); 0
 	// means the default; else from MinTreeBytes (64 KiB) to MaxTreeBytes
 	// (32 GiB). The tree's arena (chunks of 1.5 MiB, arena.go) never grows
 	// past the budget and one round's leaves (LeavesPerGame times
@@ -111,7 +111,7 @@ type Config struct {
 // protocol line that sets a search's playouts): 1<<24 = 16,777,216. Visit
 // counts are 32-bit and enter the selection arithmetic as float32, exact up
 // to 2^24; and the memory budget (Config.TreeBytes) ends a search long
-// before, at about 100,000 playouts by default.
+// before, at about 85,000 playouts by default.
 const MaxPlayouts = 1 << 24
 
 // CheckPlayouts reports a playout count outside [1, MaxPlayouts], with an

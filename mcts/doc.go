@@ -19,12 +19,12 @@
 // Limits. A search takes from 1 to MaxPlayouts (1<<24) playouts
 // (CheckPlayouts; Config.Validate, Runner.Search and, through Runner.Step,
 // Search.Start refuse others with an error). Its memory is its tree: one
-// 24-byte node for each legal move of each position it expands, about 100
-// nodes and 2.6 KB a playout in a middle game, heap included
-// (TestTreeBytesPerPlayout measures it and fails past 3 KB of nodes or
-// 3.5 KB of heap a playout); that is 1 node per 24 bytes, about 400
+// 28-byte node for each legal move of each position it expands, about 110
+// nodes and 3.1 KB a playout in a middle game, heap included
+// (TestTreeBytesPerPlayout measures it and fails past 3.4 KB of nodes or
+// 4 KB of heap a playout); that is 1 node per 28 bytes, about 340
 // playouts per MiB.
-// Config.TreeBytes (default 256 MiB, about 100,000 playouts) is the
+// Config.TreeBytes (default 256 MiB, about 85,000 playouts) is the
 // budget: a search whose tree reaches it ends early with its best move.
 // A position whose side to move has no legal move though the game goes on
 // (a start rules.Variant.CheckStart refuses) is an error, not a search.

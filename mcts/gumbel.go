@@ -243,7 +243,7 @@ func (s *Search) gumbelSelect() int32 {
 		case provenLoss:
 			continue
 		}
-		if n := c.visits + int32(c.inFlight); n < fewest {
+		if n := c.visits + c.inFlight; n < fewest {
 			best, fewest = off, n
 		}
 	}

@@ -159,10 +159,11 @@ func (r *Runner) selectLeaf(s *Search) bool {
 	g := s.game
 	path := s.path[:0]
 	path = append(path, 0)
-	s.tree.at(0).inFlight++
-	cur := int32(0)
+	// n is node cur: nodes do not move while a leaf is selected (only
+	// expand grows the arena).
+	cur, n := int32(0), s.tree.at(0)
+	n.inFlight++
 	for {
-		n := s.tree.at(cur)
 		if n.proof != unproven && cur != 0 {
 			s.backup(path, n.proof.value())
 			s.playouts++
@@ -179,21 +180,21 @@ func (r *Runner) selectLeaf(s *Search) bool {
 				s.path = path
 				return false
 			}
+			n = s.tree.at(cur)
 		} else {
-			cur = s.selectChild(cur, cur == 0)
+			cur, n = s.selectChild(n, cur == 0)
 		}
-		c := s.tree.at(cur)
 		mover := g.ToMove()
-		g.Make(c.move)
-		c.inFlight++
+		g.Make(n.move)
+		n.inFlight++
 		path = append(path, cur)
-		if !c.terminal && g.Outcome().Over() {
-			c.terminal = true
+		if !n.terminal && g.Outcome().Over() {
+			n.terminal = true
 			s.prove(path, proofOf(g.Outcome(), mover))
 		}
 	}
 	s.path = path
-	if s.tree.at(cur).inFlight > 1 {
+	if n.inFlight > 1 {
 		s.cancel(path)
 		r.unwind(g, len(path)-1)
 		return false

@@ -147,7 +147,7 @@ func (s *Search) TreeBytes() int64 { return s.tree.bytes() + s.spare.bytes() }
 // wantsMore reports whether another leaf may be selected this round.
 func (s *Search) wantsMore() bool {
 	root := s.tree.at(0)
-	return root.visits+int32(root.inFlight) < s.target && root.proof == unproven && s.tree.len() < s.maxNodes
+	return root.visits+root.inFlight < s.target && root.proof == unproven && s.tree.len() < s.maxNodes
 }
 
 // Playouts returns the playouts run since the last Advance.
