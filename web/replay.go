@@ -107,11 +107,17 @@ func (s *Server) readGames(ctx context.Context, src, rel, variant string) (relea
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	handed := false // whether the caller got the slot to release
+	defer func() {
+		if !handed { // an error, or a panic: the slot is free again
+			release()
+		}
+	}()
 	v, games, err = s.readGamesFile(src, rel, variant)
 	if err != nil {
-		release()
 		return nil, nil, nil, err
 	}
+	handed = true
 	return release, v, games, nil
 }
 
