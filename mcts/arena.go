@@ -20,8 +20,10 @@ const (
 
 // arena holds the nodes of one tree.
 type arena struct {
-	chunks [][]node // chunk c holds nodes c<<chunkBits on; its length is its part in use
+	chunks [][]node // chunk c holds nodes c<<chunkBits on, its whole length usable
+	ends   []int32  // ends[c]: where the use of chunk c ended when the next began (its tail skipped)
 	n      int32    // the index the next node gets: the nodes below are in use (but skipped tails)
+	room   int32    // the end of the current chunk's length: alloc's fast path fits below it
 }
 
 // at returns node i.
@@ -48,10 +50,10 @@ func (a *arena) bytes() int64 {
 
 // reset empties the arena, keeping its chunks for the next tree.
 func (a *arena) reset() {
-	for c := range a.chunks {
-		a.chunks[c] = a.chunks[c][:0]
+	a.n, a.room, a.ends = 0, 0, a.ends[:0]
+	if len(a.chunks) > 0 {
+		a.room = int32(len(a.chunks[0]))
 	}
-	a.n = 0
 }
 
 // alloc returns the index of the first of k new contiguous nodes (their
@@ -59,28 +61,39 @@ func (a *arena) reset() {
 // should hold (the memory budget's and one round's leaves): a growing chunk
 // is not given room past it.
 func (a *arena) alloc(k int32, limit int) int32 {
+	if a.n+k <= a.room {
+		a.n += k
+		return a.n - k
+	}
+	return a.grow(k, limit)
+}
+
+// grow is alloc's slow path: the next chunk, or a longer first chunk.
+func (a *arena) grow(k int32, limit int) int32 {
 	first := a.n
 	c := first >> chunkBits
 	if first&chunkMask+k > chunkNodes {
-		c++ // the children do not fit in this chunk's tail: skip it
+		a.ends = append(a.ends, first) // the children do not fit in chunk c's tail: skip it
+		c++
 		first = c << chunkBits
 	}
 	if int(c) == len(a.chunks) {
 		a.chunks = append(a.chunks, nil)
 	}
-	used := first&chunkMask + k // chunk c's part in use after this
+	used := int(first&chunkMask + k) // chunk c's part in use after this
 	ch := a.chunks[c]
-	if int(used) > cap(ch) {
-		room := max(min(2*cap(ch), limit-int(c)<<chunkBits), int(used), 1024)
-		if c > 0 && cap(ch) == 0 {
-			room = max(limit-int(c)<<chunkBits, int(used))
+	if used > len(ch) {
+		size := max(min(2*len(ch), limit-int(c)<<chunkBits), used, 1024)
+		if c > 0 && len(ch) == 0 {
+			size = max(limit-int(c)<<chunkBits, used)
 		}
-		grown := make([]node, len(ch), min(room, chunkNodes))
-		copy(grown, ch)
+		grown := make([]node, min(size, chunkNodes))
+		copy(grown, ch[:first&chunkMask])
 		ch = grown
+		a.chunks[c] = ch
 	}
-	a.chunks[c] = ch[:used]
 	a.n = first + k
+	a.room = c<<chunkBits + int32(len(ch))
 	return first
 }
 
@@ -89,17 +102,19 @@ func (a *arena) alloc(k int32, limit int) int32 {
 func compact(dst, src *arena, root int32, limit int) {
 	dst.reset()
 	*dst.at(dst.alloc(1, limit)) = *src.at(root)
-	for c := 0; c < len(dst.chunks) && int32(c)<<chunkBits < dst.n; c++ {
-		for o := 0; o < len(dst.chunks[c]); o++ {
-			n := &dst.chunks[c][o]
-			if !n.expanded() {
-				continue
-			}
-			kids := src.children(n)
-			first := dst.alloc(int32(len(kids)), limit) // may move chunk c
-			n = &dst.chunks[c][o]
-			n.firstChild = first
-			copy(dst.children(n), kids)
+	for i := int32(0); i < dst.n; i++ {
+		if c := int(i >> chunkBits); c < len(dst.ends) && i >= dst.ends[c] {
+			i = int32(c+1)<<chunkBits - 1 // past chunk c's skipped tail
+			continue
 		}
+		n := dst.at(i)
+		if !n.expanded() {
+			continue
+		}
+		kids := src.children(n)
+		first := dst.alloc(int32(len(kids)), limit) // may move the first chunk
+		n = dst.at(i)
+		n.firstChild = first
+		copy(dst.children(n), kids)
 	}
 }
