@@ -216,6 +216,27 @@ func TestPlayoutRange(t *testing.T) {
 	}
 }
 
+// TestPlayoutRangeGameOver: a refused count is an error from Step even on
+// a finished game, which Step otherwise skips (so that a caller stepping
+// until Done does not loop for ever).
+func TestPlayoutRangeGameOver(t *testing.T) {
+	g := mustGame(t, "copenhagen", "5a5/11/11/11/11/11/11/11/11/k10/11 d")
+	m, _, err := rules.ParseMove("a2-a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Play(m); err != nil || !g.Outcome().Over() {
+		t.Fatalf("a2-a1: got %v, %v; want the king escaped", err, g.Outcome())
+	}
+	cfg := DefaultConfig()
+	s := NewSearch(&cfg, g, 1)
+	s.Start(0, false)
+	err = NewRunner(NewHeuristic()).Step([]*Search{s})
+	if err == nil || !strings.Contains(err.Error(), "playouts 0: want from 1 to 16777216") || s.Done() {
+		t.Errorf("Start(0) on a finished game: got %v (done %v), want CheckPlayouts' error and not done", err, s.Done())
+	}
+}
+
 // TestNoMoveRoot: a search of a position where the side to move has no
 // legal move though the game goes on (a start NewGameFrom takes unjudged)
 // is an error, not a panic; self-play refuses such a start.

@@ -71,11 +71,11 @@ func (r *Runner) Step(searches []*Search) error {
 	r.batch.reset()
 	r.pending, r.moves, r.priors, r.paths = r.pending[:0], r.moves[:0], r.priors[:0], r.paths[:0]
 	for _, s := range searches {
-		if s.game.Outcome().Over() {
-			continue
-		}
 		if s.err != nil {
 			return s.err
+		}
+		if s.game.Outcome().Over() {
+			continue
 		}
 		if !s.tree.at(0).expanded() && !s.game.HasMove() {
 			return fmt.Errorf("mcts: position %s: the %v have no legal move and the game is not over: nothing to search", s.game.Position(), s.game.ToMove())
