@@ -103,13 +103,13 @@ func TestFlagRangesPlayouts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"analyze 2^31", []string{"analyze", "-net", "x.safetensors", "-playouts", "2147483648"}, "-playouts 2147483648: out of range: want 0 to 1000000"},
+		{"analyze 2^31", []string{"analyze", "-net", "x.safetensors", "-playouts", "2147483648"}, "-playouts 2147483648: out of range: want 0 to 16777216"},
 		{"analyze 2^32+1", []string{"analyze", "-net", "x.safetensors", "-playouts", "4294967297"}, "-playouts 4294967297: out of range"},
 		{"fit", []string{"fit", "-records", "x.csv", "-search-playouts", "3000000000"}, "-search-playouts 3000000000: out of range"},
-		{"match builtin", []string{"match", "-a", "builtin:playouts=3000000000", "-b", "builtin", "-out", dir}, "playouts=3000000000: want a whole number from 1 to 1000000"},
+		{"match builtin", []string{"match", "-a", "builtin:playouts=3000000000", "-b", "builtin", "-out", dir}, "playouts=3000000000: want a whole number from 1 to 16777216"},
 		{"match 2^32+1", []string{"match", "-a", "builtin", "-b", "builtin:playouts=4294967297", "-out", dir}, "playouts=4294967297"},
 		{"balance strengths", []string{"balance", "-strengths", "50,3000000000", "-out", dir}, "-strengths"},
-		{"match odds", []string{"match", "-a", "builtin", "-b", "builtin:playouts=1000", "-odds", "2,2000", "-out", dir}, "-odds 2,2000: 2000 times B's 1000 playouts"},
+		{"match odds", []string{"match", "-a", "builtin", "-b", "builtin:playouts=100000", "-odds", "2,200", "-out", dir}, "-odds 2,200: 200 times B's 100000 playouts"},
 		{"match workers", []string{"match", "-a", "builtin", "-b", "builtin", "-workers", "100000", "-out", dir}, "-workers 100000: out of range: want 0 to 256"},
 		{"match opening plies", []string{"match", "-a", "builtin", "-b", "builtin", "-openings", "random", "-opening-plies", "5000", "-out", dir}, "-opening-plies 5000: out of range: want 0 to 100"},
 	}

@@ -9,16 +9,17 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"taflab/mcts"
 )
 
 // The ranges that several commands share.
 const (
 	// MaxPlayouts is the most playouts a search may be given by a flag or
-	// a player spec (builtin:playouts=N, net=FILE,playouts=N). A search
-	// counts playouts in 32 bits and takes a few KB a playout, so a count
-	// above this would either wrap or exhaust memory. It stands in for
-	// mcts's own maximum until package mcts exports one.
-	MaxPlayouts = 1_000_000
+	// a player spec (builtin:playouts=N, net=FILE,playouts=N): the search's
+	// own maximum, mcts.MaxPlayouts (1<<24). A search counted playouts in
+	// 32 bits, so a larger count wrapped.
+	MaxPlayouts = mcts.MaxPlayouts
 	// MaxWorkers is the most worker goroutines a -workers flag may ask
 	// for (0 is one per core).
 	MaxWorkers = 256

@@ -97,9 +97,9 @@ func TestParsePlayerPlayoutRange(t *testing.T) {
 		spec string
 		want string // "" for none
 	}{
-		{"builtin:playouts=1000000", ""},
-		{"builtin:playouts=1000001", "playouts=1000001: want a whole number from 1 to 1000000"},
-		{"builtin:playouts=3000000000", "playouts=3000000000: want a whole number from 1 to 1000000"},
+		{"builtin:playouts=16777216", ""},
+		{"builtin:playouts=16777217", "playouts=16777217: want a whole number from 1 to 16777216"},
+		{"builtin:playouts=3000000000", "playouts=3000000000: want a whole number from 1 to 16777216"},
 		{"builtin:playouts=4294967297", "playouts=4294967297"},
 		{"net=x.safetensors,playouts=3000000000", "playouts=3000000000"},
 		{"builtin:playouts=0", "playouts=0"},
