@@ -393,3 +393,44 @@ func TestSearchOutlastsWriteTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestSlotsFreedAfterErrors: requests that fail inside a search or read slot
+// free it: after many of them, none is held and a good request runs.
+func TestSlotsFreedAfterErrors(t *testing.T) {
+	data := t.TempDir()
+	for name, text := range map[string]string{"bad.csv": "z9-z9,0,0,Ongoing", "good.csv": "d1-d3,0,0,Ongoing"} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte("moves,attacker_captures,defender_captures,result\n"+text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := web.DefaultConfig()
+	cfg.DataDir, cfg.MaxSearches, cfg.MaxReads, cfg.QueueWait = data, 1, 1, 100*time.Millisecond
+	ts := testServer(t, cfg)
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+	}{
+		{"a missing file", "GET", "/api/file-games?src=data&path=none.csv", "", 404},
+		{"a bad record", "GET", "/api/file-games?src=data&path=bad.csv", "", 422},
+		{"a replay past the end", "GET", "/api/replay?src=data&path=good.csv&game=5", "", 404},
+		{"a finished game analysed", "POST", "/api/analyze", `{"start":"k10/11/11/11/11/11/5a5/11/11/11/11 a"}`, 422},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for range 3 { // more than the one slot of each
+				if status, _, raw := call(t, ts, c.method, c.path, c.body); status != c.status {
+					t.Fatalf("got %d %s, want %d", status, raw, c.status)
+				}
+			}
+			_, _, raw := call(t, ts, "GET", "/api/info", "")
+			var in struct {
+				Searches, Reads struct{ Running, Waiting int }
+			}
+			if err := json.Unmarshal(raw, &in); err != nil || in.Searches.Running+in.Reads.Running+in.Searches.Waiting+in.Reads.Waiting != 0 {
+				t.Fatalf("got %s (%v), want no slot held or waited for", raw, err)
+			}
+		})
+	}
+	if status, _, raw := call(t, ts, "POST", "/api/analyze", `{"playouts":10}`); status != 200 {
+		t.Fatalf("a good analysis after them: got %d %s, want 200", status, raw)
+	}
+}

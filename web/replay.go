@@ -103,14 +103,14 @@ type fileGame struct {
 // It reads in one of the server's read slots, until ctx is done; the
 // caller releases the slot once it has answered.
 func (s *Server) readGames(ctx context.Context, src, rel, variant string) (release func(), v *rules.Variant, games []fileGame, err error) {
-	release, err = s.reads.acquire(ctx)
+	free, err := s.reads.acquire(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	handed := false // whether the caller got the slot to release
 	defer func() {
 		if !handed { // an error, or a panic: the slot is free again
-			release()
+			free()
 		}
 	}()
 	v, games, err = s.readGamesFile(src, rel, variant)
@@ -118,7 +118,7 @@ func (s *Server) readGames(ctx context.Context, src, rel, variant string) (relea
 		return nil, nil, nil, err
 	}
 	handed = true
-	return release, v, games, nil
+	return free, v, games, nil
 }
 
 func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []fileGame, error) {
