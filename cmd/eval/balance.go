@@ -360,7 +360,7 @@ func runBalance(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runBalanceCtx is runBalance stopped by ctx instead of a signal.
 func runBalanceCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, code := parseBalanceFlags(args, stdin, stderr)
+	o, code := parseBalanceFlags(ctx, args, stdin, stderr)
 	if o == nil {
 		return code
 	}
@@ -431,7 +431,7 @@ play:
 // parseBalanceFlags reads and checks every flag and reads the record files.
 // It returns nil and the exit status when the command should stop: 0 after
 // -h, 2 for bad input.
-func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balanceOptions, int) {
+func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (*balanceOptions, int) {
 	fs := cli.NewFlagSet("eval balance", balanceHelp, stderr)
 	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names` or .toml files (\"\": records only)")
 	players := &listFlag{}
@@ -587,7 +587,11 @@ func parseBalanceFlags(args []string, stdin io.Reader, stderr io.Writer) (*balan
 	}
 	o.recVariant = rv
 	for _, name := range records.values {
-		rf, err := readRecordFile(name, stdin)
+		rf, err := readRecordFile(ctx, name, stdin)
+		if err != nil && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "eval balance: stopped while reading -records %s; nothing written\n", name)
+			return nil, 130
+		}
 		if err != nil {
 			return bad("-records: %v", err)
 		}
@@ -611,7 +615,7 @@ func isFlagSet(fs *flag.FlagSet, name string) bool {
 
 // readRecordFile reads a game-record file ("-" for stdin), skipping blank
 // lines and a header. Errors name the file and the line.
-func readRecordFile(name string, stdin io.Reader) (recordFile, error) {
+func readRecordFile(ctx context.Context, name string, stdin io.Reader) (recordFile, error) {
 	rf := recordFile{name: name}
 	var in io.Reader
 	if name == "-" {
@@ -628,7 +632,7 @@ func readRecordFile(name string, stdin io.Reader) (recordFile, error) {
 		in = f
 	}
 	// Within datasets' limits of a line and a file; errors name both.
-	recs, err := datasets.ReadRecords(context.Background(), rf.name, in)
+	recs, err := datasets.ReadRecords(ctx, rf.name, in)
 	if err != nil {
 		return rf, errors.New(strings.TrimPrefix(err.Error(), "datasets: "))
 	}

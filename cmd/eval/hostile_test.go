@@ -235,3 +235,25 @@ func TestSuiteRandomPlies(t *testing.T) {
 		}
 	})
 }
+
+// TestBalanceHostileRecords: eval balance -records - of an endless line
+// names the input and the line, with exit status 2, and stops at a signal
+// while reading.
+func TestBalanceHostileRecords(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	in := &endless{b: 0}
+	code := runBalanceCtx(context.Background(), []string{"-variants", "", "-records", "-", "-out", dir}, in, &stdout, &stderr)
+	want := "eval balance: -records: stdin: line 1: longer than 1048576 bytes"
+	if code != 2 || !strings.Contains(stderr.String(), want) || in.read > 2<<20 {
+		t.Errorf("got exit %d, %q after %d bytes, want 2 and %q within 2 MiB", code, stderr.String(), in.read, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr.Reset()
+	lines := &cancelAfter{r: &blankLines{}, after: 4 << 20, cancel: cancel}
+	code = runBalanceCtx(ctx, []string{"-variants", "", "-records", "-", "-out", dir}, lines, &stdout, &stderr)
+	if code != 130 || !strings.Contains(stderr.String(), "stopped while reading -records") || lines.read > 6<<20 {
+		t.Errorf("got exit %d and %q after %d bytes, want 130 and a stop within 6 MiB", code, stderr.String(), lines.read)
+	}
+}
