@@ -288,6 +288,7 @@ func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeR
 	}
 	if req.Playouts > 0 {
 		cfg := mcts.DefaultConfig()
+		cfg.TreeBytes = s.cfg.TreeBytes
 		search := mcts.NewSearch(&cfg, g, 1)
 		if err := runSearch(ctx, mcts.NewRunner(eval), search, req.Playouts); err != nil {
 			var he *httpError

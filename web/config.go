@@ -5,12 +5,15 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
+
+	"taflab/mcts"
 )
 
-// PlayoutsLimit is the most playouts Config.MaxPlayouts may allow: a
-// playout keeps a node of the search tree per move of its leaf, about 5 KB
-// (4.4 KB a playout measured at 20,000 playouts of copenhagen), so a million
-// is some 5 GB for one search.
+// PlayoutsLimit is the most playouts Config.MaxPlayouts may allow (below
+// mcts.MaxPlayouts). A playout keeps a node of the search tree for each
+// move of the position it expands, about 3 KB (2.7 KB of heap a playout
+// measured at 20,000 playouts of copenhagen), so a million would be some
+// 3 GB; Config.TreeBytes ends a search long before.
 const PlayoutsLimit = 1_000_000
 
 // Config is what the server serves and its limits.
@@ -29,14 +32,19 @@ type Config struct {
 	// recently is dropped for a new one (default 64).
 	MaxGames int
 	// MaxPlayouts bounds the playouts a request may ask of a search
-	// (default 20000, at most PlayoutsLimit). A search takes about 5 KB a
-	// playout: some 100 MB at 20000.
+	// (default 20000, at most PlayoutsLimit). A search takes about 3 KB a
+	// playout: some 60 MB at 20000.
 	MaxPlayouts int
+	// TreeBytes is the memory budget of one search's tree
+	// (mcts.Config.TreeBytes; default 128 MiB, some 40,000 playouts, from
+	// mcts.MinTreeBytes to mcts.MaxTreeBytes): a search that reaches it
+	// ends early with the playouts it has, which its answer gives.
+	TreeBytes int64
 	// MaxSearches bounds the searches that run at once (an engine's move or
 	// an analysis; default 2, at most 256): beyond it a request waits in a
 	// queue of at most MaxQueue for at most QueueWait, then is answered 503
 	// with a message that the server is busy. The searches' memory is at
-	// most MaxSearches times MaxPlayouts times about 5 KB.
+	// most MaxSearches times TreeBytes.
 	MaxSearches int
 	// MaxReads bounds the requests that read whole files at once (a games
 	// file to replay, a run's reports; default 1, at most 256), queued the
@@ -63,10 +71,11 @@ type Config struct {
 	// SetMemoryLimit sets (default 448 MiB; 0 leaves the runtime's; at
 	// most 1 TiB): near it the garbage collector runs more often rather
 	// than let the heap grow to twice what is live. With the default
-	// limits what is live stays under some 400 MB (2 searches of 20,000
-	// playouts, about 110 MB each, and one listing of a 16 MiB games file,
+	// limits what is live stays under some 300 MB (2 searches of 20,000
+	// playouts, about 60 MB each, and one listing of a 16 MiB games file,
 	// about 180 MB), so the process stays under 512 MiB
-	// (TestMemoryUnderLoad).
+	// (TestMemoryUnderLoad); with -max-playouts raised, each search is
+	// still at most TreeBytes.
 	MemoryLimit int64
 	// The http.Server's timeouts (HTTPServer). ReadHeaderTimeout bounds the
 	// reading of a request's headers (default 10 s) and ReadTimeout the
@@ -92,7 +101,7 @@ type Config struct {
 // DefaultConfig returns a Config that serves no folders, with the default
 // limits.
 func DefaultConfig() Config {
-	return Config{MaxGames: 64, MaxPlayouts: 20000, MaxSearches: 2, MaxReads: 1, MaxQueue: 32, QueueWait: 10 * time.Second,
+	return Config{MaxGames: 64, MaxPlayouts: 20000, TreeBytes: 128 << 20, MaxSearches: 2, MaxReads: 1, MaxQueue: 32, QueueWait: 10 * time.Second,
 		MaxBody: 1 << 20, MaxFileBytes: 16 << 20, MaxRunBytes: 16 << 20, MemoryLimit: 448 << 20,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second}
 }
@@ -126,6 +135,7 @@ func (c *Config) Validate() error {
 		{"MaxFileBytes", c.MaxFileBytes, 1024, 1 << 40, " bytes"},
 		{"MaxRunBytes", c.MaxRunBytes, 1024, 1 << 40, " bytes"},
 		{"MemoryLimit", c.MemoryLimit, 0, 1 << 40, " bytes"},
+		{"TreeBytes", c.TreeBytes, mcts.MinTreeBytes, mcts.MaxTreeBytes, " bytes"},
 	} {
 		if b.v < b.lo || b.v > b.hi {
 			return fmt.Errorf("web: %s %d: want %d to %d%s", b.name, b.v, b.lo, b.hi, b.unit)

@@ -434,3 +434,34 @@ func TestSlotsFreedAfterErrors(t *testing.T) {
 		t.Fatalf("a good analysis after them: got %d %s, want 200", status, raw)
 	}
 }
+
+// TestTreeBudget: a search whose tree reaches Config.TreeBytes ends early
+// with the playouts it has, and says how many; one within it runs them all.
+func TestTreeBudget(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		treeBytes int64
+		playouts  int
+		all       bool
+	}{
+		{"within the budget", 64 << 20, 2000, true},
+		{"past the budget", 4 << 20, 1_000_000, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := web.DefaultConfig()
+			cfg.TreeBytes, cfg.MaxPlayouts = c.treeBytes, web.PlayoutsLimit
+			ts := testServer(t, cfg)
+			start := time.Now()
+			status, _, raw := call(t, ts, "POST", "/api/analyze", fmt.Sprintf(`{"playouts":%d}`, c.playouts))
+			var a struct {
+				Search struct{ Playouts int } `json:"search"`
+			}
+			if err := json.Unmarshal(raw, &a); status != 200 || err != nil {
+				t.Fatalf("got %d %.200s, want 200", status, raw)
+			}
+			if got := a.Search.Playouts; got < 1 || got > c.playouts || (got == c.playouts) != c.all {
+				t.Fatalf("got %d playouts of %d asked in %v, want all of them: %v", got, c.playouts, time.Since(start), c.all)
+			}
+		})
+	}
+}

@@ -328,12 +328,12 @@ func (s *Server) engineMove(ctx context.Context, gm *game, moves []rules.Recorde
 		return rules.NoMove, err
 	}
 	defer release()
-	return gm.search(ctx, moves)
+	return gm.search(ctx, moves, s.cfg.TreeBytes)
 }
 
-// search runs the engine's search after moves from the start; only the
-// request that set thinking calls it.
-func (gm *game) search(ctx context.Context, moves []rules.RecordedMove) (rules.Move, error) {
+// search runs the engine's search after moves from the start, its tree
+// within treeBytes; only the request that set thinking calls it.
+func (gm *game) search(ctx context.Context, moves []rules.RecordedMove, treeBytes int64) (rules.Move, error) {
 	g, err := rules.NewGameFrom(gm.v, gm.start)
 	if err != nil {
 		return rules.NoMove, err
@@ -347,6 +347,7 @@ func (gm *game) search(ctx context.Context, moves []rules.RecordedMove) (rules.M
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", gm.id, len(moves))
 	cfg := mcts.DefaultConfig()
+	cfg.TreeBytes = treeBytes
 	search := mcts.NewSearch(&cfg, g, h.Sum64())
 	eval, err := gm.newEval()
 	if err != nil {

@@ -58,7 +58,7 @@ func serveFlags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
 	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
-	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask (a search takes about 5 KB a playout)")
+	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask (a search takes about 3 KB a playout, and ends early at 128 MiB)")
 	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
 	fs.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", cfg.MaxFileBytes, "the largest games file, report or network read, in `bytes` (listing a games file's games takes about 11 times its size)")
 	cli.DocumentRanges(fs, serveRanges)
