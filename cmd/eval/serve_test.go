@@ -175,7 +175,8 @@ func TestServeSignal(t *testing.T) {
 			if info.MaxPlayouts != 500000 || info.Searches.Max != 3 {
 				t.Fatalf("got %+v, want the limits of the flags: 500000 playouts, 3 searches", info)
 			}
-			// A search of some 20 s with the tiny network, then the signal.
+			// A search of seconds with the tiny network (it ends at the tree budget,
+			// some 40,000 playouts), then the signal.
 			answer := make(chan string, 1)
 			go func() {
 				resp, err := http.Post(base+"/api/analyze", "application/json", strings.NewReader(`{"network":"net","playouts":500000}`))
