@@ -257,21 +257,27 @@ func timeoutServer(t *testing.T, cfg web.Config) *httptest.Server {
 // keeps an idle connection, is cut off within the server's timeouts.
 func TestTimeouts(t *testing.T) {
 	cfg := web.DefaultConfig()
-	cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = 300*time.Millisecond, 600*time.Millisecond, 400*time.Millisecond
+	cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = 300*time.Millisecond, 1500*time.Millisecond, 400*time.Millisecond
 	ts := timeoutServer(t, cfg)
 	addr := strings.TrimPrefix(ts.URL, "http://")
-	body := `{"playouts":10}`
-	request := "POST /api/analyze HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n"
+	object, spaces := `{"playouts":10}`, strings.Repeat(" ", 25) // a body of 40 bytes: 4 s at a byte every 100 ms
+	request := "POST /api/analyze HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: " + fmt.Sprint(len(object+spaces)) + "\r\n\r\n"
+	const slack = 700 * time.Millisecond
 	for _, c := range []struct {
 		name     string
 		sent     string        // sent at once
 		trickled string        // then a byte every 100 ms
-		within   time.Duration // the connection is closed by then
+		answered time.Duration // the answer has come by then
+		within   time.Duration // and the connection is closed by then
 		answer   string        // the start of the answer
 	}{
-		{"trickled headers", "", request, 300*time.Millisecond + 700*time.Millisecond, "HTTP/1.1 400"},
-		{"trickled body", request, body, 600*time.Millisecond + 700*time.Millisecond, "HTTP/1.1 408"},
-		{"idle connection", request + body, "", 400*time.Millisecond + 700*time.Millisecond, "HTTP/1.1 200"},
+		{"trickled headers", "", request, cfg.ReadHeaderTimeout + slack, cfg.ReadHeaderTimeout + slack, "HTTP/1.1 400"},
+		{"trickled body", request, object + spaces, cfg.ReadTimeout + slack, cfg.ReadTimeout + slack, "HTTP/1.1 408"},
+		{"a whole object, then trickled spaces", request + object, spaces, cfg.ReadTimeout + slack, cfg.ReadTimeout + slack, "HTTP/1.1 408"},
+		// Answered at the first bad byte; the server reads (and drops) the
+		// rest until the read timeout before it closes.
+		{"a bad body, trickled", request, "x" + spaces, 100*time.Millisecond + slack, cfg.ReadTimeout + slack, "HTTP/1.1 400"},
+		{"idle connection", request + object + spaces, "", slack, cfg.IdleTimeout + slack, "HTTP/1.1 200"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := stdnet.Dial("tcp", addr)
@@ -292,7 +298,14 @@ func TestTimeouts(t *testing.T) {
 					}
 				}
 			}()
-			got, err := io.ReadAll(bufio.NewReader(conn))
+			rd := bufio.NewReader(conn)
+			first, err := rd.Peek(1)
+			if err == nil && len(first) == 1 {
+				if d := time.Since(start); d > c.answered {
+					t.Errorf("got the answer after %v, want it within %v", d, c.answered)
+				}
+			}
+			got, err := io.ReadAll(rd)
 			elapsed := time.Since(start)
 			var ne stdnet.Error
 			if errors.As(err, &ne) && ne.Timeout() {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -154,12 +155,15 @@ func loopbackHost(host string) bool {
 type httpError struct {
 	status     int
 	msg        string
-	retryAfter int // seconds, for a Retry-After header; 0 for none
+	retryAfter int  // seconds, for a Retry-After header; 0 for none
+	closeConn  bool // close the connection after the answer (a bad request body)
 }
 
 func (e *httpError) Error() string { return e.msg }
 
-func errorf(status int, format string, a ...any) error {
+func errorf(status int, format string, a ...any) error { return httpErrorf(status, format, a...) }
+
+func httpErrorf(status int, format string, a ...any) *httpError {
 	return &httpError{status: status, msg: fmt.Sprintf(format, a...)}
 }
 
@@ -173,6 +177,9 @@ func writeError(w http.ResponseWriter, err error) {
 		if he.retryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(he.retryAfter))
 		}
+		if he.closeConn {
+			w.Header().Set("Connection", "close")
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -185,7 +192,10 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // readJSON decodes a request body of at most MaxBody bytes into v,
-// refusing unknown fields and trailing data.
+// refusing unknown fields and trailing data. It reads the body to its end
+// (so that the server notices at once when the client goes away), and an
+// error from it closes the connection after the answer, instead of reading
+// on what is left of a bad or trickled body.
 func (s *Server) readJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return errorf(http.StatusUnsupportedMediaType, "request body: Content-Type %q, want application/json", ct)
@@ -193,28 +203,39 @@ func (s *Server) readJSON(r *http.Request, v any) error {
 	body := http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody)
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return errorf(http.StatusRequestEntityTooLarge, "request body: more than %d bytes", s.cfg.MaxBody)
+	err := dec.Decode(v)
+	if err == nil {
+		var rest []byte
+		if rest, err = io.ReadAll(io.MultiReader(dec.Buffered(), body)); err == nil && len(bytes.TrimSpace(rest)) > 0 {
+			err = errors.New("data after the JSON object")
 		}
-		if errors.Is(err, io.EOF) {
-			return errorf(http.StatusBadRequest, "request body: empty, want a JSON object")
-		}
-		var ne stdnet.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return errorf(http.StatusRequestTimeout, "request body: not received within %v", s.cfg.ReadTimeout)
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field == "playouts" {
-			return errorf(http.StatusBadRequest, "playouts %s: want a whole number, at most %d", strings.TrimPrefix(te.Value, "number "), s.cfg.MaxPlayouts)
-		}
-		return errorf(http.StatusBadRequest, "request body: %v", err)
 	}
-	if dec.More() {
-		return errorf(http.StatusBadRequest, "request body: data after the JSON object")
+	if err == nil {
+		return nil
 	}
-	return nil
+	he := s.bodyError(err)
+	he.closeConn = true
+	return he
+}
+
+// bodyError is the answer to an error reading a request body.
+func (s *Server) bodyError(err error) *httpError {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return httpErrorf(http.StatusRequestEntityTooLarge, "request body: more than %d bytes", s.cfg.MaxBody)
+	}
+	if errors.Is(err, io.EOF) {
+		return httpErrorf(http.StatusBadRequest, "request body: empty, want a JSON object")
+	}
+	var ne stdnet.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return httpErrorf(http.StatusRequestTimeout, "request body: not received within %v", s.cfg.ReadTimeout)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "playouts" {
+		return httpErrorf(http.StatusBadRequest, "playouts %s: want a whole number, at most %d", strings.TrimPrefix(te.Value, "number "), s.cfg.MaxPlayouts)
+	}
+	return httpErrorf(http.StatusBadRequest, "request body: %v", err)
 }
 
 // root returns the folder a request's src names: "data" or "run".
