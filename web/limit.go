@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,9 +29,10 @@ func newLimiter(what string, n, queue int, wait time.Duration) *limiter {
 }
 
 // acquire takes a slot, waiting for one within the limiter's bounds or until
-// ctx is done; the caller calls release once its work is done.
+// ctx is done; the caller calls release once its work is done (a second call
+// does nothing).
 func (l *limiter) acquire(ctx context.Context) (release func(), err error) {
-	release = func() { <-l.slots }
+	release = sync.OnceFunc(func() { <-l.slots })
 	select {
 	case l.slots <- struct{}{}:
 		return release, nil
