@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"taflab/match"
 	"taflab/mcts"
 )
 
@@ -27,10 +28,10 @@ const (
 	// (-games-per-worker): each holds a search tree.
 	MaxGamesPerWorker = 1024
 	// MaxOpeningPlies is the most random moves of a random opening (eval
-	// suite -random-plies, eval match -opening-plies): random games last
-	// about 390 plies, so longer openings would often find no way to go
-	// on without ending the game.
-	MaxOpeningPlies = 100
+	// suite -random-plies, eval match -opening-plies): match.MaxBookPlies,
+	// 100. Random games last about 390 plies, so longer openings would
+	// often find no way to go on without ending the game.
+	MaxOpeningPlies = match.MaxBookPlies
 )
 
 // FlagRanges is the one table of the documented ranges of every numeric
