@@ -263,7 +263,6 @@ func (s *session) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 }
 
 func (s *session) otepMove(ctx context.Context, g *rules.Game) (rules.Move, error) {
-	s.settle(ctx)
 	// In the order OpenTafl's host uses (ExternalEnginePlayer.getNextMove):
 	// the moves since the engine's last, in one line joined by '|', with
 	// the board after them; the clock; play.
@@ -382,12 +381,16 @@ const (
 	settleMost  = 2 * time.Second
 )
 
-// settle waits until the program has written nothing for settleQuiet (at
-// most settleMost, or until ctx is done), reading past what it writes
-// meanwhile: OpenTafl's engine goes on printing its search's statistics
-// after its move, and a command that arrives before it has finished can
-// find it between states.
-func (s *session) settle(ctx context.Context) {
+// Settle implements match.Settler: for OTEP, it waits until the program
+// has written nothing for settleQuiet (at most settleMost, or until ctx is
+// done), reading past what it writes meanwhile: OpenTafl's engine goes on
+// printing its search's statistics after its move, and a command that
+// arrives before it has finished can find it between states. The match
+// calls it before the move's allowance starts.
+func (s *session) Settle(ctx context.Context) {
+	if s.x.Protocol != OTEP {
+		return
+	}
 	until := time.Now().Add(settleMost)
 	for {
 		quiet := time.Since(time.Unix(0, s.lastOutput.Load()))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"taflab/configs/variants"
+	"taflab/match"
 	"taflab/mcts"
 	"taflab/protocol"
 	"taflab/rules"
@@ -468,4 +469,31 @@ func TestInputBounds(t *testing.T) {
 		h.send("quit")
 		h.end()
 	})
+}
+
+// TestHostSettles: an OTEP engine that goes on writing after its move (as
+// OpenTafl's engine prints its search's statistics), ending with a stray
+// move line, plays whole games: the host waits for its output to settle,
+// outside the move's allowance, and reads past what it wrote before the
+// next play, so the stray line is never taken for an answer.
+func TestHostSettles(t *testing.T) {
+	x := External{Protocol: OTEP, Command: []string{misbehave(t), "-mode", "chatty", "-protocol", OTEP}, MoveTime: 30 * time.Millisecond}
+	cfg := match.Config{Variant: variants.MustLoad("copenhagen"),
+		A:      match.Player{Name: "chatty", NewEngine: x.Start, MoveLimit: 2 * time.Second},
+		B:      builtin(16),
+		Search: mcts.DefaultConfig(), MaxPairs: 1}
+	var pairs []match.Pair
+	if err := match.Play(context.Background(), cfg, func(p match.Pair) bool { pairs = append(pairs, p); return true }); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pairs {
+		for half, g := range p.Games {
+			if g.Forfeit != "" {
+				t.Errorf("game %d: forfeit %q (%s), want none", half, g.Forfeit, g.ForfeitDetail)
+			}
+			if len(g.Moves) < 4 {
+				t.Errorf("game %d: %d plies, want a game of several engine moves", half, len(g.Moves))
+			}
+		}
+	}
 }

@@ -71,6 +71,15 @@ type Engine interface {
 	Close() error
 }
 
+// Settler is an Engine that may need a moment before it is asked for a
+// move: one that goes on writing after its last move (OpenTafl's engine
+// prints its search's statistics). The match calls Settle before the
+// move's allowance starts, so the wait is not counted against the engine;
+// Settle must return soon after ctx is done.
+type Settler interface {
+	Settle(ctx context.Context)
+}
+
 // The reasons an engine forfeits a game (Game.Forfeit).
 const (
 	ForfeitIllegal = "illegal-move" // a move the rules refuse, or not a move
@@ -484,6 +493,9 @@ func (w *worker) ask(ctx context.Context, g *liveGame, p int) {
 	g.waiting = true
 	w.asking++
 	go func() {
+		if s, ok := g.engines[p].(Settler); ok {
+			s.Settle(ctx)
+		}
 		mctx, cancel := context.WithTimeout(ctx, player.MoveLimit)
 		defer cancel()
 		m, err := g.engines[p].Move(mctx, g.ref)

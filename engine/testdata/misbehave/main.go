@@ -4,18 +4,22 @@
 // move with a move from an empty square, exit plays two moves and exits
 // when asked for the third, longline answers a request for a move with a
 // 2 MB line, and deaf (OTEP only) greets and then neither reads its input
-// nor exits. -protocol is otep or uci; -log FILE (good mode) writes every
+// nor exits; chatty (OTEP) plays as good does, but goes on writing after
+// each move, as OpenTafl's engine does: status lines for 60 ms, then a
+// stray move line that answers nothing. -protocol is otep or uci; -log FILE (good mode) writes every
 // line it receives to FILE.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"taflab/configs/variants"
@@ -24,7 +28,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "good", "good, hang, illegal, exit, longline or deaf")
+	mode := flag.String("mode", "good", "good, hang, illegal, exit, longline, deaf or chatty")
 	proto := flag.String("protocol", "otep", "otep or uci")
 	logFile := flag.String("log", "", "write the input to this file (good mode)")
 	flag.Parse()
@@ -84,8 +88,40 @@ func main() {
 	}
 	cfg := engine.DefaultConfig()
 	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, variants.MustLoad("copenhagen"), 30
-	if err := engine.Serve(context.Background(), in, os.Stdout, cfg, mcts.NewHeuristic()); err != nil {
+	var out io.Writer = os.Stdout
+	if *mode == "chatty" {
+		out = &chatty{}
+	}
+	if err := engine.Serve(context.Background(), in, out, cfg, mcts.NewHeuristic()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// chatty writes to standard output, and after each write that holds a
+// move goes on writing, from a goroutine of its own: three status lines 20
+// ms apart, then a stray move line.
+type chatty struct {
+	mu sync.Mutex // guards standard output
+}
+
+func (c *chatty) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	n, err := os.Stdout.Write(p)
+	c.mu.Unlock()
+	if bytes.HasPrefix(p, []byte("move ")) || bytes.Contains(p, []byte("\nmove ")) {
+		go func() {
+			for i := range 3 {
+				time.Sleep(20 * time.Millisecond)
+				c.mu.Lock()
+				fmt.Printf("status still thinking about the last move (%d)\n", i+1)
+				c.mu.Unlock()
+			}
+			time.Sleep(20 * time.Millisecond)
+			c.mu.Lock()
+			fmt.Println("move a1-a2")
+			c.mu.Unlock()
+		}()
+	}
+	return n, err
 }
