@@ -257,3 +257,35 @@ func TestBalanceHostileRecords(t *testing.T) {
 		t.Errorf("got exit %d and %q after %d bytes, want 130 and a stop within 6 MiB", code, stderr.String(), lines.read)
 	}
 }
+
+// TestRatingsLimits: more match files, or more bytes of them, than ratings
+// reads is an error naming the path, exit status 2, before any is read.
+func TestRatingsLimits(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"a", "b", "c"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, d, cli.MatchFileName), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, bytes0 := maxMatchFiles, maxMatchBytes
+	defer func() { maxMatchFiles, maxMatchBytes = files, bytes0 }()
+	cases := []struct {
+		name  string
+		files int
+		bytes int64
+		want  string
+	}{
+		{"files", 2, 1 << 30, "more than 2 match files"},
+		{"bytes", 10, 5, "more than 5 bytes of match files"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			maxMatchFiles, maxMatchBytes = c.files, c.bytes
+			code, _, stderr := runEval(t, "", "ratings", dir)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("got exit %d and %q, want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}

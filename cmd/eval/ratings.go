@@ -69,9 +69,12 @@ interval by generation
 (players named like gen-3 or gen003 in generation order, after the players
 without a generation in the order they were first met).
 
+Limits: at most 10,000 match files of at most 1 GiB together, each at most
+64 MiB.
+
 Exit status: 0 done, 1 the fit failed (it says why), 2 bad input (no PATH, an
 unreadable or malformed match file, named; a mix of rule sets; an unknown
-anchor).
+anchor; past the limits).
 
 Flags:
 `
@@ -248,19 +251,39 @@ func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// The most match files ratings reads, and the most bytes of them (vars
+// for the tests).
+var (
+	maxMatchFiles       = 10_000
+	maxMatchBytes int64 = 1 << 30
+)
+
 // findMatchFiles turns the PATH arguments into match.json files: a file is
-// taken as it is, a folder is searched recursively. Errors name the path.
+// taken as it is, a folder is searched recursively. Errors name the path;
+// more than maxMatchFiles files or maxMatchBytes bytes is an error.
 func findMatchFiles(paths []string) ([]string, error) {
 	var files []string
+	var total int64
+	var limitErr error
 	seen := map[string]bool{}
 	add := func(path string) {
 		key := filepath.Clean(path)
 		if abs, err := filepath.Abs(path); err == nil {
 			key = abs
 		}
-		if !seen[key] {
-			seen[key] = true
-			files = append(files, path)
+		if seen[key] || limitErr != nil {
+			return
+		}
+		seen[key] = true
+		files = append(files, path)
+		if info, err := os.Stat(path); err == nil {
+			total += info.Size()
+		}
+		switch {
+		case len(files) > maxMatchFiles:
+			limitErr = fmt.Errorf("%s: more than %d match files: rate fewer at a time", path, maxMatchFiles)
+		case total > maxMatchBytes:
+			limitErr = fmt.Errorf("%s: more than %d bytes of match files: rate fewer at a time", path, maxMatchBytes)
 		}
 	}
 	for _, path := range paths {
@@ -269,7 +292,9 @@ func findMatchFiles(paths []string) ([]string, error) {
 			return nil, err
 		}
 		if !info.IsDir() {
-			add(path)
+			if add(path); limitErr != nil {
+				return nil, limitErr
+			}
 			continue
 		}
 		found := 0
@@ -281,7 +306,7 @@ func findMatchFiles(paths []string) ([]string, error) {
 				add(p)
 				found++
 			}
-			return nil
+			return limitErr
 		})
 		if err != nil {
 			return nil, err
