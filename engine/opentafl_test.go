@@ -355,6 +355,7 @@ func TestBadLinesChangeNothing(t *testing.T) {
 			{text: "opponent-move f4-c4"},
 			{text: "opponent-move f4-c4 " + after("d1-d3", "f4-c4") + " extra"},
 			{text: "position /x/"},
+			{text: "position /K10/11/11/11/11/11/11/11/11/5t5/3ttttt3/"}, // the king on a corner: over
 			{text: "move /3ttttt3/"},
 			{text: "side up"},
 			{text: "play sideways"},
@@ -375,6 +376,8 @@ func TestBadLinesChangeNothing(t *testing.T) {
 			{text: "position startpos moves d1d3 zz"},
 			{text: "position startpos moves d1d3 d1d3"},
 			{text: "position fen xyz a"},
+			{text: "position fen k10/11/11/11/11/11/11/11/11/5a5/3aaaaa3 a"}, // the king on a corner: over
+			{text: "position fen 11/11/11/11/11/5k5/11/11/11/11/11 a"},       // no attacker left
 			{text: "position startpos d1d3"},
 			{text: "position"},
 			{text: "go movetime abc"},

@@ -148,6 +148,9 @@ func (s *server) otep(ctx context.Context, l line) error {
 		if err != nil {
 			return bad("%s", strings.TrimPrefix(err.Error(), "protocol: "))
 		}
+		if err := s.variant.CheckStart(p); err != nil { // a finished game is nothing to play from
+			return bad("%s", strings.TrimPrefix(err.Error(), "rules: "))
+		}
 		if err := s.setVariant(s.variant, p); err != nil {
 			return bad("%v", err)
 		}

@@ -54,9 +54,9 @@ type Config struct {
 	// clock gives a budget of its own (ClockBudget); with both, the
 	// smaller holds.
 	MoveTime time.Duration
-	// MaxPlayouts caps the playouts of a timed search, which keeps the
-	// tree's memory bounded (a few hundred bytes a playout). Default
-	// 200,000.
+	// MaxPlayouts caps the playouts of a timed search. Default 200,000,
+	// at most mcts.MaxPlayouts; the tree's memory budget (Search.TreeBytes,
+	// about 3 KB a playout) may end a search sooner.
 	MaxPlayouts int
 	// Search is the search's settings; the engine plays the most visited
 	// move, without noise. Default mcts.DefaultConfig().
@@ -81,8 +81,8 @@ func (c *Config) Validate() error {
 	if c.Variant == nil {
 		errs = append(errs, errors.New("engine: no rule set"))
 	}
-	if c.Playouts < 1 || c.MaxPlayouts < 1 {
-		errs = append(errs, fmt.Errorf("engine: playouts %d, max playouts %d: want at least 1", c.Playouts, c.MaxPlayouts))
+	if c.Playouts < 1 || c.MaxPlayouts < 1 || c.Playouts > mcts.MaxPlayouts || c.MaxPlayouts > mcts.MaxPlayouts {
+		errs = append(errs, fmt.Errorf("engine: playouts %d, max playouts %d: want 1 to %d", c.Playouts, c.MaxPlayouts, mcts.MaxPlayouts))
 	}
 	if c.MoveTime < 0 {
 		errs = append(errs, fmt.Errorf("engine: move time %v: want 0 (playouts) or more", c.MoveTime))

@@ -117,7 +117,7 @@ func (s *server) uciPosition(args string) error {
 	if len(rest) > 0 && rest[0] != "moves" {
 		return bad("%q: want moves", clip(rest[0]))
 	}
-	g, err := rules.NewGameFrom(s.variant, start)
+	g, err := rules.NewGameFromStart(s.variant, start) // a finished game is nothing to play from
 	if err != nil {
 		return bad("%s", strings.TrimPrefix(err.Error(), "rules: "))
 	}
