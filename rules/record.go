@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -208,8 +209,10 @@ func IsRecordHeader(text string) bool { return strings.HasPrefix(text, "moves,")
 func ReadRecords(r io.Reader) ([]Record, error) {
 	var recs []Record
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
+	const maxLine = 16 << 20
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	line := 1
+	for ; sc.Scan(); line++ {
 		text := sc.Text()
 		if strings.TrimSpace(text) == "" || line == 1 && IsRecordHeader(text) {
 			continue
@@ -220,8 +223,10 @@ func ReadRecords(r io.Reader) ([]Record, error) {
 		}
 		recs = append(recs, rec)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("rules: reading game records: %w", err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("rules: line %d: a game record of more than %d bytes", line, maxLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("rules: line %d: reading game records: %w", line, err)
 	}
 	return recs, nil
 }

@@ -507,6 +507,7 @@ func TestReadRecords(t *testing.T) {
 		{"header later is a bad line", "d1-d3,0,0,Black\nmoves,attacker_captures,defender_captures,result\n", nil, "line 2, ply 1: bad move \"moves\""},
 		{"bad move names line and ply", "d1-d3,0,0,Black\nd1-d3 e5-z9,0,0,White\n", nil, "line 2, ply 2:"},
 		{"bad result", "d1-d3,0,0,Won\n", nil, "line 1: result"},
+		{"a line past 16 MiB names its line", "d1-d3,0,0,Black\n\n" + strings.Repeat("d1-d3 ", 3<<20) + ",0,0,White\n", nil, "rules: line 3: a game record of more than 16777216 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
