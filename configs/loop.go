@@ -158,8 +158,9 @@ func (c *Loop) Validate() error {
 	if c.SelfPlay.Games < 1 {
 		bad("selfplay.games", c.SelfPlay.Games, "want at least 1")
 	}
-	if c.SelfPlay.Workers < 0 || c.SelfPlay.GamesPerWorker < 1 {
-		bad("selfplay.workers, selfplay.games_per_worker", fmt.Sprint(c.SelfPlay.Workers, ", ", c.SelfPlay.GamesPerWorker), "want 0 or more workers and at least 1 game each")
+	if c.SelfPlay.Workers < 0 || c.SelfPlay.Workers > MaxWorkers || c.SelfPlay.GamesPerWorker < 1 || c.SelfPlay.GamesPerWorker > MaxGamesPerWorker {
+		bad("selfplay.workers, selfplay.games_per_worker", fmt.Sprint(c.SelfPlay.Workers, ", ", c.SelfPlay.GamesPerWorker),
+			fmt.Sprintf("want 0 (one per core) to %d workers and 1 to %d games each", MaxWorkers, MaxGamesPerWorker))
 	}
 	if err := errors.Join(c.SelfPlay.Mix.Validate(), c.SelfPlay.Mix.CheckPlayouts(c.SelfPlay.Search.Playouts)); err != nil {
 		errs = append(errs, fmt.Errorf("[selfplay]: %w", err))

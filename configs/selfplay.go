@@ -14,6 +14,16 @@ import (
 //go:embed selfplay.toml
 var selfPlayFile []byte
 
+// The bounds of self-play's parallelism, for config keys and flags alike.
+const (
+	// MaxWorkers is the most self-play workers (workers; 0 is one per
+	// core): each is a goroutine with evaluators of its own.
+	MaxWorkers = 256
+	// MaxGamesPerWorker is the most games a worker plays at once
+	// (games_per_worker): each holds a search tree.
+	MaxGamesPerWorker = 1024
+)
+
 // SelfPlay is a self-play run's configuration. The toml tags are the keys of
 // selfplay.toml, which documents each one; DefaultSelfPlay returns its values.
 type SelfPlay struct {
@@ -176,11 +186,11 @@ func (c *SelfPlay) Validate() error {
 	if c.Games < 1 {
 		bad("games", c.Games, "want at least 1")
 	}
-	if c.Workers < 0 {
-		bad("workers", c.Workers, "want 0 (one per core) or more")
+	if c.Workers < 0 || c.Workers > MaxWorkers {
+		bad("workers", c.Workers, fmt.Sprintf("want 0 (one per core) to %d", MaxWorkers))
 	}
-	if c.GamesPerWorker < 1 || c.GamesPerWorker > 4096 {
-		bad("games_per_worker", c.GamesPerWorker, "want from 1 to 4096")
+	if c.GamesPerWorker < 1 || c.GamesPerWorker > MaxGamesPerWorker {
+		bad("games_per_worker", c.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker))
 	}
 	if c.Out == "" {
 		bad("out", `""`, "name a folder")

@@ -59,7 +59,7 @@ func TestFlagRangesReproductions(t *testing.T) {
 		want string
 	}{
 		{"playouts 2^32+1", []string{"-playouts", "4294967297", "-out", dir}, "playouts = 4294967297: want from 1 to 16777216"},
-		{"workers 100000", []string{"-workers", "100000", "-out", dir}, "-workers 100000: out of range: want 0 to 256"},
+		{"workers 100000", []string{"-workers", "100000", "-out", dir}, "workers = 100000: want 0 (one per core) to 256"},
 		{"follower workers 100000", []string{"-workers", "100000", "-follow", dir}, "-workers 100000: out of range: want 0 to 256"},
 	}
 	for _, c := range cases {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"taflab/configs"
 	"taflab/match"
 	"taflab/mcts"
 )
@@ -22,11 +23,11 @@ const (
 	// 32 bits, so a larger count wrapped.
 	MaxPlayouts = mcts.MaxPlayouts
 	// MaxWorkers is the most worker goroutines a -workers flag may ask
-	// for (0 is one per core).
-	MaxWorkers = 256
+	// for (0 is one per core): the config key's bound, configs.MaxWorkers.
+	MaxWorkers = configs.MaxWorkers
 	// MaxGamesPerWorker is the most games a worker may play at once
-	// (-games-per-worker): each holds a search tree.
-	MaxGamesPerWorker = 1024
+	// (-games-per-worker): configs.MaxGamesPerWorker.
+	MaxGamesPerWorker = configs.MaxGamesPerWorker
 	// MaxOpeningPlies is the most random moves of a random opening (eval
 	// suite -random-plies, eval match -opening-plies): match.MaxBookPlies,
 	// 100. Random games last about 390 plies, so longer openings would

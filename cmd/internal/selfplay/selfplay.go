@@ -186,11 +186,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	if _, err := datasets.RemoveStaleTemps(cfg.Out, "", datasets.StaleTempAge); err != nil {
 		return Summary{}, fmt.Errorf("selfplay: output folder: %w", err)
 	}
-	workers := cfg.Workers
-	if workers < 0 || workers > cli.MaxWorkers || cfg.GamesPerWorker > cli.MaxGamesPerWorker {
-		return Summary{}, fmt.Errorf("selfplay: %d workers of %d games each: want 0 to %d workers (0: one per core) of 1 to %d games",
-			workers, cfg.GamesPerWorker, cli.MaxWorkers, cli.MaxGamesPerWorker)
-	}
+	workers := cfg.Workers // within configs.MaxWorkers: Validate
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
@@ -53,13 +52,13 @@ func TestRunRemovesStaleTemps(t *testing.T) {
 	}
 }
 
-// TestRunRefusesWorkers: a config's workers past cli.MaxWorkers (issue 23
-// item 8: -workers 100000 took 1.4 GB) are refused before any game.
+// TestRunRefusesWorkers: a config's workers past configs.MaxWorkers (issue
+// 23 item 8: -workers 100000 took 1.4 GB) are refused before any game.
 func TestRunRefusesWorkers(t *testing.T) {
 	cfg := configs.DefaultSelfPlay()
 	cfg.Games, cfg.Workers, cfg.Out = 1, 100000, t.TempDir()
 	_, err := Run(context.Background(), cfg, variants.MustLoad("copenhagen"), Options{})
-	if want := "100000 workers"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("want 0 to %d workers", cli.MaxWorkers)) {
+	if want := "workers = 100000"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("to %d", configs.MaxWorkers)) {
 		t.Errorf("got %v, want an error naming %q and the range", err, want)
 	}
 }
