@@ -27,7 +27,7 @@ import (
 )
 
 const help = `usage: engine -protocol otep|uci [-net FILE|builtin] [-playouts N | -movetime MS]
-              [-threads N] [-variant NAME|FILE.toml]
+              [-threads N] [-variant NAME|FILE|otr:RULES]
 
 Plays over standard input and output, one command a line: OpenTafl's engine
 protocol (-protocol otep; OpenTafl sends the rules as a rules string) or
@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget")
 	movetime := fs.Int("movetime", 0, "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
 	threads := fs.Int("threads", 1, "the network's threads (`N`)")
-	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name` or a .toml file")
+	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name`, a rule-set file or otr:RULES")
 	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}

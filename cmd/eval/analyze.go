@@ -13,7 +13,7 @@ import (
 	"taflab/rules"
 )
 
-const analyzeHelp = `usage: eval analyze -net FILE [-variant NAME|FILE.toml] [-position POS] [-playouts N] [-top K]
+const analyzeHelp = `usage: eval analyze -net FILE [-variant NAME|FILE|otr:RULES] [-position POS] [-playouts N] [-top K]
 
 Prints one JSON object about a position: the network's value for the side to
 move (win/draw/loss probabilities), its top moves with their probabilities
@@ -65,7 +65,7 @@ func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("eval analyze", analyzeHelp, stderr)
 	netFile := fs.String("net", "", "the network `file`")
-	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name` or a rule-set .toml file")
+	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	position := fs.String("position", "", "the `position` in notation (default: the start)")
 	playouts := fs.Int("playouts", 0, "search this many `playouts` with the network (0: no search)")
 	top := fs.Int("top", 5, "how many of the network's moves to list")

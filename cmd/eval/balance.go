@@ -37,10 +37,10 @@ import (
 
 const balanceHelp = `usage: eval balance [-variants a,b,...] [-player PLAYER ...] [-strengths N,N,...]
                     [-games N] [-width W] [-confidence C] [-min-games M] [-openings start|suite]
-                    [-records FILE ...] [-records-variant NAME|FILE.toml] -out DIR
+                    [-records FILE ...] [-records-variant NAME|FILE|otr:RULES] -out DIR
 
 How the rule sets balance. For each rule set (-variants: embedded names or
-rule-set .toml files; default all four embedded ones) and each strength, the
+rule-set files or otr:RULES; default all four embedded ones) and each strength, the
 player plays itself up to -games games, and the report gives the attacker,
 defender and draw rates with Wilson intervals, how the games ended
 (king-escaped, king-captured, shieldwall, edge-fort, encirclement,
@@ -433,7 +433,7 @@ play:
 // -h, 2 for bad input.
 func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (*balanceOptions, int) {
 	fs := cli.NewFlagSet("eval balance", balanceHelp, stderr)
-	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names` or .toml files (\"\": records only)")
+	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names`, rule-set files or otr:RULES (\"\": records only)")
 	players := &listFlag{}
 	fs.Var(players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")
 	strengths := fs.String("strengths", "", "comma-separated playout `budgets` replacing the player's playouts, one run each")
@@ -443,7 +443,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 	minGames := fs.Int("min-games", 50, "`games` a run plays before it may stop early")
 	records := &listFlag{split: true}
 	fs.Var(records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
-	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name` or a .toml file")
+	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES")
 	openings := fs.String("openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
 	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")

@@ -21,7 +21,7 @@ import (
 	"taflab/net"
 )
 
-const fitHelp = `usage: eval fit [-net FILE] -records FILE [-variant NAME|FILE.toml] [-split all|train|heldout]
+const fitHelp = `usage: eval fit [-net FILE] -records FILE [-variant NAME|FILE|otr:RULES] [-split all|train|heldout]
                 [-holdout-every N] [-search-playouts N] [-workers N]
 
 Measures how well predictors match the moves people played and the results
@@ -91,7 +91,7 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := cli.NewFlagSet("eval fit", fitHelp, stderr)
 	netFile := fs.String("net", "", "the network `file` (none: the baselines only)")
 	records := fs.String("records", "", "the game-record `file` (archive CSV)")
-	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name` or a rule-set .toml file")
+	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	split := fs.String("split", "heldout", "the `part` of the records to measure: all, train or heldout")
 	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N); 0 = none")
 	playouts := fs.Int("search-playouts", 200, "the network-free searcher's `playouts` per position (0: leave it out)")

@@ -17,7 +17,7 @@ import (
 	"taflab/stats"
 )
 
-const matchHelp = `usage: eval match -a PLAYER -b PLAYER [-variant NAME|FILE.toml] [-max-games N]
+const matchHelp = `usage: eval match -a PLAYER -b PLAYER [-variant NAME|FILE|otr:RULES] [-max-games N]
                   [-openings suite|random|FILE] [-odds 2,4,8 [-odds-pairs N]]
                   [-elo0 E0 -elo1 E1 -alpha A -beta B] [-gate [-best FILE]] -out DIR
 
@@ -67,7 +67,7 @@ func runMatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("eval match", matchHelp, stderr)
-	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name` or a rule-set .toml file")
+	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	aSpec := fs.String("a", "", "the candidate `player`")
 	bSpec := fs.String("b", "", "the reference `player`")
 	maxGames := fs.Int("max-games", 400, "stop after this many `games` (pairs of two) if the test has not decided")

@@ -19,8 +19,8 @@ import (
 	"taflab/rules"
 )
 
-const replayHelp = `usage: eval replay [-variant NAME|FILE.toml] [-start POSITION] -moves "m1 m2 ..."
-       eval replay [-variant NAME|FILE.toml] [-start POSITION] FILE ...
+const replayHelp = `usage: eval replay [-variant NAME|FILE|otr:RULES] [-start POSITION] -moves "m1 m2 ..."
+       eval replay [-variant NAME|FILE|otr:RULES] [-start POSITION] FILE ...
 
 Replays games under a rule set and checks them against its rules: the
 command-line check of the rules, for people and for tests. Flags come before

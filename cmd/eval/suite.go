@@ -21,7 +21,7 @@ import (
 	"taflab/rules"
 )
 
-const suiteHelp = `usage: eval suite -variant NAME|FILE.toml [-records FILE [-records-variant NAME|FILE.toml]]
+const suiteHelp = `usage: eval suite -variant NAME|FILE|otr:RULES [-records FILE [-records-variant NAME|FILE|otr:RULES]]
                   [-plies A-B] [-every N] [-winner attackers|defenders] [-random N] [-random-plies N]
                   [-candidates SUITE]
                   [-player PLAYER] [-games N] [-min R] [-max R] [-size N] [-seed S]
@@ -189,9 +189,9 @@ func runSuiteCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // status when the command should stop: 0 after -h, 2 for bad input.
 func parseSuiteFlags(args []string, stdout, stderr io.Writer) (*suiteOptions, int) {
 	fs := cli.NewFlagSet("eval suite", suiteHelp, stderr)
-	variantArg := fs.String("variant", "", "the rule set of the suite: an embedded `name` or a rule-set .toml file")
+	variantArg := fs.String("variant", "", "the rule set of the suite: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	records := fs.String("records", "", "game-record `file` whose prefixes are candidates")
-	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set the records were played under: an embedded `name` or a .toml file")
+	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set the records were played under: an embedded `name`, a rule-set file or otr:RULES")
 	plies := fs.String("plies", "8-40", "human prefixes after `A-B` moves (or one number)")
 	winner := fs.String("winner", "", "take only the human games that `side` won: attackers or defenders (\"\": any)")
 	candidates := fs.String("candidates", "", "a suite `file` whose positions are candidates too")

@@ -51,7 +51,7 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: selfplay [-config FILE] [-variant NAME|FILE.toml] [-games N] [-workers N]
+const usage = `usage: selfplay [-config FILE] [-variant NAME|FILE|otr:RULES] [-games N] [-workers N]
                 [-playouts N] [-net FILE] [-out DIR] [-seed N]
        selfplay -follow RUN [-workers N] [-games-per-worker N] [-shard-games N]
                 [-shard-seconds S] [-seed N] [-host NAME]
@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("selfplay", usage, stderr)
 	configFile := fs.String("config", "", "a self-play config `file` (TOML, as configs/selfplay.toml); default: the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
-	variant := fs.String("variant", "", "rule set: an embedded `name` or a rule-set .toml file")
+	variant := fs.String("variant", "", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	games := fs.Int("games", 0, "`number` of games to play")
 	workers := fs.Int("workers", -1, "worker goroutines (`N`); 0 = one per core (the default)")
 	playouts := fs.Int("playouts", 0, "playouts of a full search (`N`); cheap searches keep their share of it")
