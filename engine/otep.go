@@ -320,7 +320,7 @@ func (s *server) otepPlay(ctx context.Context, l line, side rules.Side) error {
 		return nil
 	}
 	m := res.search.BestMove()
-	s.send("status %d playouts in %d ms, value %d", res.playouts, res.elapsed.Milliseconds(), valueScore(res.search.RootValue()))
+	s.send("status %d playouts in %d ms, value %d%s", res.playouts, res.elapsed.Milliseconds(), valueScore(res.search.RootValue()), s.fullNote(res.search))
 	s.send("move %s", protocol.FormatMove(m))
 	s.play(m)
 	s.ownMove, s.ownReady = m, true

@@ -425,6 +425,19 @@ func (s *server) poll(b *budget, during func(l line, b *budget) bool) bool {
 // timedPlayouts is the playout cap of a search with a time budget.
 func (s *server) timedPlayouts() int { return s.cfg.MaxPlayouts }
 
+// fullNote says, after a search's figures, that its tree filled its memory
+// budget (mcts.Config.TreeBytes) and ended it early; "" when it did not.
+func (s *server) fullNote(search *mcts.Search) string {
+	if !search.Full() {
+		return ""
+	}
+	budget := s.cfg.Search.TreeBytes
+	if budget == 0 {
+		budget = mcts.DefaultTreeBytes
+	}
+	return fmt.Sprintf(" (the tree filled its memory budget of %d MiB: stopped early)", budget>>20)
+}
+
 // valueScore turns a value for the side to move (-1 to 1) into an integer
 // score from -1000 to 1000: what OTEP's analysis and UCI's "score cp" show.
 func valueScore(v float32) int { return int(math.Round(float64(v) * 1000)) }

@@ -212,6 +212,9 @@ func (s *server) uciGo(ctx context.Context, l line, args string) error {
 	if ms > 0 {
 		speed = int64(res.playouts) * 1000 / ms
 	}
+	if note := s.fullNote(res.search); note != "" {
+		s.send("info string%s", note)
+	}
 	s.send("info score cp %d nodes %d time %d speed %d pv %s", valueScore(res.search.RootValue()), res.playouts, ms, speed, protocol.FormatUCIMove(m))
 	s.send("bestmove %s", protocol.FormatUCIMove(m))
 	return nil

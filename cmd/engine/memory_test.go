@@ -85,6 +85,10 @@ func TestEngineMemoryUnderLoad(t *testing.T) {
 	t.Run("go nodes 200000", func(t *testing.T) {
 		e := startEngine(t, bin, "-protocol", "uci", "-net", "builtin")
 		e.send("position startpos", "go nodes 200000")
+		full := e.expect("info string")
+		if !strings.Contains(full, "memory budget of 256 MiB") {
+			t.Errorf("got %q, want the note that the tree's budget ended the search", full)
+		}
 		info := e.expect("info score")
 		e.expect("bestmove ")
 		after := e.peak()
