@@ -2,6 +2,7 @@ package match
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -84,12 +85,12 @@ func TestNewBook(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			book, err := NewBook(c.v, c.n, c.plies, 7)
+			book, err := NewBook(context.Background(), c.v, c.n, c.plies, 7)
 			if c.want != "" {
 				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "match: book: ") {
 					t.Errorf("got %v, want an error holding %q", err, c.want)
 				}
-				if _, err := NewRandomStarts(c.v, c.n, c.plies, 7); err == nil {
+				if _, err := NewRandomStarts(context.Background(), c.v, c.n, c.plies, 7); err == nil {
 					t.Errorf("NewRandomStarts: got no error, want NewBook's")
 				}
 				return
@@ -104,4 +105,14 @@ func TestNewBook(t *testing.T) {
 			}
 		})
 	}
+	t.Run("stopped", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := NewBook(ctx, v, 100000, MaxBookPlies, 1); !errors.Is(err, context.Canceled) {
+			t.Errorf("NewBook: got %v, want context.Canceled", err)
+		}
+		if _, err := NewRandomStarts(ctx, v, 100000, MaxBookPlies, 1); !errors.Is(err, context.Canceled) {
+			t.Errorf("NewRandomStarts: got %v, want context.Canceled", err)
+		}
+	})
 }

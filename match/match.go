@@ -763,9 +763,10 @@ const bookAttempts = 1000
 // NewBook returns n openings of the given number of random legal moves from
 // the start (none of which ends the game), the same for the same seed: the
 // starts of a match's game pairs, so that games differ. plies must be from
-// 0 (every opening the start) to MaxBookPlies and n 0 or more; it fails, rather than loop for ever,
-// when bookAttempts openings in a row find no way on.
-func NewBook(v *rules.Variant, n, plies int, seed uint64) ([]Opening, error) {
+// 0 (every opening the start) to MaxBookPlies and n 0 or more; it fails,
+// rather than loop for ever, when bookAttempts openings in a row find no
+// way on, and stops with ctx's error when ctx is done.
+func NewBook(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]Opening, error) {
 	if plies < 0 || plies > MaxBookPlies {
 		return nil, fmt.Errorf("match: book: %d plies: want from 0 to %d", plies, MaxBookPlies)
 	}
@@ -776,7 +777,10 @@ func NewBook(v *rules.Variant, n, plies int, seed uint64) ([]Opening, error) {
 	book := make([]Opening, 0, n)
 	g := rules.NewGame(v)
 	var moves []rules.Move
-	for failed := 0; len(book) < n; {
+	for failed, attempt := 0, 0; len(book) < n; attempt++ {
+		if attempt%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		g.Reset()
 		var opening []rules.Move
 		for tries := 0; len(opening) < plies && tries < 100*plies; tries++ {
@@ -809,7 +813,7 @@ func NewBook(v *rules.Variant, n, plies int, seed uint64) ([]Opening, error) {
 // give it). It panics on NewBook's error, a programmer error: code that
 // passes a user's numbers calls NewBook.
 func Book(v *rules.Variant, n, plies int, seed uint64) []Opening {
-	book, err := NewBook(v, n, plies, seed)
+	book, err := NewBook(context.Background(), v, n, plies, seed)
 	if err != nil {
 		panic(err)
 	}

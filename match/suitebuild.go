@@ -327,7 +327,7 @@ func meanRate(hist []int, games int) float64 {
 // the same for the same seed), as suite candidates. It panics where Book
 // does; code that passes a user's numbers calls NewRandomStarts.
 func RandomStarts(v *rules.Variant, n, plies int, seed uint64) []SuiteCandidate {
-	out, err := NewRandomStarts(v, n, plies, seed)
+	out, err := NewRandomStarts(context.Background(), v, n, plies, seed)
 	if err != nil {
 		panic(err)
 	}
@@ -335,10 +335,10 @@ func RandomStarts(v *rules.Variant, n, plies int, seed uint64) []SuiteCandidate 
 }
 
 // NewRandomStarts is RandomStarts with NewBook's errors: plies from 0 to
-// MaxBookPlies, n 0 or more, and an error rather than an endless search
-// where random games end before plies.
-func NewRandomStarts(v *rules.Variant, n, plies int, seed uint64) ([]SuiteCandidate, error) {
-	book, err := NewBook(v, n, plies, seed)
+// MaxBookPlies, n 0 or more, an error rather than an endless search where
+// random games end before plies, and ctx's error when ctx is done.
+func NewRandomStarts(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]SuiteCandidate, error) {
+	book, err := NewBook(ctx, v, n, plies, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
-	"taflab/configs/variants"
 	"taflab/datasets"
-	"taflab/match"
 )
 
 // endless is a reader that never ends: the byte b, again and again, as
@@ -207,31 +205,6 @@ func TestSuiteRandomPlies(t *testing.T) {
 		code, msg, data := runSuiteTest(t, ctx, dir, "-variant", "copenhagen", "-random", "100000", "-random-plies", "100", "-games", "2")
 		if code != 130 || data != nil || !strings.Contains(msg, "stopped while gathering the candidates") {
 			t.Errorf("got exit %d, a file %v and %q, want 130, none and a stop", code, data != nil, msg)
-		}
-	})
-	t.Run("the same candidates as match.RandomStarts", func(t *testing.T) {
-		v := variants.MustLoad("copenhagen")
-		got, err := randomStarts(context.Background(), v, 5, 6, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := match.RandomStarts(v, 5, 6, 3)
-		if len(got) != len(want) {
-			t.Fatalf("got %d candidates, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("candidate %d: got %v, want %v", i, got[i], want[i])
-			}
-		}
-		book, err := cli.RandomBook(context.Background(), v, 5, 100, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, o := range book {
-			if len(o.Moves) != 100 {
-				t.Errorf("opening %d: got %d plies, want 100", i, len(o.Moves))
-			}
 		}
 	})
 }

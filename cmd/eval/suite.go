@@ -358,7 +358,7 @@ func suiteCandidateList(ctx context.Context, o *suiteOptions) (*suiteCandidates,
 			c.kind = append(c.kind, "from "+filepath.Base(o.candidates))
 		}
 	}
-	starts, err := randomStarts(ctx, o.variant, o.random, o.randPlies, o.seed)
+	starts, err := match.NewRandomStarts(ctx, o.variant, o.random, o.randPlies, o.seed)
 	if err != nil {
 		return nil, fmt.Errorf("-random %d, -random-plies %d: %s", o.random, o.randPlies, strings.TrimPrefix(err.Error(), "cli: "))
 	}
@@ -367,26 +367,6 @@ func suiteCandidateList(ctx context.Context, o *suiteOptions) (*suiteCandidates,
 		c.kind = append(c.kind, fmt.Sprintf("random %d plies", o.randPlies))
 	}
 	return c, nil
-}
-
-// randomStarts is match.RandomStarts (the same candidates) within
-// cli.RandomBook's bounds, stopped by ctx.
-func randomStarts(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]match.SuiteCandidate, error) {
-	book, err := cli.RandomBook(ctx, v, n, plies, seed)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]match.SuiteCandidate, 0, n)
-	g := rules.NewGame(v)
-	for i, o := range book {
-		g.Reset()
-		for _, m := range o.Moves {
-			g.Make(m)
-		}
-		out = append(out, match.SuiteCandidate{Position: g.Position(),
-			Source: fmt.Sprintf("random opening %d of seed %d, %d plies", i, seed, plies)})
-	}
-	return out, nil
 }
 
 // skipped counts the prefixes from ply k to the game's last (moves) that

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"io"
@@ -13,7 +12,6 @@ import (
 
 	"taflab/configs/variants"
 	"taflab/datasets"
-	"taflab/match"
 )
 
 func TestCheckRanges(t *testing.T) {
@@ -114,45 +112,8 @@ func TestParsePlayerPlayoutRange(t *testing.T) {
 	}
 }
 
-func TestRandomBook(t *testing.T) {
+func TestOpeningsRandomRange(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
-	t.Run("match.Book's openings", func(t *testing.T) {
-		for _, plies := range []int{1, 4, 40, MaxOpeningPlies} {
-			got, err := RandomBook(context.Background(), v, 6, plies, 9)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := match.Book(v, 6, plies, 9); !sameOpenings(got, want) {
-				t.Errorf("%d plies: got %v, want match.Book's %v", plies, got, want)
-			}
-		}
-	})
-	t.Run("plies out of range", func(t *testing.T) {
-		_, err := RandomBook(context.Background(), v, 1, 5000, 1)
-		if want := "of 5000 plies: want 0 or more openings of 0 to 100 plies"; err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("got %v, want %q", err, want)
-		}
-	})
-	t.Run("stopped", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if _, err := RandomBook(ctx, v, 100000, 100, 1); !errors.Is(err, context.Canceled) {
-			t.Errorf("got %v, want context.Canceled", err)
-		}
-	})
-	t.Run("openings that cannot be drawn fail within a bound", func(t *testing.T) {
-		// Drawn after a move without a capture: no first move captures, so
-		// every opening ends the game at its first ply.
-		short := variantFile(t, "short", "no_progress_moves = 100", "no_progress_moves = 1")
-		start := time.Now()
-		_, err := RandomBook(context.Background(), short, 3, 100, 1)
-		if want := "random openings of 100 plies under short"; err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("got %v, want %q", err, want)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("got %v, want an answer within 20 s", d)
-		}
-	})
 	t.Run("Openings refuses plies out of range", func(t *testing.T) {
 		if _, _, err := Openings("random", v, 2, 101, 1); err == nil || !strings.Contains(err.Error(), "want 0 to 100") {
 			t.Errorf("got %v, want an error giving the range", err)

@@ -53,7 +53,7 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 		if plies < 0 || plies > MaxOpeningPlies {
 			return nil, "", fmt.Errorf("cli: random openings of %d plies: want 0 to %d", plies, MaxOpeningPlies)
 		}
-		book, err := RandomBook(ctx, v, pairs, plies, seed)
+		book, err := match.NewBook(ctx, v, pairs, plies, seed)
 		if err != nil {
 			return nil, "", err
 		}
@@ -73,51 +73,4 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 	rng := rand.New(rand.NewPCG(seed, 0x5017e))
 	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 	return match.SuiteOpenings(entries), fmt.Sprintf("%s (%d positions, shuffled by seed %d)", desc, len(entries), seed), nil
-}
-
-// RandomBook returns match.Book(v, n, plies, seed), the same openings, but
-// within a bound: an opening is drawn at most 100*plies random moves long
-// (a move that would end the game is taken back and another drawn), an
-// opening that cannot be completed is drawn again at most n+100 times in
-// all before RandomBook fails, naming the rule set and the plies, and it
-// stops with ctx's error when ctx is done. A position with no move ends
-// that attempt (match.Book would panic there).
-func RandomBook(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]match.Opening, error) {
-	if n < 0 || plies < 0 || plies > MaxOpeningPlies {
-		return nil, fmt.Errorf("cli: %d random openings of %d plies: want 0 or more openings of 0 to %d plies", n, plies, MaxOpeningPlies)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0xb00c)) // match.Book's stream
-	book := make([]match.Opening, 0, n)
-	g := rules.NewGame(v)
-	var moves []rules.Move
-	failures := 0
-	for attempt := 0; len(book) < n; attempt++ {
-		if attempt%64 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		g.Reset()
-		var opening []rules.Move
-		for tries := 0; len(opening) < plies && tries < 100*plies; tries++ {
-			moves = g.GenerateMoves(moves[:0])
-			if len(moves) == 0 {
-				break
-			}
-			m := moves[rng.IntN(len(moves))]
-			g.Make(m)
-			if g.Outcome().Over() {
-				g.Unmake() // an opening leaves the game to the players
-				continue
-			}
-			opening = append(opening, m)
-		}
-		if len(opening) == plies {
-			book = append(book, match.Opening{Moves: opening})
-			continue
-		}
-		if failures++; failures > n+100 {
-			return nil, fmt.Errorf("cli: random openings of %d plies under %s: %d attempts found no way to play them without ending the game (%d of %d openings drawn): give fewer plies",
-				plies, v.Name(), failures, len(book), n)
-		}
-	}
-	return book, nil
 }
