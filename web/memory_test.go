@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +20,8 @@ import (
 	"taflab/configs/variants"
 	"taflab/internal/nettest"
 	"taflab/web"
+
+	"taflab/internal/proctest"
 )
 
 // memoryBound is the most resident memory (VmHWM, the peak) the server
@@ -57,21 +58,6 @@ func TestMemoryServerProcess(t *testing.T) {
 	fmt.Printf("http://%s\n", ln.Addr())
 	io.Copy(io.Discard, os.Stdin) // until the parent closes it (or dies)
 	hs.Close()
-}
-
-// vmHWM reads a process's peak resident memory in bytes from /proc.
-func vmHWM(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status: no VmHWM line", pid)
 }
 
 // TestMemoryUnderLoad runs the server in a process of its own, with the
@@ -300,7 +286,7 @@ func TestMemoryUnderLoad(t *testing.T) {
 	if in.Searches.Running != 0 || in.Searches.Waiting != 0 {
 		t.Errorf("after the load: got %+v, want no search running or waiting", in.Searches)
 	}
-	peak, err := vmHWM(cmd.Process.Pid)
+	peak, err := proctest.PeakRSS(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}

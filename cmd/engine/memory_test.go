@@ -2,33 +2,16 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-)
 
-// peakRSS is a process's peak resident memory (Linux's VmHWM), or an error
-// where /proc has no such figure.
-func peakRSS(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
-}
+	"taflab/internal/proctest"
+)
 
 // TestEngineMemoryUnderLoad runs the engine program under the loads of
 // issue 23 and reads its peak resident memory after each:
@@ -159,7 +142,7 @@ func (e *engineProcess) send(lines ...string) {
 // peak is the program's peak resident memory so far.
 func (e *engineProcess) peak() int64 {
 	e.t.Helper()
-	n, err := peakRSS(e.cmd.Process.Pid)
+	n, err := proctest.PeakRSS(e.cmd.Process.Pid)
 	if err != nil {
 		e.t.Skipf("%v: skipped", err)
 	}
