@@ -21,7 +21,7 @@ const (
 // arena holds the nodes of one tree.
 type arena struct {
 	chunks [][]node // chunk c holds nodes c<<chunkBits on, its whole length usable
-	ends   []int32  // ends[c]: where the use of chunk c ended when the next began (its tail skipped)
+	ends   []int32  // ends[c]: where the use of chunk c ended when chunk c+1 began (below its end: a skipped tail); one for every chunk before the current one
 	n      int32    // the index the next node gets: the nodes below are in use (but skipped tails)
 	room   int32    // the end of the current chunk's length: alloc's fast path fits below it
 }
@@ -73,9 +73,13 @@ func (a *arena) grow(k int32, limit int) int32 {
 	first := a.n
 	c := first >> chunkBits
 	if first&chunkMask+k > chunkNodes {
-		a.ends = append(a.ends, first) // the children do not fit in chunk c's tail: skip it
-		c++
+		c++ // the children do not fit in chunk c's tail: skip it
 		first = c << chunkBits
+	}
+	for len(a.ends) < int(c) {
+		// Chunk c is new: the one before ended at a.n, at a skipped tail
+		// or exactly at its end (a.n is then c's first node).
+		a.ends = append(a.ends, a.n)
 	}
 	if int(c) == len(a.chunks) {
 		a.chunks = append(a.chunks, nil)

@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"strconv"
@@ -267,5 +268,64 @@ func TestNoMoveRoot(t *testing.T) {
 	}, func(*GameRecord) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "the attackers have no legal move") {
 		t.Errorf("self-play: got %v, want CheckStart's error", err)
+	}
+}
+
+// TestArenaChunkEnds: every chunk before the current one has its end
+// recorded, whether its tail was skipped or it filled exactly, so that
+// compact knows which nodes of a reused arena are stale. A chunk that
+// filled exactly once went unrecorded, and the next skipped tail's end was
+// taken for its own.
+func TestArenaChunkEnds(t *testing.T) {
+	const limit = 1 << 30
+	var a arena
+	a.alloc(chunkNodes/2, limit)
+	a.alloc(chunkNodes/2, limit) // chunk 0 is full to its last node
+	a.alloc(100, limit)          // chunk 1 begins
+	for a.len()&chunkMask+rules.MaxMoves <= chunkNodes {
+		a.alloc(rules.MaxMoves, limit)
+	}
+	skipAt := int32(a.len())
+	a.alloc(rules.MaxMoves, limit) // does not fit in chunk 1's tail: chunk 2 begins
+	want := []int32{chunkNodes, skipAt}
+	if fmt.Sprint(a.ends) != fmt.Sprint(want) {
+		t.Fatalf("got ends %v, want %v", a.ends, want)
+	}
+	// A tree laid out the same way: its breadth-first order asks for a
+	// block of children that fills chunk 0 to its last node, then blocks
+	// until one skips chunk 1's tail. Compacted twice into one arena, the
+	// second time with stale nodes in that tail (as a reused arena has),
+	// it must copy the tree and nothing else.
+	var blocks []int
+	for used := 1; used < chunkNodes; used += blocks[len(blocks)-1] {
+		blocks = append(blocks, min(rules.MaxMoves, chunkNodes-used))
+	}
+	for used := 0; used+rules.MaxMoves <= chunkNodes; used += rules.MaxMoves {
+		blocks = append(blocks, rules.MaxMoves)
+	}
+	blocks = append(blocks, rules.MaxMoves, rules.MaxMoves)
+	var src arena
+	parent := src.alloc(1, limit)
+	for _, k := range blocks {
+		first := src.alloc(int32(k), limit)
+		for i := first; i < first+int32(k); i++ {
+			*src.at(i) = node{firstChild: noChildren}
+		}
+		p := src.at(parent)
+		p.firstChild, p.numChildren = first, uint16(k)
+		parent = first // the block's first child has the next block
+	}
+	var dst arena
+	compact(&dst, &src, 0, limit)
+	if dst.len() != src.len() {
+		t.Fatalf("first compact: got %d nodes, want %d", dst.len(), src.len())
+	}
+	tail := int32(chunkNodes + chunkNodes/rules.MaxMoves*rules.MaxMoves) // chunk 1's skipped tail
+	for i := tail; i < 2*chunkNodes; i++ {
+		*dst.at(i) = node{firstChild: 1 << 30, numChildren: 7} // stale: leads out of any arena
+	}
+	compact(&dst, &src, 0, limit)
+	if dst.len() != src.len() {
+		t.Errorf("second compact: got %d nodes, want %d", dst.len(), src.len())
 	}
 }
