@@ -41,11 +41,13 @@ func ReadFileLimit(path string, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	return readLimit(path, f, limit, what)
+	return ReadLimit(path, f, limit, what)
 }
 
-// readLimit reads r whole, refusing more than limit bytes.
-func readLimit(name string, r io.Reader, limit int64, what string) ([]byte, error) {
+// ReadLimit reads r whole, refusing more than limit bytes without reading
+// past them; name stands for r in errors, and what names the kind of input
+// ("a game-record file").
+func ReadLimit(name string, r io.Reader, limit int64, what string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", name, err)

@@ -127,7 +127,7 @@ func TestReadFileLimit(t *testing.T) {
 		}
 	}
 	z := &zeros{}
-	if _, err := readLimit("zero", z, 1<<20, "an Arrow file"); err == nil || z.read > 2<<20 {
+	if _, err := ReadLimit("zero", z, 1<<20, "an Arrow file"); err == nil || z.read > 2<<20 {
 		t.Errorf("/dev/zero: got %v after %d bytes, want an error within 2 MiB", err, z.read)
 	}
 }

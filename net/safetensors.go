@@ -199,14 +199,27 @@ func unwrapPathError(err error) error {
 // It checks the whole file: a sane header length within the file, valid
 // UTF-8 JSON, dtype F32 only, non-negative shapes, byte ranges that match
 // the shapes and tile the data exactly (no gap, overlap, truncation or
-// trailing bytes). Errors read "net: FILE: what is wrong".
+// trailing bytes), and reads no more than MaxSafetensorsBytes of it.
+// Errors read "net: FILE: what is wrong".
 func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("net: %s: %w", path, unwrapPathError(err))
 	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxSafetensorsBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("net: %s: %w", path, unwrapPathError(err))
+	}
+	if len(b) > MaxSafetensorsBytes {
+		return nil, nil, fmt.Errorf("net: %s: more than %d bytes, the most a network file may hold", path, MaxSafetensorsBytes)
+	}
 	return ReadSafetensorsBytes(path, b)
 }
+
+// MaxSafetensorsBytes is the largest safetensors file read: 1 GiB, some
+// 500 times the shipped network and more than a 20-block, 256-channel one.
+const MaxSafetensorsBytes = 1 << 30
 
 // ReadSafetensorsBytes is ReadSafetensors of a file's contents b; name
 // stands for the file in errors. The tensors do not share memory with b.

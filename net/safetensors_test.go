@@ -677,3 +677,16 @@ func TestLoadHugeConfig(t *testing.T) {
 		t.Errorf("took %v, want no time (nothing built)", d)
 	}
 }
+
+// TestReadSafetensorsBounded: a file without end (/dev/zero, whose size a
+// stat does not tell) is refused after MaxSafetensorsBytes, not read until
+// the memory runs out.
+func TestReadSafetensorsBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here: skipped")
+	}
+	_, _, err := ReadSafetensors("/dev/zero")
+	if want := fmt.Sprintf("net: /dev/zero: more than %d bytes", MaxSafetensorsBytes); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}

@@ -3,17 +3,15 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net/http"
-	"os"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"taflab/datasets"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
@@ -84,7 +82,7 @@ func (s *Server) network(id string) (*net.Network, error) {
 	switch {
 	case id == netFileID && s.cfg.NetFile != "":
 		name = s.cfg.NetFile
-		data, err = readLimited(s.cfg.NetFile, s.cfg.MaxFileBytes) // the file the command line named
+		data, err = datasets.ReadFileLimit(s.cfg.NetFile, s.cfg.MaxFileBytes, "a file the server reads") // the file the command line named
 		if err != nil {
 			return nil, errorf(http.StatusInternalServerError, "%v", err) // the error names the file
 		}
@@ -111,23 +109,6 @@ func (s *Server) network(id string) (*net.Network, error) {
 	s.networks[id] = n
 	s.netOrder = append(s.netOrder, id)
 	return n, nil
-}
-
-// readLimited reads a file whole, refusing one of more than limit bytes.
-func readLimited(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: more than the %d bytes the server reads of a file", name, limit)
-	}
-	return b, nil
 }
 
 // evaluator returns a new evaluator for the player an id names, for games

@@ -33,10 +33,7 @@ func LoadVariant(arg string) (*rules.Variant, error) {
 		return nil, fmt.Errorf("cli: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file",
 			clipArg(arg), strings.Join(variants.Names(), ", "))
 	}
-	if statErr == nil && info.Size() > maxRuleSetBytes {
-		return nil, fmt.Errorf("cli: rule-set file %q: %d bytes: want at most %d", arg, info.Size(), maxRuleSetBytes)
-	}
-	data, err := os.ReadFile(arg)
+	data, err := ReadFileLimit(arg, maxRuleSetBytes) // a device (/dev/zero) has no size to check beforehand
 	if err != nil {
 		return nil, fmt.Errorf("cli: rule-set file %q: %w", arg, err)
 	}

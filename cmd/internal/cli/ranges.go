@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"taflab/configs"
+	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
 )
@@ -259,23 +260,17 @@ const (
 	MaxConfigBytes = 64 << 20
 )
 
-// ReadFileLimit reads the file at path whole, as os.ReadFile does (its
-// errors are os.ReadFile's), but refuses a file of more than limit bytes
-// without reading past the limit: the error names the file and the limit.
+// ReadFileLimit reads the file at path whole, as os.ReadFile does (a file
+// that cannot be opened gets os.Open's error, which os.IsNotExist reads),
+// but refuses a file of more than limit bytes without reading past the
+// limit (datasets.ReadLimit): the error names the file and the limit.
 func ReadFileLimit(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, &os.PathError{Op: "read", Path: path, Err: err}
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: more than %d bytes, the most this file may hold", path, limit)
-	}
-	return data, nil
+	return datasets.ReadLimit(path, f, limit, "this file")
 }
 
 // RangeCase is a value out of a flag's range, for the commands' tests of
