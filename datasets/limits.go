@@ -58,18 +58,6 @@ func ReadLimit(name string, r io.Reader, limit int64, what string) ([]byte, erro
 	return data, nil
 }
 
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // ScanRecordLines calls fn with every line of a game-record file read from
 // r (name labels it in errors), numbered from 1, without its line end
 // ("\n" or "\r\n"). It refuses a line of more than MaxRecordLineBytes and a
@@ -78,10 +66,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // ctx is done (checked at every line), and with fn's error, returned as it
 // is.
 func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line int, text string) error) error {
-	cr := &countingReader{r: io.LimitReader(r, MaxRecordFileBytes+1)}
-	sc := bufio.NewScanner(cr)
+	lr := &io.LimitedReader{R: r, N: MaxRecordFileBytes + 1}
+	sc := bufio.NewScanner(lr)
 	sc.Buffer(make([]byte, 0, 64*1024), MaxRecordLineBytes+2) // the line, "\r\n"
 	line := 0
+	var consumed int64 // the bytes of the lines so far, their ends counted (the scanner reads ahead)
 	for sc.Scan() {
 		line++
 		if ctx.Err() != nil {
@@ -91,7 +80,7 @@ func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line
 		if len(text) > MaxRecordLineBytes {
 			return fmt.Errorf("datasets: %s: line %d: longer than %d bytes, the most a game-record line may hold", name, line, MaxRecordLineBytes)
 		}
-		if cr.n > MaxRecordFileBytes {
+		if consumed += int64(len(sc.Bytes())) + 1; consumed > MaxRecordFileBytes {
 			return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line, MaxRecordFileBytes)
 		}
 		if err := fn(line, text); err != nil {
@@ -104,8 +93,8 @@ func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line
 		return fmt.Errorf("datasets: %s: line %d: longer than %d bytes, the most a game-record line may hold", name, line+1, MaxRecordLineBytes)
 	case err != nil:
 		return fmt.Errorf("datasets: %s: line %d: %w", name, line+1, err)
-	case cr.n > MaxRecordFileBytes:
-		return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line, MaxRecordFileBytes)
+	case lr.N == 0: // the reader was asked for more than the file may hold
+		return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line+1, MaxRecordFileBytes)
 	}
 	return ctx.Err()
 }

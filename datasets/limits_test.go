@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -332,5 +333,41 @@ func TestCraftedLengths(t *testing.T) {
 				t.Errorf("got %v, want an error of corrupt Arrow metadata", err)
 			}
 		})
+	}
+}
+
+// lines is a reader of the same line without end.
+type lines struct {
+	line string
+	off  int
+}
+
+func (l *lines) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], l.line[l.off:])
+		n += c
+		l.off = (l.off + c) % len(l.line)
+	}
+	return n, nil
+}
+
+// TestScanRecordLinesFileLimit: a file past MaxRecordFileBytes is refused
+// at the line that crosses the limit, counted by the lines' own bytes (the
+// scanner reads ahead of them), after every whole line before it.
+func TestScanRecordLinesFileLimit(t *testing.T) {
+	const lineBytes = 1001 // 1,000 bytes and "\n"
+	crossing := MaxRecordFileBytes/lineBytes + 1
+	seen := 0
+	err := ScanRecordLines(context.Background(), "f.csv", &lines{line: strings.Repeat("d", lineBytes-1) + "\n"}, func(line int, text string) error {
+		seen = line
+		return nil
+	})
+	want := fmt.Sprintf("datasets: f.csv: line %d: past %d bytes", crossing, MaxRecordFileBytes)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if seen != crossing-1 {
+		t.Errorf("got %d lines handed over, want %d", seen, crossing-1)
 	}
 }

@@ -92,7 +92,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(2, "-position: %v", err)
 		}
 	}
-	g, err := rules.NewGameFrom(v, pos)
+	g, err := rules.NewGameFromStart(v, pos) // a finished game, or no move, is refused
 	if err != nil {
 		return fail(2, "-position: %v", err)
 	}
@@ -102,9 +102,6 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	in := n.NewInference(1, "net-"+n.Hash())
 	moves := g.GenerateMoves(nil)
-	if len(moves) == 0 {
-		return fail(2, "-position: the side to move has no legal move")
-	}
 	batch := &mcts.Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{pos}, Moves: [][]rules.Move{moves},
 		Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
 	if err := in.Evaluate(batch); err != nil {

@@ -40,6 +40,7 @@ func TestAnalyze(t *testing.T) {
 		{[]string{"analyze"}, "-net"},
 		{[]string{"analyze", "-net", filepath.Join(t.TempDir(), "none.safetensors")}, "none.safetensors"},
 		{[]string{"analyze", "-net", file, "-position", "11/11 a"}, "-position"},
+		{[]string{"analyze", "-net", file, "-position", "k10/11/11/11/11/11/11/11/11/5a5/3aaaaa3 a"}, "-position: rules:"}, // the king on a corner: over
 		{[]string{"analyze", "-net", file, "-variant", "chess"}, "chess"},
 	}
 	for _, c := range bad {
