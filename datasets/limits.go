@@ -99,8 +99,8 @@ func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line
 	return ctx.Err()
 }
 
-// ReadRecords reads the game records of r (rules.ReadRecords, within
-// ScanRecordLines's limits): blank lines and a header on the first line
+// ReadRecords reads the game records of r, one rules.Record a line with
+// its Line set, within ScanRecordLines's limits: blank lines and a header on the first line
 // are skipped, and the first line that is not a record is an error naming
 // the file and wrapping the *rules.RecordError that names the line
 // ("datasets: games.csv: rules: line 2, ply 2: ..."). name labels r in

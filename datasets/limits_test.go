@@ -371,3 +371,43 @@ func TestScanRecordLinesFileLimit(t *testing.T) {
 		t.Errorf("got %d lines handed over, want %d", seen, crossing-1)
 	}
 }
+
+// TestReadRecordsLines: blank lines and a header on the first line are
+// skipped, every record keeps its line, and the first line that is not a
+// record is an error naming it.
+func TestReadRecordsLines(t *testing.T) {
+	cases := []struct {
+		name      string
+		text      string
+		wantLines []int
+		wantErr   string
+	}{
+		{"header and blank lines", "moves,attacker_captures,defender_captures,result\n\nd1-d3 e5-e2,0,0,Ongoing\n\r\nh1-h3,0,0,White\n", []int{3, 5}, ""},
+		{"no header, CRLF", "d1-d3,0,0,Black\r\nh1-h3,0,0,White\r\n", []int{1, 2}, ""},
+		{"empty", "", nil, ""},
+		{"header later is a bad line", "d1-d3,0,0,Black\nmoves,attacker_captures,defender_captures,result\n", nil, "line 2, ply 1: bad move \"moves\""},
+		{"bad move names line and ply", "d1-d3,0,0,Black\nd1-d3 e5-z9,0,0,White\n", nil, "line 2, ply 2:"},
+		{"bad result", "d1-d3,0,0,Won\n", nil, "line 1: result"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			recs, err := ReadRecords(context.Background(), "f.csv", strings.NewReader(c.text))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("got error %v, want one containing %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []int
+			for _, r := range recs {
+				lines = append(lines, r.Line)
+			}
+			if fmt.Sprint(lines) != fmt.Sprint(c.wantLines) {
+				t.Errorf("got lines %v, want %v", lines, c.wantLines)
+			}
+		})
+	}
+}

@@ -1,10 +1,7 @@
 package rules
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -202,34 +199,6 @@ func ParseRecord(line int, text string) (Record, error) {
 // ("moves,attacker_captures,...").
 func IsRecordHeader(text string) bool { return strings.HasPrefix(text, "moves,") }
 
-// ReadRecords reads a whole game-record file, one Record per line with its
-// Line set. Blank lines and a header on the first line are skipped. The
-// first line that is not a record is an error (a *RecordError naming it);
-// so is a read error.
-func ReadRecords(r io.Reader) ([]Record, error) {
-	var recs []Record
-	sc := bufio.NewScanner(r)
-	const maxLine = 16 << 20
-	sc.Buffer(make([]byte, 64*1024), maxLine)
-	line := 1
-	for ; sc.Scan(); line++ {
-		text := sc.Text()
-		if strings.TrimSpace(text) == "" || line == 1 && IsRecordHeader(text) {
-			continue
-		}
-		rec, err := ParseRecord(line, text)
-		if err != nil {
-			return nil, err
-		}
-		recs = append(recs, rec)
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return nil, fmt.Errorf("rules: line %d: a game record of more than %d bytes", line, maxLine)
-	} else if err != nil {
-		return nil, fmt.Errorf("rules: line %d: reading game records: %w", line, err)
-	}
-	return recs, nil
-}
 
 // ParseMoves reads moves in notation separated by spaces, such as
 // "d1-d3 g3-e3xe2"; the first move is ply 1. Errors are *RecordError values

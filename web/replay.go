@@ -163,9 +163,9 @@ func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []file
 		if err != nil {
 			return nil, nil, err
 		}
-		recs, err := rules.ReadRecords(bytes.NewReader(data))
+		recs, err := datasets.ReadRecords(context.Background(), src+"/"+rel, bytes.NewReader(data))
 		if err != nil {
-			return nil, nil, errorf(http.StatusUnprocessableEntity, "%s/%s: %v", src, rel, err)
+			return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err) // it names the file and the line
 		}
 		out := make([]fileGame, len(recs))
 		for i, rec := range recs {
