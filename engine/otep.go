@@ -226,11 +226,7 @@ func (s *server) opponentMove(args string) error {
 		s.send("error 0 opponent-move: %q: want <moves> <position>", clip(args))
 		return nil
 	}
-	texts := strings.Split(f[0], "|")
-	if len(texts) > rules.MaxMoves {
-		s.send("error 0 opponent-move: %d moves: want at most %d", len(texts), rules.MaxMoves)
-		return nil
-	}
+	texts := strings.Split(f[0], "|") // as many as maxLineBytes holds
 	moves := make([]rules.Move, len(texts))
 	for i, text := range texts {
 		m, _, err := protocol.ParseMove(text)

@@ -431,11 +431,7 @@ func (s *server) fullNote(search *mcts.Search) string {
 	if !search.Full() {
 		return ""
 	}
-	budget := s.cfg.Search.TreeBytes
-	if budget == 0 {
-		budget = mcts.DefaultTreeBytes
-	}
-	return fmt.Sprintf(" (the tree filled its memory budget of %d MiB: stopped early)", budget>>20)
+	return fmt.Sprintf(" (the tree filled its memory budget of %d MiB: stopped early)", s.cfg.Search.TreeBudget()>>20)
 }
 
 // valueScore turns a value for the side to move (-1 to 1) into an integer

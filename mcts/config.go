@@ -193,11 +193,14 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// treeNodes returns the nodes the memory budget holds.
-func (c *Config) treeNodes() int {
-	b := c.TreeBytes
-	if b == 0 {
-		b = DefaultTreeBytes
+// TreeBudget returns the tree's memory budget in bytes: TreeBytes, or
+// DefaultTreeBytes for 0.
+func (c *Config) TreeBudget() int64 {
+	if c.TreeBytes == 0 {
+		return DefaultTreeBytes
 	}
-	return int(max(b, MinTreeBytes) / int64(nodeBytes))
+	return c.TreeBytes
 }
+
+// treeNodes returns the nodes the memory budget holds.
+func (c *Config) treeNodes() int { return int(max(c.TreeBudget(), MinTreeBytes) / int64(nodeBytes)) }

@@ -341,7 +341,7 @@ func (gm *game) search(ctx context.Context, moves []rules.RecordedMove, treeByte
 	for _, m := range moves {
 		g.Make(m.Move) // replayed from the start, so repetition sees the whole game
 	}
-	if len(g.GenerateMoves(nil)) == 0 {
+	if !g.HasMove() {
 		return rules.NoMove, errorf(http.StatusConflict, "engine: the %s have no legal move", g.ToMove())
 	}
 	h := fnv.New64a()

@@ -113,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	} else {
 		fmt.Fprintln(stderr, "engine: the built-in network-free searcher")
 	}
-	limitMemory(cfg.Search.TreeBytes)
+	limitMemory(&cfg.Search)
 	if err := engine.Serve(ctx, stdin, stdout, cfg, eval); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, err) // engine's errors name the package
 		return 1
@@ -132,19 +132,16 @@ const (
 const memoryHeadroom = 192 << 20
 
 // limitMemory sets the Go runtime's soft memory limit to the tree's budget
-// (0: mcts.DefaultTreeBytes) plus memoryHeadroom, unless GOMEMLIMIT says
+// plus memoryHeadroom, unless GOMEMLIMIT says
 // otherwise: the tree is bounded by its budget, and the limit makes the
 // collector return what a search and a flood of input lines leave behind
 // before the process grows past it, where the default pacing lets the heap
 // reach twice what is live.
-func limitMemory(treeBytes int64) {
+func limitMemory(search *mcts.Config) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if treeBytes == 0 {
-		treeBytes = mcts.DefaultTreeBytes
-	}
-	debug.SetMemoryLimit(treeBytes + memoryHeadroom)
+	debug.SetMemoryLimit(search.TreeBudget() + memoryHeadroom)
 }
 
 // shippedNetwork returns the shipped network's path if it is found in the

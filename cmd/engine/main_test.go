@@ -32,7 +32,9 @@ func TestPlayoutsUnderAClock(t *testing.T) {
 		mostTime time.Duration // the search's time
 	}{
 		{"playouts 30", []string{"-playouts", "30"}, 30, time.Hour},
-		{"movetime 40", []string{"-movetime", "40"}, 1 << 30, 40 * time.Millisecond},
+		// 40 ms against the clock's 1.6 s: a search under a second shows the
+		// cap, with room for a loaded machine.
+		{"movetime 40", []string{"-movetime", "40"}, 1 << 30, time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// The input stays open until the move: an input that ends
@@ -64,7 +66,7 @@ func TestPlayoutsUnderAClock(t *testing.T) {
 			if !found || !moved {
 				t.Fatalf("want a status line and a move (%s)", errs.String())
 			}
-			if n > c.most || time.Duration(ms)*time.Millisecond > c.mostTime+50*time.Millisecond {
+			if n > c.most || time.Duration(ms)*time.Millisecond > c.mostTime {
 				t.Errorf("got %d playouts in %d ms, want at most %d playouts and %v", n, ms, c.most, c.mostTime)
 			}
 		})

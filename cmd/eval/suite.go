@@ -360,7 +360,7 @@ func suiteCandidateList(ctx context.Context, o *suiteOptions) (*suiteCandidates,
 	}
 	starts, err := match.NewRandomStarts(ctx, o.variant, o.random, o.randPlies, o.seed)
 	if err != nil {
-		return nil, fmt.Errorf("-random %d, -random-plies %d: %s", o.random, o.randPlies, strings.TrimPrefix(err.Error(), "cli: "))
+		return nil, fmt.Errorf("-random %d, -random-plies %d: %w", o.random, o.randPlies, err)
 	}
 	for _, r := range starts {
 		c.list = append(c.list, r)
