@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -327,5 +328,22 @@ func TestArenaChunkEnds(t *testing.T) {
 	compact(&dst, &src, 0, limit)
 	if dst.len() != src.len() {
 		t.Errorf("second compact: got %d nodes, want %d", dst.len(), src.len())
+	}
+}
+
+// TestSearchContext: a search stops with ctx's error when ctx is done, and
+// runs to its playouts otherwise.
+func TestSearchContext(t *testing.T) {
+	g := mustGame(t, "copenhagen", midGame)
+	cfg := DefaultConfig()
+	r := NewRunner(NewHeuristic())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.SearchContext(ctx, NewSearch(&cfg, g, 1), 1000); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v, want context.Canceled", err)
+	}
+	s := NewSearch(&cfg, g, 1)
+	if err := r.SearchContext(context.Background(), s, 300); err != nil || s.Playouts() != 300 {
+		t.Errorf("got %d playouts, %v; want 300, no error", s.Playouts(), err)
 	}
 }

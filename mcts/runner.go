@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"context"
 	"fmt"
 
 	"taflab/rules"
@@ -49,12 +50,22 @@ func (r *Runner) Evaluator() Evaluator { return r.eval }
 // the side to move has no legal move though the game is not over (see
 // Step).
 func (r *Runner) Search(s *Search, playouts int) error {
+	return r.SearchContext(context.Background(), s, playouts)
+}
+
+// SearchContext is Search stopped by ctx: it checks ctx between rounds (a
+// round is at most Config.LeavesPerGame leaves) and returns ctx's error,
+// the search left as far as it got.
+func (r *Runner) SearchContext(ctx context.Context, s *Search, playouts int) error {
 	if err := CheckPlayouts(playouts); err != nil {
 		return err
 	}
 	s.Start(playouts, false)
 	one := []*Search{s}
 	for !s.Done() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := r.Step(one); err != nil {
 			return err
 		}

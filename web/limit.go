@@ -70,20 +70,15 @@ func canceled(ctx context.Context) error {
 	return errorf(http.StatusServiceUnavailable, "the request was cancelled (%v): the search stopped", context.Cause(ctx))
 }
 
-// runSearch runs s to playouts root visits like mcts.Runner.Search, but
-// checks ctx between rounds (a round is at most Config.LeavesPerGame leaves,
-// milliseconds): a search whose client went away stops at once instead of
-// running to its end.
+// runSearch runs s to playouts root visits, stopped by ctx between rounds
+// (mcts.Runner.SearchContext): a search whose client went away stops at
+// once instead of running to its end.
 func runSearch(ctx context.Context, r *mcts.Runner, s *mcts.Search, playouts int) error {
-	s.Start(playouts, false)
-	one := []*mcts.Search{s}
-	for !s.Done() {
+	if err := r.SearchContext(ctx, s, playouts); err != nil {
 		if ctx.Err() != nil {
 			return canceled(ctx)
 		}
-		if err := r.Step(one); err != nil {
-			return err
-		}
+		return err
 	}
 	if s.Visits() == 0 {
 		return fmt.Errorf("the search ran no playout (no legal move?)")
