@@ -56,26 +56,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := cli.NewFlagSet("engine", help, stderr)
 	proto := fs.String("protocol", "", "`otep` or uci")
 	netFile := fs.String("net", "", "network `file`, or builtin (default: the shipped network if found)")
-	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget")
+	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget, and when given the most with one")
 	movetime := fs.Int("movetime", 0, "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
 	threads := fs.Int("threads", 1, "the network's threads (`N`)")
 	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name`, a rule-set file or otr:RULES")
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "engine: "+format+"\n", a...)
 		return 2
 	}
-	switch {
-	case *proto != engine.OTEP && *proto != engine.UCI:
+	if *proto != engine.OTEP && *proto != engine.UCI {
 		return bad("-protocol %q: want otep or uci", *proto)
-	case *playouts < 1 || *playouts > mcts.MaxPlayouts:
-		return bad("-playouts %d: want 1 to %d", *playouts, mcts.MaxPlayouts)
-	case *movetime < 0 || *movetime > maxMoveTimeMillis:
-		return bad("-movetime %d: want 0 to %d milliseconds", *movetime, maxMoveTimeMillis)
-	case *threads < 1 || *threads > maxThreads:
-		return bad("-threads %d: want 1 to %d", *threads, maxThreads)
 	}
 	v, err := cli.LoadVariant(*variantArg)
 	if err != nil {
@@ -120,12 +113,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return 0
 }
-
-// Flag ranges.
-const (
-	maxMoveTimeMillis = 24 * 3600 * 1000 // a day
-	maxThreads        = 256
-)
 
 // memoryHeadroom is what the engine may hold besides one search's tree: the
 // network, the input and the garbage a search leaves.

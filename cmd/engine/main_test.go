@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"taflab/cmd/internal/cli"
 )
 
 // openTaflFirstMove is what OpenTafl's host sent taflab for its first move
@@ -87,5 +90,39 @@ func TestReadErrorNamedOnce(t *testing.T) {
 	}
 	if got, want := strings.TrimSpace(errs.String()), "engine: read: the pipe broke"; !strings.HasSuffix(got, want) || strings.Contains(got, "engine: engine:") {
 		t.Errorf("got %q, want it to end %q, the prefix once", got, want)
+	}
+}
+
+// TestFlagRanges: every numeric flag of the engine has a documented range
+// (derived from the flag set itself), and refuses its maximum plus one and
+// its minimum minus one with exit status 2 and a message naming the flag,
+// before it reads a line.
+func TestFlagRanges(t *testing.T) {
+	var fs *flag.FlagSet
+	cli.OnRanged = func(f *flag.FlagSet, _ cli.Ranges) { fs = f }
+	var help bytes.Buffer
+	code := run(context.Background(), []string{"-h"}, strings.NewReader(""), &help, &help)
+	cli.OnRanged = nil
+	if code != 0 || fs == nil {
+		t.Fatalf("engine -h: got exit %d and flag set %v, want 0 and the flag set", code, fs)
+	}
+	ranges := cli.FlagRanges[fs.Name()]
+	for _, f := range cli.NumericFlags(fs) {
+		if _, ok := ranges[f]; !ok {
+			t.Errorf("-%s: got no documented range, want one in cli.FlagRanges[%q]", f, fs.Name())
+		}
+	}
+	cases := cli.OutOfRange(fs, ranges)
+	if len(cases) == 0 {
+		t.Fatal("got no out-of-range cases, want two a flag")
+	}
+	for _, c := range cases {
+		t.Run(c.Flag+"="+c.Value, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			code := run(context.Background(), []string{"-protocol", "uci", "-net", "builtin", "-" + c.Flag + "=" + c.Value}, strings.NewReader("isready\n"), &out, &errs)
+			if code != 2 || !strings.Contains(errs.String(), "-"+c.Flag) || out.Len() != 0 {
+				t.Errorf("got exit %d, %q on stderr and %q on stdout; want 2, a message naming -%s and no answer", code, errs.String(), out.String(), c.Flag)
+			}
+		})
 	}
 }

@@ -37,13 +37,18 @@ const (
 )
 
 // FlagRanges is the one table of the documented ranges of every numeric
-// flag of every command but the engine and eval serve, by the command's
+// flag of every command but eval serve (the web's own), by the command's
 // flag set name and the flag's name. Each command documents them in its
 // help (DocumentRanges) and checks them where it parses its flags
 // (CheckRanges): a value out of range is an error naming the flag and the
 // range, exit status 2. A numeric flag missing here is refused on every
 // run, and the commands' tests fail.
 var FlagRanges = map[string]Ranges{
+	"engine": {
+		"playouts": IntRange(1, MaxPlayouts, ""),
+		"movetime": IntRange(0, 24*3600*1000, "0: playouts; a day at most"),
+		"threads":  IntRange(1, 256, ""),
+	},
 	"eval analyze": {
 		"playouts": IntRange(0, MaxPlayouts, "0: no search"),
 		"top":      IntRange(1, 1000, ""),
