@@ -199,7 +199,6 @@ func ParseRecord(line int, text string) (Record, error) {
 // ("moves,attacker_captures,...").
 func IsRecordHeader(text string) bool { return strings.HasPrefix(text, "moves,") }
 
-
 // ParseMoves reads moves in notation separated by spaces, such as
 // "d1-d3 g3-e3xe2"; the first move is ply 1. Errors are *RecordError values
 // naming the ply and the token; ParseMoves never panics.

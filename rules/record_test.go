@@ -493,4 +493,3 @@ func recPositionBefore(t *testing.T, v *rules.Variant, moves []rules.RecordedMov
 	}
 	return rules.Replay(v, v.Start(), moves[:ply-1], 0).Position
 }
-
