@@ -27,7 +27,7 @@ const openTaflCopenhagen = "dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:
 // of main search, and when its set-up takes longer than that on a loaded
 // machine its timers end the search before it starts
 // (AiWorkspace.explore's NullPointerException): so not one second. It
-// takes 2 to 10 minutes, as loaded as the machine is.
+// takes 2 to 10 minutes, depending on the machine's load.
 func TestMatchOpenTafl(t *testing.T) {
 	cmd := os.Getenv("TAFLAB_OPENTAFL")
 	if cmd == "" {
