@@ -116,8 +116,23 @@ func (s *Server) network(id string) (*net.Network, error) {
 // a time. A network plays only net.BoardSize boards: another rule set with
 // a network is refused (422) rather than failing at its first move.
 func (s *Server) evaluator(id string, v *rules.Variant) (mcts.Evaluator, error) {
-	if id == builtinID || id == "" {
+	n, err := s.checkEngine(id, v)
+	switch {
+	case err != nil:
+		return nil, err
+	case n == nil:
 		return mcts.NewHeuristic(), nil
+	}
+	return n.NewInference(1, "net-"+n.Hash()), nil
+}
+
+// checkEngine loads the network id names (nil for the built-in searcher)
+// and checks that it plays v's board, without building an evaluator and
+// its buffers: what a request is refused for before it waits for a search
+// slot.
+func (s *Server) checkEngine(id string, v *rules.Variant) (*net.Network, error) {
+	if id == builtinID || id == "" {
+		return nil, nil
 	}
 	n, err := s.network(id)
 	if err != nil {
@@ -127,7 +142,7 @@ func (s *Server) evaluator(id string, v *rules.Variant) (mcts.Evaluator, error) 
 		return nil, errorf(http.StatusUnprocessableEntity, "network %q plays %dx%d boards, and %s is %dx%d: choose the built-in searcher (engine %q) for it",
 			id, net.BoardSize, net.BoardSize, v.Name(), v.Size(), v.Size(), builtinID)
 	}
-	return n.NewInference(1, "net-"+n.Hash()), nil
+	return n, nil
 }
 
 // analyzeRequest is the body of POST /api/analyze: a game given by its rule
@@ -229,7 +244,7 @@ func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeR
 	if req.Network == "" {
 		req.Network = builtinID
 	}
-	if _, err := s.evaluator(req.Network, v); err != nil { // refused before it waits for a slot
+	if _, err := s.checkEngine(req.Network, v); err != nil { // refused before it waits for a slot
 		return nil, err
 	}
 	release, err := s.searches.acquire(ctx)

@@ -145,7 +145,7 @@ func (s *Server) newGame(req newGameRequest) (*game, error) {
 		if req.Playouts < 1 || req.Playouts > s.cfg.MaxPlayouts {
 			return nil, errorf(http.StatusBadRequest, "playouts %d: want 1 to %d", req.Playouts, s.cfg.MaxPlayouts)
 		}
-		if _, err = s.evaluator(req.Engine, v); err != nil { // refused now rather than at its first move
+		if _, err = s.checkEngine(req.Engine, v); err != nil { // refused now rather than at its first move
 			return nil, err
 		}
 		gm.newEval = func() (mcts.Evaluator, error) { return s.evaluator(req.Engine, v) }
