@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,11 +25,7 @@ func variantFile(t *testing.T, name string, replacements ...string) *rules.Varia
 		t.Fatal(err)
 	}
 	text := strings.NewReplacer(append([]string{`name = "copenhagen-classic"`, `name = "` + name + `"`}, replacements...)...).Replace(string(data))
-	path := filepath.Join(t.TempDir(), name+".toml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	v, err := LoadVariant(path)
+	v, err := LoadVariant(writeFile(t, t.TempDir(), name+".toml", text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,13 +276,7 @@ func TestOpeningsSuiteErrors(t *testing.T) {
 	// the shipped suite was balanced under other rules.
 	changed := variantFile(t, "copenhagen-classic", "edge_fort = true", "edge_fort = false")
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	start := variants.MustLoad("copenhagen").Start().String()
 	good := write("good.txt", "# a suite\n"+start+"  # the start\n")
 	badPosition := write("bad-position.txt", "# a suite\n"+start+"\n\nnot/a/position a\n")

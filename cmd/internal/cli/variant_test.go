@@ -10,6 +10,16 @@ import (
 	"taflab/rules"
 )
 
+// writeFile writes text into dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // openTaflCopenhagen is OpenTafl's Copenhagen as its RulesSerializer writes
 // it (../shared/notes/opentafl.md).
 const openTaflCopenhagen = "dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:s start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
@@ -20,13 +30,7 @@ const openTaflCopenhagen = "dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:
 // key named.
 func TestLoadVariantOTR(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	toml, err := os.ReadFile("../../../configs/variants/fetlar.toml")
 	if err != nil {
 		t.Fatal(err)
