@@ -22,12 +22,12 @@ const module = "taflab"
 var allowedImports = map[string][]string{
 	"rules":            {},
 	"configs/variants": {"rules", "configs/internal/strict"},
-	"configs":          {"rules", "mcts", "net", "datasets", "stats"},
+	"configs":          {"rules", "mcts", "net", "datasets", "stats", "protocol", "internal/fileio"},
 	"mcts":             {"rules"},
 	"net":              {"rules", "mcts"},
 	"datasets":         {"rules"},
 	"stats":            {},
-	"match":            {"rules", "mcts", "stats"},
+	"match":            {"rules", "mcts", "stats", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
 	// The web page's server: games, replays, analysis and run charts.
 	"web": {"rules", "mcts", "net", "datasets", "configs/variants"},
@@ -36,6 +36,22 @@ var allowedImports = map[string][]string{
 	// Engine protocols, both sides: Serve (taflab as an engine) and
 	// External (other engines as match players).
 	"engine": {"rules", "mcts", "protocol", "match"},
+	// Players of match play from their specs, and networks as evaluators.
+	"player": {"rules", "mcts", "net", "engine", "match"},
+	// Where games start: opening suites and random openings.
+	"openings": {"rules", "match", "configs", "configs/variants", "internal/fileio"},
+	// Charts: one palette, axis ticks and PNG files.
+	"chart": {"internal/fileio"},
+	// Self-play runs: games into dataset shards.
+	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "internal/fileio"},
+	// Training runs: samples from shards and records into a network.
+	"training": {"rules", "net", "datasets", "configs", "chart", "internal/fileio"},
+	// The self-play loop: generations of self-play, training and gating.
+	"loop": {"rules", "mcts", "net", "datasets", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "internal/fileio", "internal/progress"},
+	// Files written whole or not at all, and read within a limit.
+	"internal/fileio": {},
+	// Progress bars and lines for long runs.
+	"internal/progress": {},
 	// Support for tests only: finding Node.js and its packages.
 	"internal/nodetest": {},
 	// Support for tests only: small network files.

@@ -79,7 +79,7 @@ type LoopGate struct {
 	Alpha        float64 `toml:"alpha"`
 	Beta         float64 `toml:"beta"`
 	Playouts     int     `toml:"playouts"`
-	Openings     string  `toml:"openings"`      // "suite", "random" or a suite file (cli.Openings)
+	Openings     string  `toml:"openings"`      // "suite", "random" or a suite file (openings.Openings)
 	OpeningPlies int     `toml:"opening_plies"` // moves of a random opening
 }
 

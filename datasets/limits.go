@@ -128,7 +128,7 @@ const StaleTempAge = time.Hour
 
 // RemoveStaleTemps removes, from dir, the temporary files that the writers
 // of this program name ".BASE.tmp-DIGITS" (os.CreateTemp's "."+BASE+".tmp-*"
-// in writeTemp and cli.WriteFileAtomic) and that were last modified more
+// in writeTemp and fileio.WriteFile) and that were last modified more
 // than age ago: files a writer killed between writing and renaming them
 // (SIGKILL, a power cut) left behind, hidden and never read. base, if not
 // "", takes only those of one target file. Nothing else is touched: not

@@ -21,9 +21,11 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
 	"taflab/engine"
 	"taflab/mcts"
 	"taflab/net"
+	"taflab/player"
 )
 
 const help = `usage: engine -protocol otep|uci [-net FILE|builtin] [-playouts N | -movetime MS]
@@ -70,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *proto != engine.OTEP && *proto != engine.UCI {
 		return bad("-protocol %q: want otep or uci", *proto)
 	}
-	v, err := cli.LoadVariant(*variantArg)
+	v, err := configs.LoadVariant(*variantArg)
 	if err != nil {
 		return bad("-variant: %v", err)
 	}
@@ -88,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		path = shippedNetwork()
 	}
 	if path != "" && path != "builtin" {
-		factory, n, err := cli.NetworkEvaluators(path, *threads, nil)
+		factory, n, err := player.NetworkEvaluators(path, *threads, nil)
 		if err != nil {
 			if *netFile != "" {
 				return bad("-net: %v", err)

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
@@ -82,7 +83,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *playouts < 0 || *top < 1:
 		return fail(2, "-playouts %d, -top %d: want 0 or more playouts and at least one move", *playouts, *top)
 	}
-	v, err := cli.LoadVariant(*variantArg)
+	v, err := configs.LoadVariant(*variantArg)
 	if err != nil {
 		return fail(2, "-variant: %v", err)
 	}

@@ -25,12 +25,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"taflab/cmd/internal/chart"
+	"taflab/chart"
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
+	"taflab/player"
 	"taflab/rules"
 	"taflab/stats"
 )
@@ -411,8 +416,8 @@ play:
 
 	md := balanceMarkdown(rep)
 	if err := errors.Join(
-		cli.WriteJSON(filepath.Join(o.out, "balance.json"), rep),
-		cli.WriteFileAtomic(filepath.Join(o.out, "balance.md"), []byte(md)),
+		fileio.WriteJSON(filepath.Join(o.out, "balance.json"), rep),
+		fileio.WriteFile(filepath.Join(o.out, "balance.md"), []byte(md)),
 		balanceChart(rep, o.numeric, filepath.Join(o.out, "balance.png")),
 	); err != nil {
 		runErr = errors.Join(runErr, err)
@@ -444,7 +449,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 	records := &listFlag{split: true}
 	fs.Var(records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
 	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES")
-	openings := fs.String("openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
+	openingsFlag := fs.String("openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
 	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
 	seed := fs.Uint64("seed", 1, "`seed` of the games")
@@ -483,10 +488,10 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 		return bad("-games-per-worker %d: want at least 1", *perWorker)
 	}
 	o := &balanceOptions{maxGames: *games, width: *width, confidence: *confidence, minGames: *minGames,
-		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out, suites: *openings == "suite",
+		workers: *workers, perWorker: *perWorker, seed: *seed, out: *out, suites: *openingsFlag == "suite",
 		workersGiven: isFlagSet(fs, "workers"), perWorkerGiven: isFlagSet(fs, "games-per-worker")}
-	if *openings != "start" && *openings != "suite" {
-		return bad("-openings %q: want start or suite", *openings)
+	if *openingsFlag != "start" && *openingsFlag != "suite" {
+		return bad("-openings %q: want start or suite", *openingsFlag)
 	}
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
@@ -503,7 +508,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 		if arg == "" {
 			continue
 		}
-		v, err := cli.LoadVariant(arg)
+		v, err := configs.LoadVariant(arg)
 		if err != nil {
 			return bad("-variants: %v", err)
 		}
@@ -513,7 +518,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 		seen[v.Name()] = arg
 		o.variants = append(o.variants, v)
 		if o.suites {
-			if _, err := cli.LoadSuite("", v); err != nil {
+			if _, err := openings.LoadSuite("", v); err != nil {
 				return bad("-openings suite: %v", err)
 			}
 		}
@@ -538,7 +543,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 	}
 	names := map[string]bool{}
 	for _, spec := range specs {
-		p, err := cli.ParsePlayer(spec)
+		p, err := player.Parse(spec)
 		if err != nil {
 			return bad("-player: %v", err)
 		}
@@ -555,7 +560,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 				if spec == "builtin" {
 					sep = ":"
 				}
-				q, err := cli.ParsePlayer(fmt.Sprintf("%s%splayouts=%d", spec, sep, n))
+				q, err := player.Parse(fmt.Sprintf("%s%splayouts=%d", spec, sep, n))
 				if err != nil {
 					return bad("-player: %v", err)
 				}
@@ -581,7 +586,7 @@ func parseBalanceFlags(ctx context.Context, args []string, stdin io.Reader, stde
 		}
 	}
 
-	rv, err := cli.LoadVariant(*recVariant)
+	rv, err := configs.LoadVariant(*recVariant)
 	if err != nil {
 		return bad("-records-variant: %v", err)
 	}
@@ -721,7 +726,7 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 	var suite []match.SuiteEntry
 	if o.suites {
 		var err error
-		if suite, err = cli.LoadSuite("", v); err != nil {
+		if suite, err = openings.LoadSuite("", v); err != nil {
 			return run, fmt.Errorf("%s: %w", v.Name(), err)
 		}
 		run.Openings = fmt.Sprintf("the opening suite of %s (%d positions)", v.Name(), len(suite))
@@ -757,7 +762,7 @@ func playBalanceRun(ctx context.Context, o *balanceOptions, v *rules.Variant, p 
 	if o.width > 0 {
 		stop = &stats.PrecisionStop{Width: o.width, Confidence: o.confidence, MinGames: o.minGames}
 	}
-	progress := cli.NewProgress(stdout, o.maxGames, "games", 10*time.Second)
+	progress := progress.New(stdout, o.maxGames, "games", 10*time.Second)
 	progress.Update(0, v.Name()+" "+p.Name+": starting")
 	pending := map[int]gameResult{}
 	counted, done := 0, false
@@ -814,7 +819,7 @@ func playBalanceEngineRun(ctx context.Context, o *balanceOptions, v *rules.Varia
 		cfg.GamesPerWorker = o.perWorker
 	}
 	if o.suites {
-		suite, err := cli.LoadSuite("", v)
+		suite, err := openings.LoadSuite("", v)
 		if err != nil {
 			return run, fmt.Errorf("%s: %w", v.Name(), err)
 		}
@@ -827,7 +832,7 @@ func playBalanceEngineRun(ctx context.Context, o *balanceOptions, v *rules.Varia
 	if o.width > 0 {
 		stop = &stats.PrecisionStop{Width: o.width, Confidence: o.confidence, MinGames: o.minGames}
 	}
-	progress := cli.NewProgress(stdout, o.maxGames, "games", 10*time.Second)
+	progress := progress.New(stdout, o.maxGames, "games", 10*time.Second)
 	progress.Update(0, v.Name()+" "+p.Name+": starting")
 	pending := map[int]match.Game{}
 	counted, done := 0, false

@@ -16,8 +16,10 @@ import (
 	"golang.org/x/term"
 
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
 	"taflab/datasets"
 	"taflab/fit"
+	"taflab/internal/progress"
 	"taflab/net"
 )
 
@@ -117,7 +119,7 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *workers < 0:
 		return fail(2, "-workers %d: want 0 or more", *workers)
 	}
-	v, err := cli.LoadVariant(*variantArg)
+	v, err := configs.LoadVariant(*variantArg)
 	if err != nil {
 		return fail(2, "-variant: %v", err)
 	}
@@ -158,7 +160,7 @@ func runFitCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	opts := fit.Options{Workers: *workers}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		progress := cli.NewProgress(stderr, len(games), "games", 10*time.Second)
+		progress := progress.New(stderr, len(games), "games", 10*time.Second)
 		defer progress.Finish()
 		opts.Progress = func(done, total int) { progress.Update(done, "") }
 	}

@@ -12,8 +12,14 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
+	"taflab/loop"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
+	"taflab/player"
 	"taflab/stats"
 )
 
@@ -111,15 +117,15 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err := test.Validate(); err != nil {
 		return bad("%v", err)
 	}
-	v, err := cli.LoadVariant(*variantArg)
+	v, err := configs.LoadVariant(*variantArg)
 	if err != nil {
 		return bad("-variant: %v", err)
 	}
-	a, err := cli.ParsePlayer(*aSpec)
+	a, err := player.Parse(*aSpec)
 	if err != nil {
 		return bad("-a: %v", err)
 	}
-	b, err := cli.ParsePlayer(*bSpec)
+	b, err := player.Parse(*bSpec)
 	if err != nil {
 		return bad("-b: %v", err)
 	}
@@ -138,7 +144,7 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return bad("-gate promotes a network: -a must be net=FILE,...")
 	}
 	pairs := *maxGames / 2
-	openings, openingsDesc, err := cli.OpeningsCtx(ctx, *openingsSpec, v, pairs, *openingPlies, *seed)
+	openings, openingsDesc, err := openings.OpeningsCtx(ctx, *openingsSpec, v, pairs, *openingPlies, *seed)
 	if err != nil && ctx.Err() != nil {
 		fmt.Fprintln(stderr, "eval match: stopped while drawing the openings; nothing played")
 		return 130
@@ -158,7 +164,7 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		Openings: openings, MaxPairs: pairs}
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
-	progress := cli.NewProgress(stdout, pairs, "pairs", 10*time.Second)
+	progress := progress.New(stdout, pairs, "pairs", 10*time.Second)
 	res, err := match.RunSPRT(ctx, cfg, test, func(_ match.Pair, r stats.Report) {
 		progress.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
 	})
@@ -168,7 +174,7 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "eval match: %v\n", err)
 		return 1
 	}
-	file := cli.NewMatchFile(v, a, b, test, res)
+	file := match.NewFile(v, a, b, test, res)
 	file.Openings = openingsDesc
 	if len(multipliers) > 0 && !interrupted {
 		fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
@@ -188,20 +194,20 @@ func runMatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 				fmt.Fprintf(stderr, "eval match: odds: %v\n", oerr)
 				return 1
 			}
-			file.Odds = cli.NewOddsInfo(rungs, odds)
+			file.Odds = match.NewOddsInfo(rungs, odds)
 			fmt.Fprintf(stdout, "eval match: playout odds: %s needs %s its playouts to score level with %s\n", b.Name, odds, a.Name)
 		}
 	}
-	if werr := cli.WriteMatchFiles(*out, file); werr != nil {
+	if werr := match.WriteFiles(*out, file); werr != nil {
 		fmt.Fprintf(stderr, "eval match: %v\n", werr)
 		return 1
 	}
 	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
-	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", cli.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
+	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
 	if *gate && file.Decision == "H1" {
 		abs, _ := filepath.Abs(a.Network)
-		p := cli.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: *out, Elo: res.Report.Elo, LLR: res.Report.LLR}
-		if err := cli.WriteJSON(*best, p); err != nil {
+		p := loop.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: *out, Elo: res.Report.Elo, LLR: res.Report.LLR}
+		if err := fileio.WriteJSON(*best, p); err != nil {
 			fmt.Fprintf(stderr, "eval match: %v\n", err)
 			return 1
 		}

@@ -22,8 +22,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"taflab/cmd/internal/chart"
+	"taflab/chart"
 	"taflab/cmd/internal/cli"
+	"taflab/internal/fileio"
+	"taflab/match"
 	"taflab/stats"
 )
 
@@ -154,9 +156,9 @@ func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	byVariant := map[string][]string{}
 	var variantOrder []string
-	var matches []cli.MatchFile
+	var matches []match.File
 	for _, path := range files {
-		f, err := cli.ReadMatchFile(path)
+		f, err := match.ReadFile(path)
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -240,8 +242,8 @@ func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err := errors.Join(
-		cli.WriteFileAtomic(filepath.Join(*out, "ratings.md"), []byte(md)),
-		cli.WriteJSON(filepath.Join(*out, "ratings.json"), rep),
+		fileio.WriteFile(filepath.Join(*out, "ratings.md"), []byte(md)),
+		fileio.WriteJSON(filepath.Join(*out, "ratings.json"), rep),
 		ratingsChart(rep, players, filepath.Join(*out, "ratings.png")),
 	); err != nil {
 		fmt.Fprintf(stderr, "eval ratings: %v\n", err)
@@ -302,7 +304,7 @@ func findMatchFiles(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && d.Name() == cli.MatchFileName {
+			if !d.IsDir() && d.Name() == match.FileName {
 				add(p)
 				found++
 			}
@@ -312,7 +314,7 @@ func findMatchFiles(paths []string) ([]string, error) {
 			return nil, err
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("%s: no %s in it or below", path, cli.MatchFileName)
+			return nil, fmt.Errorf("%s: no %s in it or below", path, match.FileName)
 		}
 	}
 	return files, nil
@@ -339,9 +341,9 @@ func generation(name string) (int, bool) {
 // (the same file written as a relative and an absolute path is one
 // network), or by its path when it cannot be read. Each clash is described
 // with the files where each player appears.
-func nameClashes(matches []cli.MatchFile, files []string, variant string) []string {
+func nameClashes(matches []match.File, files []string, variant string) []string {
 	sums := map[string]string{} // absolute path → contents' hash, or the path
-	identity := func(p cli.PlayerInfo) string {
+	identity := func(p match.PlayerInfo) string {
 		id := fmt.Sprintf("%d playouts", p.Playouts)
 		switch {
 		case p.Engine != "":
@@ -353,7 +355,7 @@ func nameClashes(matches []cli.MatchFile, files []string, variant string) []stri
 			}
 			if _, ok := sums[abs]; !ok {
 				sums[abs] = "network " + p.Network
-				if b, err := cli.ReadFileLimit(abs, cli.MaxRunFileBytes); err == nil {
+				if b, err := fileio.ReadFileLimit(abs, fileio.MaxRunFileBytes, "this file"); err == nil {
 					sums[abs] = fmt.Sprintf("network %x", sha256.Sum256(b))
 				}
 			}
@@ -370,7 +372,7 @@ func nameClashes(matches []cli.MatchFile, files []string, variant string) []stri
 		if f.Variant != variant {
 			continue
 		}
-		for _, p := range []cli.PlayerInfo{f.A, f.B} {
+		for _, p := range []match.PlayerInfo{f.A, f.B} {
 			if p.Name == "" {
 				continue
 			}
@@ -400,7 +402,7 @@ func nameClashes(matches []cli.MatchFile, files []string, variant string) []stri
 }
 
 // describePlayer says what a match file's player is.
-func describePlayer(p cli.PlayerInfo) string {
+func describePlayer(p match.PlayerInfo) string {
 	switch {
 	case p.Engine != "":
 		return fmt.Sprintf("engine %s at %d playouts", p.Engine, p.Playouts)
@@ -648,5 +650,5 @@ func savePNG(p *plot.Plot, path string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return cli.WriteFileAtomic(path, buf.Bytes())
+	return fileio.WriteFile(path, buf.Bytes())
 }

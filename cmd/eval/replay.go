@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/rules"
@@ -211,7 +212,7 @@ func parseReplayFlags(args []string, stdout, stderr io.Writer) (*replayFlags, in
 	case !f.movesSet && len(f.files) == 0:
 		return bad("nothing to replay: give -moves \"m1 m2 ...\" or FILE arguments (- for standard input)")
 	}
-	v, err := cli.LoadVariant(*variant)
+	v, err := configs.LoadVariant(*variant)
 	if err != nil {
 		return bad("-variant: %v", err)
 	}

@@ -15,9 +15,14 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
+	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
+	"taflab/player"
 	"taflab/rules"
 )
 
@@ -138,21 +143,21 @@ func runSuiteCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 
 	started := time.Now()
-	var progress *cli.Progress
+	var bar *progress.Bar
 	cfg := match.SuiteConfig{Variant: o.variant, Reference: o.player, Games: o.games,
 		MinDefenderRate: o.min, MaxDefenderRate: o.max, Size: o.size, Seed: o.seed,
 		Workers: o.workers, GamesPerWorker: o.perWorker,
 		Progress: func(p match.SuiteProgress) {
-			if progress == nil {
-				progress = cli.NewProgress(stdout, p.TotalGames, "games", 10*time.Second)
+			if bar == nil {
+				bar = progress.New(stdout, p.TotalGames, "games", 10*time.Second)
 			}
-			progress.Update(p.Games, fmt.Sprintf("%d candidates measured, %d kept", p.Tried, p.Kept))
+			bar.Update(p.Games, fmt.Sprintf("%d candidates measured, %d kept", p.Tried, p.Kept))
 		}}
 	fmt.Fprintf(stdout, "eval suite: %s: %d candidates, %s against itself, %d games each\n",
 		o.variant.Name(), len(cands.list), o.player.Name, o.games)
 	entries, st, err := match.BuildSuite(ctx, cfg, cands.list)
-	if progress != nil {
-		progress.Finish()
+	if bar != nil {
+		bar.Finish()
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		fmt.Fprintf(stderr, "eval suite: stopped after %d candidates; nothing written\n", st.Tried)
@@ -175,7 +180,7 @@ func runSuiteCtx(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "eval suite: the suite does not read back: %v\n", err)
 		return 1
 	}
-	if err := cli.WriteFileAtomic(o.out, data); err != nil {
+	if err := fileio.WriteFile(o.out, data); err != nil {
 		fmt.Fprintf(stderr, "eval suite: -out: %v\n", err)
 		return 1
 	}
@@ -198,7 +203,7 @@ func parseSuiteFlags(args []string, stdout, stderr io.Writer) (*suiteOptions, in
 	every := fs.Int("every", 4, "a human prefix every `N` plies from A")
 	random := fs.Int("random", 100, "`N` random openings as candidates")
 	randPlies := fs.Int("random-plies", 6, "`plies` of random moves in each random opening")
-	player := fs.String("player", "builtin:playouts=200", "the reference `player`, playing itself")
+	playerFlag := fs.String("player", "builtin:playouts=200", "the reference `player`, playing itself")
 	games := fs.Int("games", 8, "`games` per candidate")
 	minRate := fs.Float64("min", 0.2, "keep candidates whose defender rate is at least `R`")
 	maxRate := fs.Float64("max", 0.8, "keep candidates whose defender rate is at most `R`")
@@ -261,13 +266,13 @@ func parseSuiteFlags(args []string, stdout, stderr io.Writer) (*suiteOptions, in
 	if info, err := os.Stat(filepath.Dir(o.out)); err != nil || !info.IsDir() {
 		return bad("-out %s: its folder %s does not exist", o.out, filepath.Dir(o.out))
 	}
-	if o.variant, err = cli.LoadVariant(*variantArg); err != nil {
+	if o.variant, err = configs.LoadVariant(*variantArg); err != nil {
 		return bad("-variant: %v", err)
 	}
-	if o.recVariant, err = cli.LoadVariant(*recVariant); err != nil {
+	if o.recVariant, err = configs.LoadVariant(*recVariant); err != nil {
 		return bad("-records-variant: %v", err)
 	}
-	if o.player, err = cli.ParsePlayer(*player); err != nil {
+	if o.player, err = player.Parse(*playerFlag); err != nil {
 		return bad("-player: %v", err)
 	}
 	if o.records != "" && o.recVariant.Start() != o.variant.Start() {
@@ -345,7 +350,7 @@ func suiteCandidateList(ctx context.Context, o *suiteOptions) (*suiteCandidates,
 		}
 	}
 	if o.candidates != "" {
-		entries, err := cli.LoadSuite(o.candidates, o.variant)
+		entries, err := openings.LoadSuite(o.candidates, o.variant)
 		if err != nil {
 			return nil, fmt.Errorf("-candidates: %s", strings.TrimPrefix(err.Error(), "cli: "))
 		}

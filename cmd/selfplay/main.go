@@ -39,10 +39,12 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/loop"
-	"taflab/cmd/internal/selfplay"
 	"taflab/configs"
+	"taflab/internal/progress"
+	"taflab/loop"
+	"taflab/player"
 	"taflab/rules"
+	"taflab/selfplay"
 )
 
 func main() {
@@ -171,7 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !checkRanges() {
 		return 2
 	}
-	v, err := cli.LoadVariant(cfg.Variant)
+	v, err := configs.LoadVariant(cfg.Variant)
 	if err != nil {
 		fmt.Fprintf(stderr, "selfplay: -variant: %v\n", err)
 		return 2
@@ -182,12 +184,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.Net != "" {
 		var planes *rules.Variant
 		if cfg.NetPlanes != "" {
-			if planes, err = cli.LoadVariant(cfg.NetPlanes); err != nil {
+			if planes, err = configs.LoadVariant(cfg.NetPlanes); err != nil {
 				fmt.Fprintf(stderr, "selfplay: net_planes: %v\n", err)
 				return 2
 			}
 		}
-		factory, _, err := cli.NetworkEvaluators(cfg.Net, 1, planes)
+		factory, _, err := player.NetworkEvaluators(cfg.Net, 1, planes)
 		if err != nil {
 			fmt.Fprintf(stderr, "selfplay: -net: %v\n", err)
 			return 2
@@ -199,7 +201,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), %s, into %s\n",
 		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, evaluator, cfg.Out)
-	progress := cli.NewProgress(stdout, cfg.Games, "games", 5*time.Second)
+	progress := progress.New(stdout, cfg.Games, "games", 5*time.Second)
 	cpuBefore := cpuTime()
 	opts.OnProgress = func(s selfplay.Summary) { progress.Update(s.Games, describe(s)) }
 	sum, err := selfplay.Run(ctx, cfg, v, opts)

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"taflab/cmd/internal/loop"
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/loop"
 )
 
 // gamesBySeed reads every games file of dir: each game's moves by its seed.

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 
 	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/loop"
 	"taflab/configs"
+	"taflab/internal/fileio"
+	"taflab/loop"
 )
 
 const loopUsage = `usage: train loop [-run DIR] [-config FILE] [-generations N] [-external]
@@ -56,7 +57,7 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	name, text := "loop.toml (embedded)", configs.LoopFile()
 	own := filepath.Join(*runDir, loop.ConfigFile)
-	ownText, ownErr := cli.ReadFileLimit(own, cli.MaxConfigBytes)
+	ownText, ownErr := fileio.ReadFileLimit(own, fileio.MaxConfigBytes, "this file")
 	if ownErr != nil && !errors.Is(ownErr, os.ErrNotExist) {
 		fmt.Fprintf(stderr, "train loop: the run's %s: %v\n", loop.ConfigFile, ownErr)
 		return 2
@@ -65,7 +66,7 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		name, text = own, ownText
 	}
 	if *configFile != "" {
-		data, err := cli.ReadFileLimit(*configFile, cli.MaxConfigBytes)
+		data, err := fileio.ReadFileLimit(*configFile, fileio.MaxConfigBytes, "this file")
 		if err != nil {
 			fmt.Fprintf(stderr, "train loop: -config: %v\n", err)
 			return 2

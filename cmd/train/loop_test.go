@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"taflab/cmd/internal/loop"
 	"taflab/datasets"
+	"taflab/loop"
 )
 
 // loopFiles checks a finished tiny run's folder: the files the README

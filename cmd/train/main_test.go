@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"taflab/cmd/internal/selfplay"
-	"taflab/cmd/internal/training"
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/net"
+	"taflab/selfplay"
+	"taflab/training"
 )
 
 // tinyData writes a small self-play dataset once and keeps it for later

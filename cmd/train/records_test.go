@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/cmd/internal/training"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/net"
 	"taflab/rules"
+	"taflab/training"
 )
 
 // trainRecords writes n legal copenhagen-classic games of a few random

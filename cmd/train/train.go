@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/training"
 	"taflab/configs"
+	"taflab/internal/progress"
 	"taflab/net"
+	"taflab/training"
 )
 
 const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
@@ -95,7 +96,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 	}
-	progress := cli.NewProgress(stdout, cfg.Steps, "steps", 5*time.Second)
+	progress := progress.New(stdout, cfg.Steps, "steps", 5*time.Second)
 	sum, err := training.Run(ctx, cfg, training.Options{
 		Resume: *resume,
 		Init:   init,

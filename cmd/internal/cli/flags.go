@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"taflab/internal/fileio"
 )
 
 // NewFlagSet returns a command's flag set: errors and help go to stderr,
@@ -57,7 +58,7 @@ func ReadConfig[C any](cmd, file string, def C, parse func(file string, data []b
 	if file == "" {
 		return def, nil
 	}
-	data, err := ReadFileLimit(file, MaxConfigBytes)
+	data, err := fileio.ReadFileLimit(file, fileio.MaxConfigBytes, "a config file")
 	if err != nil {
 		return def, fmt.Errorf("%s: -config: %w", cmd, err)
 	}

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"time"
 
 	"taflab/configs"
-	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
 )
@@ -258,26 +256,6 @@ func ParseRanged(fs *flag.FlagSet, args []string, printConfig *bool, embedded []
 	return 0, false
 }
 
-// The limits of the files the commands read whole.
-const (
-	// MaxConfigBytes is the largest config, suite, match or pointer file
-	// read: 64 MiB (a match.json of 100,000 games is some 50 MiB).
-	MaxConfigBytes = 64 << 20
-)
-
-// ReadFileLimit reads the file at path whole, as os.ReadFile does (a file
-// that cannot be opened gets os.Open's error, which os.IsNotExist reads),
-// but refuses a file of more than limit bytes without reading past the
-// limit (datasets.ReadLimit): the error names the file and the limit.
-func ReadFileLimit(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return datasets.ReadLimit(path, f, limit, "this file")
-}
-
 // RangeCase is a value out of a flag's range, for the commands' tests of
 // their ranges: every one must be refused with exit status 2 and a
 // message naming the flag.
@@ -307,7 +285,3 @@ func OutOfRange(fs *flag.FlagSet, ranges Ranges) []RangeCase {
 	}
 	return out
 }
-
-// MaxRunFileBytes is the largest log, journal, metrics or network file of a
-// run folder read whole: 1 GiB.
-const MaxRunFileBytes = 1 << 30

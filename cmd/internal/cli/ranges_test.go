@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"taflab/configs/variants"
-	"taflab/datasets"
 )
 
 func TestCheckRanges(t *testing.T) {
@@ -90,89 +84,10 @@ func TestCheckRanges(t *testing.T) {
 	})
 }
 
-func TestParsePlayerPlayoutRange(t *testing.T) {
-	cases := []struct {
-		spec string
-		want string // "" for none
-	}{
-		{"builtin:playouts=16777216", ""},
-		{"builtin:playouts=16777217", "playouts=16777217: want a whole number from 1 to 16777216"},
-		{"builtin:playouts=3000000000", "playouts=3000000000: want a whole number from 1 to 16777216"},
-		{"builtin:playouts=4294967297", "playouts=4294967297"},
-		{"net=x.safetensors,playouts=3000000000", "playouts=3000000000"},
-		{"builtin:playouts=0", "playouts=0"},
-	}
-	for _, c := range cases {
-		t.Run(c.spec, func(t *testing.T) {
-			_, err := ParsePlayer(c.spec)
-			if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
-				t.Errorf("got %v, want %q", err, c.want)
-			}
-		})
-	}
-}
-
-func TestOpeningsRandomRange(t *testing.T) {
-	v := variants.MustLoad("copenhagen")
-	t.Run("Openings refuses plies out of range", func(t *testing.T) {
-		if _, _, err := Openings("random", v, 2, 101, 1); err == nil || !strings.Contains(err.Error(), "want 0 to 100") {
-			t.Errorf("got %v, want an error giving the range", err)
-		}
-	})
-}
-
-func TestReadFileLimit(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "c.toml")
-	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if data, err := ReadFileLimit(path, 10); err != nil || string(data) != "0123456789" {
-		t.Errorf("at the limit: got %q, %v, want the file", data, err)
-	}
-	if _, err := ReadFileLimit(path, 9); err == nil || !strings.Contains(err.Error(), path+": more than 9 bytes") {
-		t.Errorf("past the limit: got %v, want an error naming the file and the limit", err)
-	}
-	if _, err := ReadFileLimit(filepath.Join(dir, "none"), 9); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a missing file: got %v, want os.ErrNotExist as os.ReadFile gives", err)
-	}
+func TestReadConfigLimit(t *testing.T) {
 	// ReadConfig refuses a config past the limit rather than reading it all.
 	if _, err := ReadConfig("cmd", "/dev/zero", 0, func(string, []byte) (int, error) { return 1, nil }); err == nil ||
 		!strings.Contains(err.Error(), "more than 67108864 bytes") {
 		t.Errorf("ReadConfig(/dev/zero): got %v, want the size limit", err)
-	}
-}
-
-// TestWriteFileAtomicRemovesStale: a temporary file that a killed writer
-// left (issue 23 item 8) goes at the next write of the same file; a fresh
-// one and another file's stay.
-func TestWriteFileAtomicRemovesStale(t *testing.T) {
-	dir := t.TempDir()
-	old := time.Now().Add(-2 * datasets.StaleTempAge)
-	files := map[string]bool{ // name: want it removed
-		".best.json.tmp-123": true,
-		".best.json.tmp-456": false, // fresh
-		".other.json.tmp-7":  false, // another file's
-	}
-	for name, stale := range files {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if stale || name == ".other.json.tmp-7" {
-			os.Chtimes(path, old, old)
-		}
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "best.json"), []byte("{}\n")); err != nil {
-		t.Fatal(err)
-	}
-	for name, remove := range files {
-		_, err := os.Stat(filepath.Join(dir, name))
-		if gone := err != nil; gone != remove {
-			t.Errorf("%s: got removed %v, want %v", name, gone, remove)
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "best.json")); err != nil || string(data) != "{}\n" {
-		t.Errorf("got %q, %v, want the file written", data, err)
 	}
 }

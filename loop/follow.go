@@ -12,12 +12,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/selfplay"
 	"taflab/configs"
+	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
+	"taflab/player"
 	"taflab/rules"
+	"taflab/selfplay"
 )
 
 // WorkersDir is the run folder's folder of follower records: one JSON file
@@ -156,7 +158,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	}
 	var suite []match.SuiteEntry
 	if cfg.SelfPlay.Mix.SuiteShare > 0 {
-		if suite, err = cli.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
+		if suite, err = openings.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
 			return FollowSummary{}, fmt.Errorf("loop: follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts: %w", filepath.Join(run, ConfigFile), err)
 		}
 	}
@@ -196,11 +198,11 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	var sum FollowSummary
 	var index atomic.Int64 // games handed out, over every player
 	for play.Err() == nil {
-		player, err := currentPlayer(run, cfg, v)
+		self, err := currentPlayer(run, cfg, v)
 		if err != nil {
 			return sum, err
 		}
-		newEval, label, err := playerEvaluators(player)
+		newEval, label, err := playerEvaluators(self)
 		if err != nil {
 			return sum, err
 		}
@@ -219,7 +221,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 				stop()
 				return mcts.GameSpec{}, false
 			}
-			if now, err := currentPlayer(run, cfg, v); err != nil || now.key() != player.key() {
+			if now, err := currentPlayer(run, cfg, v); err != nil || now.key() != self.key() {
 				stale.Store(true) // an error is read again, and reported, by the loop above
 				return mcts.GameSpec{}, false
 			}
@@ -237,7 +239,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 			ws.ByEvaluator[label] = beforeLabel + s.Games
 			ws.Updated = time.Now().UTC()
 			if werr == nil {
-				werr = cli.WriteJSON(statsPath, ws)
+				werr = fileio.WriteJSON(statsPath, ws)
 			}
 			fmt.Fprintf(log, "follow: %d games, %d positions in %d shards; with %s %d games at %.1f games/min\n",
 				ws.Games, ws.Positions, ws.Shards, label, s.Games, s.GamesPerMinute())
@@ -267,14 +269,14 @@ func waitForRun(ctx context.Context, run string, poll time.Duration, log io.Writ
 	cfgPath, varPath := filepath.Join(run, ConfigFile), filepath.Join(run, VariantFile)
 	said := false
 	for {
-		text, err1 := cli.ReadFileLimit(cfgPath, cli.MaxConfigBytes)
+		text, err1 := fileio.ReadFileLimit(cfgPath, fileio.MaxConfigBytes, "this file")
 		_, err2 := os.Stat(varPath)
 		if err1 == nil && err2 == nil {
 			cfg, err := configs.ParseLoop(cfgPath, text)
 			if err != nil {
 				return configs.Loop{}, nil, fmt.Errorf("loop: follow: %w", err)
 			}
-			v, err := cli.LoadVariant(varPath)
+			v, err := configs.LoadVariant(varPath)
 			if err != nil {
 				return configs.Loop{}, nil, fmt.Errorf("loop: follow: %s: %w", varPath, err)
 			}
@@ -322,7 +324,7 @@ func playerEvaluators(p playerSpec) (func() (mcts.Evaluator, error), string, err
 	if p.net == "" {
 		return func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }, mcts.NewHeuristic().ID(), nil
 	}
-	factory, _, err := cli.NetworkEvaluators(p.net, 1, p.planes)
+	factory, _, err := player.NetworkEvaluators(p.net, 1, p.planes)
 	if err != nil {
 		return nil, "", err
 	}

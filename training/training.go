@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/fileio"
 	"taflab/net"
 	"taflab/rules"
 )
@@ -298,7 +298,7 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 		}
 		return nil, nil
 	}
-	v, err := cli.LoadVariant(rc.Variant)
+	v, err := configs.LoadVariant(rc.Variant)
 	if err != nil {
 		return nil, fmt.Errorf("training: records.variant: %w", err)
 	}
@@ -530,7 +530,7 @@ const metricsHeader = "step,learning_rate,loss,policy_loss,value_loss,l2_loss,sa
 // lines of steps after `keep` (written after the checkpoint a run resumes
 // from, and about to be done again).
 func openMetrics(path string, keep int) (*metricsWriter, error) {
-	data, err := cli.ReadFileLimit(path, cli.MaxRunFileBytes)
+	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("training: %w", err)
 	}
@@ -546,7 +546,7 @@ func openMetrics(path string, keep int) (*metricsWriter, error) {
 		}
 		kept.WriteString(line + "\n")
 	}
-	if err := cli.WriteFileAtomic(path, []byte(kept.String())); err != nil {
+	if err := fileio.WriteFile(path, []byte(kept.String())); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)

@@ -1,4 +1,4 @@
-package cli
+package configs
 
 import (
 	"os"
@@ -31,7 +31,7 @@ const openTaflCopenhagen = "dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:
 func TestLoadVariantOTR(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string { return writeFile(t, dir, name, text) }
-	toml, err := os.ReadFile("../../../configs/variants/fetlar.toml")
+	toml, err := os.ReadFile("variants/fetlar.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

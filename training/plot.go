@@ -12,13 +12,13 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"taflab/cmd/internal/chart"
-	"taflab/cmd/internal/cli"
+	"taflab/chart"
+	"taflab/internal/fileio"
 )
 
 // plotLosses draws the loss curves of a metrics file as a PNG.
 func plotLosses(metricsPath, pngPath string) error {
-	data, err := cli.ReadFileLimit(metricsPath, cli.MaxRunFileBytes)
+	data, err := fileio.ReadFileLimit(metricsPath, fileio.MaxRunFileBytes, "this file")
 	if err != nil {
 		return fmt.Errorf("training: plot: %w", err)
 	}
@@ -75,5 +75,5 @@ func plotLosses(metricsPath, pngPath string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("training: plot: %w", err)
 	}
-	return cli.WriteFileAtomic(pngPath, buf.Bytes())
+	return fileio.WriteFile(pngPath, buf.Bytes())
 }

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/match"
 	"taflab/net"
 )
 
@@ -176,7 +176,7 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 	}
 	want := map[int]string{1: hashOf(pretrained(run)) + "-as-copenhagen-classic"}
 	want[2] = want[1]
-	if m, err := cli.ReadMatchFile(filepath.Join(GenDir(run, 1), "gate")); err != nil {
+	if m, err := match.ReadFile(filepath.Join(GenDir(run, 1), "gate")); err != nil {
 		t.Fatal(err)
 	} else if m.Decision == "H1" {
 		want[2] = hashOf(filepath.Join(GenDir(run, 1), "train", "network.safetensors"))

@@ -14,11 +14,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 	"taflab/rules"
 )
 
@@ -202,7 +202,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	var suite []match.SuiteEntry
 	if cfg.Mix.SuiteShare > 0 {
 		var err error
-		if suite, err = cli.LoadSuite(cfg.Mix.Suite, variant); err != nil {
+		if suite, err = openings.LoadSuite(cfg.Mix.Suite, variant); err != nil {
 			return Summary{}, fmt.Errorf("selfplay: mix.suite: %w", err)
 		}
 	}

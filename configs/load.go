@@ -1,6 +1,4 @@
-// Package cli holds what the commands in cmd/ share: reading the flags that
-// name rule sets and files.
-package cli
+package configs
 
 import (
 	"fmt"
@@ -9,6 +7,7 @@ import (
 	"strings"
 
 	"taflab/configs/variants"
+	"taflab/internal/fileio"
 	"taflab/protocol"
 	"taflab/rules"
 )
@@ -30,12 +29,12 @@ func LoadVariant(arg string) (*rules.Variant, error) {
 	}
 	info, statErr := os.Stat(arg)
 	if !strings.HasSuffix(arg, ".toml") && (statErr != nil || info.IsDir()) {
-		return nil, fmt.Errorf("cli: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file",
+		return nil, fmt.Errorf("configs: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file",
 			clipArg(arg), strings.Join(variants.Names(), ", "))
 	}
-	data, err := ReadFileLimit(arg, maxRuleSetBytes) // a device (/dev/zero) has no size to check beforehand
+	data, err := fileio.ReadFileLimit(arg, maxRuleSetBytes, "a rule-set file") // a device (/dev/zero) has no size to check beforehand
 	if err != nil {
-		return nil, fmt.Errorf("cli: rule-set file %q: %w", arg, err)
+		return nil, fmt.Errorf("configs: rule-set file %q: %w", arg, err)
 	}
 	if text, ok := otrText(data); ok {
 		return compileOTR(fmt.Sprintf("rule-set file %q", arg), text)
@@ -70,11 +69,11 @@ func otrText(data []byte) (string, bool) {
 func compileOTR(where, otr string) (*rules.Variant, error) {
 	def, err := protocol.CompileRules(otr)
 	if err != nil {
-		return nil, fmt.Errorf("cli: %s: %w", where, err)
+		return nil, fmt.Errorf("configs: %s: %w", where, err)
 	}
 	v, err := rules.Compile(def)
 	if err != nil {
-		return nil, fmt.Errorf("cli: %s: %w", where, err)
+		return nil, fmt.Errorf("configs: %s: %w", where, err)
 	}
 	return v, nil
 }

@@ -41,16 +41,19 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/selfplay"
-	"taflab/cmd/internal/training"
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
+	"taflab/openings"
+	"taflab/player"
 	"taflab/rules"
+	"taflab/selfplay"
 	"taflab/stats"
+	"taflab/training"
 )
 
 // Files of a run folder.
@@ -96,7 +99,7 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
 	}
-	v, err := cli.LoadVariant(cfg.Variant)
+	v, err := configs.LoadVariant(cfg.Variant)
 	if err != nil {
 		return fmt.Errorf("loop: variant: %w", err)
 	}
@@ -136,7 +139,7 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 // selfplayDone writes DoneFile (whole): generation g, the last, has its
 // games, so followers may stop.
 func selfplayDone(run string, g int) error {
-	return cli.WriteJSON(filepath.Join(run, DoneFile), map[string]any{"generation": g, "written": time.Now().UTC()})
+	return fileio.WriteJSON(filepath.Join(run, DoneFile), map[string]any{"generation": g, "written": time.Now().UTC()})
 }
 
 // setUp records what the run uses, once: the config, the rule set and the
@@ -144,11 +147,11 @@ func selfplayDone(run string, g int) error {
 func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) error {
 	// What a later stage reads is checked before any work: the openings of
 	// the gates and of self-play.
-	if _, _, err := cli.Openings(cfg.Gate.Openings, v, 1, cfg.Gate.OpeningPlies, 0); err != nil {
+	if _, _, err := openings.Openings(cfg.Gate.Openings, v, 1, cfg.Gate.OpeningPlies, 0); err != nil {
 		return fmt.Errorf("loop: gate.openings: %w", err)
 	}
 	if cfg.SelfPlay.Mix.Suite == "" && cfg.SelfPlay.Mix.SuiteShare > 0 {
-		if _, err := cli.LoadSuite("", v); err != nil {
+		if _, err := openings.LoadSuite("", v); err != nil {
 			return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
 		}
 	}
@@ -165,14 +168,14 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		return fmt.Errorf("loop: %w", err)
 	}
 	variantPath := filepath.Join(run, VariantFile)
-	if old, err := cli.ReadFileLimit(variantPath, cli.MaxConfigBytes); err == nil {
+	if old, err := fileio.ReadFileLimit(variantPath, fileio.MaxConfigBytes, "this file"); err == nil {
 		if string(old) != def.String() {
 			return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
 		}
-	} else if err := cli.WriteFileAtomic(variantPath, []byte(def.String())); err != nil {
+	} else if err := fileio.WriteFile(variantPath, []byte(def.String())); err != nil {
 		return err
 	}
-	if err := cli.WriteFileAtomic(filepath.Join(run, ConfigFile), configText); err != nil {
+	if err := fileio.WriteFile(filepath.Join(run, ConfigFile), configText); err != nil {
 		return err
 	}
 	manifestPath := filepath.Join(run, ManifestFile)
@@ -198,7 +201,7 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		}
 		m["dependencies"] = deps
 	}
-	return cli.WriteJSON(manifestPath, m)
+	return fileio.WriteJSON(manifestPath, m)
 }
 
 // copySuite copies the suite file that selfplay.mix.suite names (read
@@ -208,8 +211,8 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 // moved) leaves the copy to be used.
 func copySuite(run, file string, v *rules.Variant) error {
 	path := filepath.Join(run, SuiteFile)
-	have, haveErr := cli.ReadFileLimit(path, cli.MaxConfigBytes)
-	data, err := cli.ReadFileLimit(file, cli.MaxConfigBytes)
+	have, haveErr := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "this file")
+	data, err := fileio.ReadFileLimit(file, fileio.MaxConfigBytes, "this file")
 	if err != nil {
 		if haveErr == nil && errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -225,12 +228,12 @@ func copySuite(run, file string, v *rules.Variant) error {
 	if _, err := match.ParseSuite(file, data, v); err != nil {
 		return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
 	}
-	return cli.WriteFileAtomic(path, data)
+	return fileio.WriteFile(path, data)
 }
 
 // mark records that a stage of a generation is done; done asks.
 func mark(dir, stage string) error {
-	return cli.WriteFileAtomic(filepath.Join(dir, stage+".done"), nil)
+	return fileio.WriteFile(filepath.Join(dir, stage+".done"), nil)
 }
 
 func done(dir, stage string) bool {
@@ -243,7 +246,7 @@ func genSeed(seed uint64, g int) uint64 { return selfplay.GameSeed(seed^0x5eed10
 
 // best returns the best network so far, or "" for the network-free searcher.
 func best(run string) (string, error) {
-	p, err := cli.ReadBestPointer(filepath.Join(run, BestFile))
+	p, err := ReadBestPointer(filepath.Join(run, BestFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -286,18 +289,18 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	if err != nil {
 		return err
 	}
-	player, err := selfPlayer(run, cfg, v, bestNet)
+	self, err := selfPlayer(run, cfg, v, bestNet)
 	if err != nil {
 		return err
 	}
 	if !done(dir, "selfplay") {
 		stage := selfPlayStage
 		if cfg.SelfPlay.External {
-			stage = func(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, player playerSpec, log io.Writer) error {
-				return externalSelfPlayStage(ctx, run, dir, cfg, g, player, poll, log)
+			stage = func(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, self playerSpec, log io.Writer) error {
+				return externalSelfPlayStage(ctx, run, dir, cfg, g, self, poll, log)
 			}
 		}
-		if err := stage(ctx, run, dir, cfg, v, g, player, log); err != nil {
+		if err := stage(ctx, run, dir, cfg, v, g, self, log); err != nil {
 			return err
 		}
 	}
@@ -310,7 +313,7 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	if !done(dir, "train") {
 		init := "" // new weights
 		if cfg.Train.FromBest {
-			init = player.net
+			init = self.net
 		}
 		if cfg.Train.FromLast && g > 1 {
 			last := filepath.Join(GenDir(run, g-1), "train", training.NetworkFile)
@@ -335,12 +338,12 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	}
 	if cfg.Baseline.Games > 0 && !done(dir, "baseline") {
 		builtin := fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts)
-		a, err := cli.ParsePlayer(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Baseline.Playouts))
+		a, err := player.Parse(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Baseline.Playouts))
 		if err != nil {
 			return err
 		}
 		a.Name = fmt.Sprintf("gen-%03d", g)
-		b, err := cli.ParsePlayer(builtin)
+		b, err := player.Parse(builtin)
 		if err != nil {
 			return err
 		}
@@ -360,10 +363,10 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 // ladderFile is the baseline's playout ladder as LadderFile holds it: the
 // settings it was climbed with, and each rung climbed so far.
 type ladderFile struct {
-	Player   string         `json:"player"`
-	Openings string         `json:"openings"`
-	Pairs    int            `json:"pairs"`
-	Rungs    []cli.RungInfo `json:"rungs"`
+	Player   string           `json:"player"`
+	Openings string           `json:"openings"`
+	Pairs    int              `json:"pairs"`
+	Rungs    []match.RungInfo `json:"rungs"`
 }
 
 // climbLadder climbs the baseline's playout ladder once per run, into
@@ -374,12 +377,12 @@ type ladderFile struct {
 // settings is climbed again.
 func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
 	path := filepath.Join(run, LadderFile)
-	b, err := cli.ParsePlayer(fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts))
+	b, err := player.Parse(fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts))
 	if err != nil {
 		return err
 	}
 	pairs := cfg.Baseline.OddsPairs
-	openings, desc, err := cli.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, genSeed(cfg.Seed, 0))
+	openings, desc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, genSeed(cfg.Seed, 0))
 	if err != nil {
 		return fmt.Errorf("loop: gate.openings: %w", err)
 	}
@@ -388,7 +391,7 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 	if err != nil {
 		return err
 	}
-	climbed := map[int]cli.RungInfo{}
+	climbed := map[int]match.RungInfo{}
 	if have != nil && have.Player == want.Player && have.Openings == want.Openings && have.Pairs == want.Pairs {
 		for _, r := range have.Rungs {
 			climbed[r.Multiplier] = r
@@ -404,7 +407,7 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 	}
 	if len(todo) == 0 {
 		if have == nil || len(have.Rungs) != len(want.Rungs) {
-			return cli.WriteJSON(path, want)
+			return fileio.WriteJSON(path, want)
 		}
 		return nil
 	}
@@ -413,9 +416,9 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 	var werr error
 	_, err = match.Ladder(ctx, match.LadderConfig{Match: mc, Base: b, Multipliers: todo, Pairs: pairs}, func(r match.Rung) {
 		fmt.Fprintf(log, "loop: ladder: %s: Elo %.0f [%.0f, %.0f]\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi)
-		want.Rungs = append(want.Rungs, cli.NewRungInfo(r))
+		want.Rungs = append(want.Rungs, match.NewRungInfo(r))
 		if werr == nil {
-			werr = cli.WriteJSON(path, want)
+			werr = fileio.WriteJSON(path, want)
 		}
 	})
 	if err != nil {
@@ -427,7 +430,7 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 // readLadderFile reads the run's ladder, or nil if it has none.
 func readLadderFile(run string) (*ladderFile, error) {
 	path := filepath.Join(run, LadderFile)
-	data, err := cli.ReadFileLimit(path, cli.MaxConfigBytes)
+	data, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "this file")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -537,7 +540,7 @@ func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) 
 	if pre == "" {
 		return playerSpec{}, nil
 	}
-	rv, err := cli.LoadVariant(cfg.Train.Records.Variant)
+	rv, err := configs.LoadVariant(cfg.Train.Records.Variant)
 	if err != nil {
 		return playerSpec{}, fmt.Errorf("loop: train.records.variant: %w", err)
 	}
@@ -547,10 +550,10 @@ func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) 
 	return playerSpec{net: pre, planes: rv}, nil
 }
 
-func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, player playerSpec, log io.Writer) error {
+func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, self playerSpec, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
 	var st selfplayStats
-	if data, err := cli.ReadFileLimit(statsPath, cli.MaxConfigBytes); err == nil {
+	if data, err := fileio.ReadFileLimit(statsPath, fileio.MaxConfigBytes, "this file"); err == nil {
 		if err := json.Unmarshal(data, &st); err != nil {
 			return fmt.Errorf("loop: %s: %w", statsPath, err)
 		}
@@ -566,22 +569,22 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	}
 	sp := configs.DefaultSelfPlay()
 	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
-	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, player.net
+	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, self.net
 	sp.Mix = cfg.SelfPlay.Mix
 	opts := selfplay.Options{WorkerName: worker, Played: played}
 	st.Evaluator = "builtin"
-	if player.net != "" {
-		factory, n, err := cli.NetworkEvaluators(player.net, 1, player.planes)
+	if self.net != "" {
+		factory, n, err := player.NetworkEvaluators(self.net, 1, self.planes)
 		if err != nil {
 			return err
 		}
 		opts.NewEvaluator, st.Evaluator = factory, "net-"+n.Hash()
-		if player.planes != nil {
-			st.Evaluator += " (with the planes of " + player.planes.Name() + ")"
+		if self.planes != nil {
+			st.Evaluator += " (with the planes of " + self.planes.Name() + ")"
 		}
 	}
 	fmt.Fprintf(log, "loop: generation %d: self-play, %d games (%d done) with %s\n", g, sp.Games, len(played), st.Evaluator)
-	progress := cli.NewProgress(log, sp.Games-len(played), "games", 10*time.Second)
+	progress := progress.New(log, sp.Games-len(played), "games", 10*time.Second)
 	opts.OnProgress = func(s selfplay.Summary) {
 		progress.Update(s.Games, fmt.Sprintf("attackers %d defenders %d draws %d", s.AttackerWins, s.DefenderWins, s.Draws))
 	}
@@ -598,7 +601,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 		st.Games, st.AttackerWins, st.DefenderWins, st.Draws, st.ByKind = all.Games, all.AttackerWins, all.DefenderWins, all.Draws, byKind
 		st.Positions = all.AttackerPlies + all.DefenderPlies + all.DrawPlies
 	}
-	if werr := cli.WriteJSON(statsPath, st); werr != nil {
+	if werr := fileio.WriteJSON(statsPath, st); werr != nil {
 		return werr
 	}
 	if err != nil {
@@ -684,7 +687,7 @@ func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, i
 // runTraining runs a training stage with a progress line; a stopped run
 // returns context.Canceled after writing its checkpoint.
 func runTraining(ctx context.Context, tc configs.Train, opts training.Options, log io.Writer) error {
-	progress := cli.NewProgress(log, tc.Steps, "steps", 10*time.Second)
+	progress := progress.New(log, tc.Steps, "steps", 10*time.Second)
 	opts.OnStep = func(s training.Step) {
 		progress.Update(s.Step, fmt.Sprintf("loss %.3f (policy %.3f, value %.3f)", s.Losses.Total(), s.Losses.Policy, s.Losses.Value))
 	}
@@ -700,7 +703,7 @@ func runTraining(ctx context.Context, tc configs.Train, opts training.Options, l
 }
 
 func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate, bestNet string, log io.Writer) error {
-	a, err := cli.ParsePlayer(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Gate.Playouts))
+	a, err := player.Parse(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Gate.Playouts))
 	if err != nil {
 		return err
 	}
@@ -709,7 +712,7 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	if bestNet != "" {
 		bSpec = fmt.Sprintf("net=%s,playouts=%d", bestNet, cfg.Gate.Playouts)
 	}
-	b, err := cli.ParsePlayer(bSpec)
+	b, err := player.Parse(bSpec)
 	if err != nil {
 		return err
 	}
@@ -721,14 +724,14 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	if err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), genSeed(cfg.Seed, g)); err != nil {
 		return err
 	}
-	f, err := cli.ReadMatchFile(matchDir)
+	f, err := match.ReadFile(matchDir)
 	if err != nil {
 		return err
 	}
 	if f.Decision == "H1" {
 		abs, _ := filepath.Abs(candidate)
-		p := cli.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: matchDir, Elo: f.Report.Elo, LLR: f.Report.LLR}
-		if err := cli.WriteJSON(filepath.Join(run, BestFile), p); err != nil {
+		p := BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: matchDir, Elo: f.Report.Elo, LLR: f.Report.LLR}
+		if err := fileio.WriteJSON(filepath.Join(run, BestFile), p); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "loop: generation %d: promoted (%s)\n", g, f.Report)
@@ -760,7 +763,7 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	if err != nil {
 		return err
 	}
-	openings, openingsDesc, err := cli.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, seed)
+	openings, openingsDesc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, seed)
 	if err != nil {
 		return fmt.Errorf("loop: gate.openings: %w", err)
 	}
@@ -786,9 +789,9 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
-	f := cli.NewMatchFile(v, a, b, test, res)
+	f := match.NewFile(v, a, b, test, res)
 	f.Openings = openingsDesc
-	if err := cli.WriteMatchFiles(dir, f); err != nil {
+	if err := match.WriteFiles(dir, f); err != nil {
 		return err
 	}
 	jf.Close()

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
+	"taflab/player"
 	"taflab/rules"
 	"taflab/stats"
 )
@@ -25,8 +25,8 @@ import (
 func someFinishedPairs(t *testing.T, n int) []match.Pair {
 	t.Helper()
 	v := variants.MustLoad("copenhagen")
-	a, _ := cli.ParsePlayer("builtin:playouts=8")
-	b, _ := cli.ParsePlayer("builtin:playouts=4")
+	a, _ := player.Parse("builtin:playouts=8")
+	b, _ := player.Parse("builtin:playouts=4")
 	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: match.Book(v, n, 6, 9), MaxPairs: n, Workers: 1}
 	res, err := match.RunSPRT(context.Background(), cfg, stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}, nil)
 	if err != nil {
@@ -107,13 +107,13 @@ func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
 	cfg := configs.DefaultLoop()
 	cfg.SelfPlay.Workers = 1
 	v := variants.MustLoad("copenhagen")
-	a, _ := cli.ParsePlayer("builtin:playouts=8")
-	b, _ := cli.ParsePlayer("builtin:playouts=4")
+	a, _ := player.Parse("builtin:playouts=8")
+	b, _ := player.Parse("builtin:playouts=4")
 	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}
 	if err := playMatch(context.Background(), dir, cfg, v, a, b, 5, test, 1); err != nil {
 		t.Fatal(err)
 	}
-	f, err := cli.ReadMatchFile(dir)
+	f, err := match.ReadFile(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
 	if len(byPair) != 5 {
 		t.Errorf("got pairs %v, want 0 to 4", len(byPair))
 	}
-	keptFile := cli.NewMatchFile(v, a, b, test, match.Result{Pairs: kept})
+	keptFile := match.NewFile(v, a, b, test, match.Result{Pairs: kept})
 	for _, g := range keptFile.Games {
 		found := false
 		for _, m := range byPair[g.Pair] {

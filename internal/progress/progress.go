@@ -1,4 +1,10 @@
-package cli
+// Package progress shows a long run's progress to a person: a bar on a terminal,
+// a plain line every few seconds in a log.
+//
+//	bar := progress.New(os.Stderr, games, "games", 10*time.Second)
+//	bar.Update(done, "")
+//	bar.Finish()
+package progress
 
 import (
 	"fmt"
@@ -11,10 +17,10 @@ import (
 	"golang.org/x/term"
 )
 
-// Progress shows a long run's progress: a progress bar when the output is a
+// Bar shows a long run's progress: a progress bar when the output is a
 // terminal, otherwise a plain line every few seconds (for logs and CI). It
 // is safe for concurrent use.
-type Progress struct {
+type Bar struct {
 	mu        sync.Mutex // guards everything below
 	bar       *progressbar.ProgressBar
 	w         io.Writer
@@ -27,11 +33,11 @@ type Progress struct {
 	startTime time.Time
 }
 
-// NewProgress returns a progress display of total steps on w. A bar is drawn
+// New returns a progress display of total steps on w. A bar is drawn
 // when w is a terminal; otherwise a plain line is printed at most every
 // interval.
-func NewProgress(w io.Writer, total int, unit string, interval time.Duration) *Progress {
-	p := &Progress{w: w, every: interval, total: total, startTime: time.Now()}
+func New(w io.Writer, total int, unit string, interval time.Duration) *Bar {
+	p := &Bar{w: w, every: interval, total: total, startTime: time.Now()}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
@@ -51,7 +57,7 @@ func NewProgress(w io.Writer, total int, unit string, interval time.Duration) *P
 
 // Update sets the steps done and the description (the run's current
 // figures).
-func (p *Progress) Update(done int, desc string) {
+func (p *Bar) Update(done int, desc string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done, p.desc = done, desc
@@ -67,7 +73,7 @@ func (p *Progress) Update(done int, desc string) {
 }
 
 // Finish ends the display with a final line.
-func (p *Progress) Finish() {
+func (p *Bar) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.finished {
@@ -81,6 +87,6 @@ func (p *Progress) Finish() {
 	p.line()
 }
 
-func (p *Progress) line() {
+func (p *Bar) line() {
 	fmt.Fprintf(p.w, "%s %d/%d %s\n", time.Since(p.startTime).Round(time.Second), p.done, p.total, p.desc)
 }

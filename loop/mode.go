@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/internal/fileio"
 )
 
 // externalKey matches a line that sets selfplay.external inside the
@@ -86,7 +86,7 @@ func WithExternal(text []byte, external bool) ([]byte, error) {
 func checkMode(run string, cfg configs.Loop) error {
 	want := cfg.SelfPlay.External
 	path := filepath.Join(run, ConfigFile)
-	if text, err := cli.ReadFileLimit(path, cli.MaxConfigBytes); err == nil {
+	if text, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "this file"); err == nil {
 		own, err := configs.ParseLoop(path, text)
 		if err != nil {
 			return fmt.Errorf("loop: %w", err)

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/internal/fileio"
+	"taflab/match"
 )
 
 // fakeMatch writes a match folder of n games between a and b (at the
@@ -18,10 +19,10 @@ import (
 // other game, so the sides are balanced.
 func fakeMatch(t *testing.T, dir, a, b string, playouts, n, won int) {
 	t.Helper()
-	f := cli.MatchFile{Variant: "copenhagen",
-		A: cli.PlayerInfo{Name: a, Playouts: playouts}, B: cli.PlayerInfo{Name: b, Playouts: playouts}}
+	f := match.File{Variant: "copenhagen",
+		A: match.PlayerInfo{Name: a, Playouts: playouts}, B: match.PlayerInfo{Name: b, Playouts: playouts}}
 	for i := range n {
-		g := cli.MatchGame{Pair: i / 2, Attacker: a, Defender: b}
+		g := match.FileGame{Pair: i / 2, Attacker: a, Defender: b}
 		if i%2 == 1 {
 			g.Attacker, g.Defender = b, a
 		}
@@ -36,7 +37,7 @@ func fakeMatch(t *testing.T, dir, a, b string, playouts, n, won int) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := cli.WriteJSON(filepath.Join(dir, cli.MatchFileName), f); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(dir, match.FileName), f); err != nil {
 		t.Fatal(err)
 	}
 }

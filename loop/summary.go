@@ -21,13 +21,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"taflab/cmd/internal/chart"
-	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/selfplay"
-	"taflab/cmd/internal/training"
+	"taflab/chart"
 	"taflab/configs"
+	"taflab/internal/fileio"
+	"taflab/match"
 	"taflab/rules"
+	"taflab/selfplay"
 	"taflab/stats"
+	"taflab/training"
 )
 
 // GenSummary is one generation's line of the run summary.
@@ -171,7 +172,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 		}
 		s := GenSummary{Generation: g}
 		var st selfplayStats
-		if data, err := cli.ReadFileLimit(filepath.Join(dir, "selfplay.json"), cli.MaxConfigBytes); err == nil {
+		if data, err := fileio.ReadFileLimit(filepath.Join(dir, "selfplay.json"), fileio.MaxConfigBytes, "this file"); err == nil {
 			if err := json.Unmarshal(data, &st); err != nil {
 				return nil, nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
 			}
@@ -215,8 +216,8 @@ func genName(g int) string { return fmt.Sprintf("gen-%03d", g) }
 
 // readMatch reads a generation's match, or returns nil if it has none or
 // it cannot be read (the summary leaves such a match out).
-func readMatch(dir, stage string) *cli.MatchFile {
-	f, err := cli.ReadMatchFile(filepath.Join(dir, stage))
+func readMatch(dir, stage string) *match.File {
+	f, err := match.ReadFile(filepath.Join(dir, stage))
 	if err != nil {
 		return nil
 	}
@@ -225,7 +226,7 @@ func readMatch(dir, stage string) *cli.MatchFile {
 
 // genMatches is a generation's gate and baseline matches, nil where not
 // played.
-type genMatches struct{ gate, baseline *cli.MatchFile }
+type genMatches struct{ gate, baseline *match.File }
 
 // fitRunRatings fits RunRatings over the generations' gate and baseline
 // games (matches[g-1] is generation g's), or returns nil when no baseline
@@ -233,10 +234,10 @@ type genMatches struct{ gate, baseline *cli.MatchFile }
 // other playouts rates other players), and only players a chain of games
 // links to the network-free searcher.
 func fitRunRatings(matches []genMatches) (*RunRatings, error) {
-	var files []*cli.MatchFile
+	var files []*match.File
 	anchor, playouts := "", 0
 	for _, m := range matches {
-		for _, f := range []*cli.MatchFile{m.gate, m.baseline} {
+		for _, f := range []*match.File{m.gate, m.baseline} {
 			if f != nil {
 				files = append(files, f)
 			}
@@ -290,7 +291,7 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 // lastMetrics returns the loss, policy and value loss of a metrics file's
 // last line.
 func lastMetrics(path string) ([3]float64, bool) {
-	data, err := cli.ReadFileLimit(path, cli.MaxRunFileBytes)
+	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
 	if err != nil {
 		return [3]float64{}, false
 	}
@@ -324,7 +325,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := cli.WriteJSON(filepath.Join(run, "summary.json"), RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(run, "summary.json"), RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}); err != nil {
 		return err
 	}
 	if ratings != nil {
@@ -385,7 +386,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) error {
 		fmt.Fprintf(&md, "| %s | %d | %d | %d | %.3f | %.0f | %.0f |\n", h.Host, h.Processes, h.Games, h.Positions, h.Hours, h.GamesPerHour, h.PositionsPerHour)
 	}
 	md.WriteString("\n![summary](summary.png)\n")
-	if err := cli.WriteFileAtomic(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
+	if err := fileio.WriteFile(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
 		return err
 	}
 	return plotSummary(filepath.Join(run, "summary.png"), gens)
@@ -501,7 +502,7 @@ func plotSummary(path string, gens []GenSummary) error {
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return fmt.Errorf("loop: summary plot: %w", err)
 	}
-	return cli.WriteFileAtomic(path, buf.Bytes())
+	return fileio.WriteFile(path, buf.Bytes())
 }
 
 // HostThroughput is one worker host's self-play over the run: the games and
@@ -538,7 +539,7 @@ func Throughput(run string, cfg configs.Loop) ([]HostThroughput, error) {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
 	for _, f := range files {
-		data, err := cli.ReadFileLimit(f, cli.MaxConfigBytes)
+		data, err := fileio.ReadFileLimit(f, fileio.MaxConfigBytes, "this file")
 		if err != nil {
 			return nil, fmt.Errorf("loop: %w", err)
 		}

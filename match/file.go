@@ -1,4 +1,4 @@
-package cli
+package match
 
 import (
 	"encoding/json"
@@ -9,19 +9,18 @@ import (
 	"strings"
 	"time"
 
-	"taflab/datasets"
-	"taflab/match"
+	"taflab/internal/fileio"
 	"taflab/rules"
 	"taflab/stats"
 )
 
-// MatchFileName is the name of a match's result file in its folder.
-const MatchFileName = "match.json"
+// FileName is the name of a match's result file in its folder.
+const FileName = "match.json"
 
-// MatchFile is what a match leaves in its folder (match.json): the players,
+// File is what a match leaves in its folder (match.json): the players,
 // the test and its report, and every game, so that ratings can be fitted
 // over many matches later.
-type MatchFile struct {
+type File struct {
 	Variant  string       `json:"variant"`
 	A        PlayerInfo   `json:"a"`
 	B        PlayerInfo   `json:"b"`
@@ -32,8 +31,8 @@ type MatchFile struct {
 	Finished time.Time    `json:"finished"`
 	Openings string       `json:"openings,omitempty"` // where the pairs started
 	// Odds places A on B's playout ladder, when one was climbed.
-	Odds  *OddsInfo   `json:"odds,omitempty"`
-	Games []MatchGame `json:"games"`
+	Odds  *OddsInfo  `json:"odds,omitempty"`
+	Games []FileGame `json:"games"`
 }
 
 // OddsInfo is a match's playout odds: B's ladder, and the multiple of its
@@ -59,7 +58,7 @@ type RungInfo struct {
 }
 
 // NewRungInfo describes a rung of a climbed ladder.
-func NewRungInfo(r match.Rung) RungInfo {
+func NewRungInfo(r Rung) RungInfo {
 	return RungInfo{Multiplier: r.Multiplier, Player: r.Player, Pairs: r.Report.Pairs,
 		Counts: r.Report.Counts, Elo: r.Report.Elo, EloLo: r.Report.EloLo, EloHi: r.Report.EloHi}
 }
@@ -70,7 +69,7 @@ func (r RungInfo) Point() stats.LadderPoint {
 }
 
 // NewOddsInfo describes the odds of a match against a climbed ladder.
-func NewOddsInfo(rungs []match.Rung, odds stats.Odds) *OddsInfo {
+func NewOddsInfo(rungs []Rung, odds stats.Odds) *OddsInfo {
 	info := &OddsInfo{Text: odds.String(), Multiplier: odds.Multiplier, Lo: odds.Lo, Hi: odds.Hi}
 	for _, r := range rungs {
 		info.Rungs = append(info.Rungs, NewRungInfo(r))
@@ -86,8 +85,8 @@ type PlayerInfo struct {
 	Engine   string `json:"engine,omitempty"` // an engine program's command
 }
 
-// MatchGame is one game of a match.
-type MatchGame struct {
+// FileGame is one game of a match.
+type FileGame struct {
 	Pair     int    `json:"pair"`
 	Attacker string `json:"attacker"`
 	Defender string `json:"defender"`
@@ -104,7 +103,7 @@ type MatchGame struct {
 }
 
 // AttackerScore returns the attacker's score: 1, 0.5 or 0.
-func (g MatchGame) AttackerScore() float64 {
+func (g FileGame) AttackerScore() float64 {
 	switch g.Winner {
 	case "attackers":
 		return 1
@@ -114,15 +113,15 @@ func (g MatchGame) AttackerScore() float64 {
 	return 0.5
 }
 
-// NewMatchFile describes a finished match.
-func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res match.Result) MatchFile {
+// NewFile describes a finished match.
+func NewFile(v *rules.Variant, a, b Player, test stats.SPRT, res Result) File {
 	rep := res.Report
 	for _, x := range []*float64{&rep.LLR, &rep.Elo, &rep.EloLo, &rep.EloHi, &rep.LOS} {
 		if math.IsNaN(*x) || math.IsInf(*x, 0) {
 			*x = 0 // no pairs yet: JSON has no NaN
 		}
 	}
-	f := MatchFile{Variant: v.Name(), SPRT: test, Report: rep, Stopped: res.Stopped, Finished: time.Now().UTC(),
+	f := File{Variant: v.Name(), SPRT: test, Report: rep, Stopped: res.Stopped, Finished: time.Now().UTC(),
 		A: PlayerInfo{a.Name, a.Playouts, a.Network, a.Engine}, B: PlayerInfo{b.Name, b.Playouts, b.Network, b.Engine}}
 	switch res.Report.Decision {
 	case stats.AcceptH1:
@@ -152,7 +151,7 @@ func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res matc
 			if g.Forfeit != "" {
 				reason = g.Forfeit
 			}
-			f.Games = append(f.Games, MatchGame{Pair: p.Index, Attacker: attacker, Defender: defender,
+			f.Games = append(f.Games, FileGame{Pair: p.Index, Attacker: attacker, Defender: defender,
 				Winner: g.Outcome.Winner.String(), Reason: reason, Plies: len(g.Moves),
 				Moves: strings.Join(moves, " "), Start: start, Forfeit: g.Forfeit, Detail: g.ForfeitDetail})
 		}
@@ -160,91 +159,27 @@ func NewMatchFile(v *rules.Variant, a, b match.Player, test stats.SPRT, res matc
 	return f
 }
 
-// ReadMatchFile reads a match.json (the file, or the folder holding it).
-func ReadMatchFile(path string) (MatchFile, error) {
+// ReadFile reads a match.json (the file, or the folder holding it).
+func ReadFile(path string) (File, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, MatchFileName)
+		path = filepath.Join(path, FileName)
 	}
-	data, err := ReadFileLimit(path, MaxConfigBytes)
+	data, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "a match file")
 	if err != nil {
-		return MatchFile{}, fmt.Errorf("cli: match file: %w", err)
+		return File{}, fmt.Errorf("match: match file: %w", err)
 	}
-	var f MatchFile
+	var f File
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return MatchFile{}, fmt.Errorf("cli: match file %s: %w", path, err)
+		return File{}, fmt.Errorf("match: match file %s: %w", path, err)
 	}
 	for i, g := range f.Games {
 		if g.Attacker == "" || g.Defender == "" || (g.Winner != "attackers" && g.Winner != "defenders" && g.Winner != "draw") {
-			return MatchFile{}, fmt.Errorf("cli: match file %s: game %d: attacker %q, defender %q, winner %q: not a finished game", path, i, g.Attacker, g.Defender, g.Winner)
+			return File{}, fmt.Errorf("match: match file %s: game %d: attacker %q, defender %q, winner %q: not a finished game", path, i, g.Attacker, g.Defender, g.Winner)
 		}
 	}
 	return f, nil
-}
-
-// WriteJSON writes v as indented JSON to path, whole or not at all.
-func WriteJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("cli: %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, append(data, '\n'))
-}
-
-// WriteFileAtomic writes data to path whole or not at all: a temporary file
-// in the same folder (.BASE.tmp-DIGITS), synced, then renamed over path.
-// A temporary file of path's that a killed writer left more than
-// datasets.StaleTempAge ago is removed first.
-func WriteFileAtomic(path string, data []byte) error {
-	// A temporary file of this one that a killed writer left behind.
-	datasets.RemoveStaleTemps(filepath.Dir(path), filepath.Base(path), datasets.StaleTempAge)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cli: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cli: %s: %w", path, err)
-	}
-	return nil
-}
-
-// BestPointer is the best-network pointer that gating writes: which network
-// self-play and the next gate should use.
-type BestPointer struct {
-	Network  string    `json:"network"` // the network file
-	Hash     string    `json:"hash,omitempty"`
-	Promoted time.Time `json:"promoted"`
-	Match    string    `json:"match,omitempty"` // the folder of the match that promoted it
-	Elo      float64   `json:"elo"`             // its Elo over the previous best in that match
-	LLR      float64   `json:"llr"`
-}
-
-// ReadBestPointer reads a best-network pointer.
-func ReadBestPointer(path string) (BestPointer, error) {
-	data, err := ReadFileLimit(path, MaxConfigBytes)
-	if err != nil {
-		return BestPointer{}, fmt.Errorf("cli: best-network pointer: %w", err)
-	}
-	var p BestPointer
-	if err := json.Unmarshal(data, &p); err != nil || p.Network == "" {
-		return BestPointer{}, fmt.Errorf("cli: best-network pointer %s: not a pointer (%v)", path, err)
-	}
-	return p, nil
 }
 
 // DecisionText says what a match's decision means.
@@ -258,11 +193,11 @@ func DecisionText(d string) string {
 	return "no decision"
 }
 
-// WriteMatchFiles writes a match's folder: match.json, games.csv (the
+// WriteFiles writes a match's folder: match.json, games.csv (the
 // games as game records, which eval replay checks; a game from an opening
 // suite has its start position as a fifth field) and match.md.
-func WriteMatchFiles(dir string, f MatchFile) error {
-	if err := WriteJSON(filepath.Join(dir, MatchFileName), f); err != nil {
+func WriteFiles(dir string, f File) error {
+	if err := fileio.WriteJSON(filepath.Join(dir, FileName), f); err != nil {
 		return err
 	}
 	var csv strings.Builder
@@ -288,7 +223,7 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 		}
 		csv.WriteByte('\n')
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
+	if err := fileio.WriteFile(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
 		return err
 	}
 	r := f.Report
@@ -330,5 +265,5 @@ func WriteMatchFiles(dir string, f MatchFile) error {
 			md += fmt.Sprintf("| %d | %d | %v | %.1f [%.1f, %.1f] |\n", r.Multiplier, r.Pairs, r.Counts, r.Elo, r.EloLo, r.EloHi)
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, "match.md"), []byte(md))
+	return fileio.WriteFile(filepath.Join(dir, "match.md"), []byte(md))
 }

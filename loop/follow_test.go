@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/internal/fileio"
 	"taflab/internal/nettest"
 	"taflab/net"
 )
@@ -51,7 +51,7 @@ func netLabel(t *testing.T, path string) string {
 
 func promote(t *testing.T, run, network string) {
 	t.Helper()
-	if err := cli.WriteJSON(filepath.Join(run, BestFile), cli.BestPointer{Network: network, Promoted: time.Now().UTC()}); err != nil {
+	if err := fileio.WriteJSON(filepath.Join(run, BestFile), BestPointer{Network: network, Promoted: time.Now().UTC()}); err != nil {
 		t.Fatal(err)
 	}
 }

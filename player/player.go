@@ -1,4 +1,4 @@
-package cli
+package player
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 // whatever the played one (net.Inference.PlanesOf); the ID then says so.
 func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func() (mcts.Evaluator, error), *net.Network, error) {
 	if planesOf != nil && planesOf.Size() != net.BoardSize {
-		return nil, nil, fmt.Errorf("cli: the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
+		return nil, nil, fmt.Errorf("player: the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
 	}
 	n, _, err := net.Load(path)
 	if err != nil {
@@ -41,7 +41,7 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 	}, n, nil
 }
 
-// ParsePlayer reads a player of match play: "builtin:playouts=800" (the
+// Parse reads a player of match play: "builtin:playouts=800" (the
 // network-free searcher) or "net=FILE,playouts=200" (a network file), with
 // ",root=gumbel" for Gumbel root search instead of PUCT. It loads the
 // network, so that a missing or wrong file is an error before any game.
@@ -56,7 +56,7 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 // (OpenTafl's thinktime), and movetime may be left out. The
 // command is split into words at spaces (quote a word with ' to keep its
 // spaces); quote the whole value with " when it holds commas.
-func ParsePlayer(spec string) (match.Player, error) {
+func Parse(spec string) (match.Player, error) {
 	if proto, body, ok := strings.Cut(spec, ":"); ok && (proto == engine.OTEP || proto == engine.UCI) {
 		return parseEngine(spec, proto, body)
 	}
@@ -64,7 +64,7 @@ func ParsePlayer(spec string) (match.Player, error) {
 	body, builtin := strings.CutPrefix(spec, "builtin")
 	if builtin {
 		if body != "" && !strings.HasPrefix(body, ":") {
-			return p, fmt.Errorf("cli: player %q: want builtin:playouts=N or net=FILE,playouts=N", spec)
+			return p, fmt.Errorf("player %q: want builtin:playouts=N or net=FILE,playouts=N", spec)
 		}
 		body = strings.TrimPrefix(body, ":")
 	}
@@ -75,27 +75,27 @@ func ParsePlayer(spec string) (match.Player, error) {
 		}
 		key, value, ok := strings.Cut(part, "=")
 		if !ok {
-			return p, fmt.Errorf("cli: player %q: %q is not key=value", spec, part)
+			return p, fmt.Errorf("player %q: %q is not key=value", spec, part)
 		}
 		switch key {
 		case "playouts":
 			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > MaxPlayouts {
-				return p, fmt.Errorf("cli: player %q: playouts=%s: want a whole number from 1 to %d", spec, value, MaxPlayouts)
+			if err != nil || n < 1 || n > mcts.MaxPlayouts {
+				return p, fmt.Errorf("player %q: playouts=%s: want a whole number from 1 to %d", spec, value, mcts.MaxPlayouts)
 			}
 			p.Playouts = n
 		case "root":
 			if value != mcts.RootPUCT && value != mcts.RootGumbel {
-				return p, fmt.Errorf("cli: player %q: root=%s: want %s or %s", spec, value, mcts.RootPUCT, mcts.RootGumbel)
+				return p, fmt.Errorf("player %q: root=%s: want %s or %s", spec, value, mcts.RootPUCT, mcts.RootGumbel)
 			}
 			root = value
 		case "net":
 			if builtin {
-				return p, fmt.Errorf("cli: player %q: the builtin player takes no net", spec)
+				return p, fmt.Errorf("player %q: the builtin player takes no net", spec)
 			}
 			netFile = value
 		default:
-			return p, fmt.Errorf("cli: player %q: unknown key %q (playouts, net, root)", spec, key)
+			return p, fmt.Errorf("player %q: unknown key %q (playouts, net, root)", spec, key)
 		}
 	}
 	switch {
@@ -103,11 +103,11 @@ func ParsePlayer(spec string) (match.Player, error) {
 		p.Name = fmt.Sprintf("builtin-%d", p.Playouts)
 		p.NewEvaluator = func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }
 	case netFile == "":
-		return p, fmt.Errorf("cli: player %q: want builtin:playouts=N or net=FILE,playouts=N", spec)
+		return p, fmt.Errorf("player %q: want builtin:playouts=N or net=FILE,playouts=N", spec)
 	default:
 		factory, n, err := NetworkEvaluators(netFile, 1, nil)
 		if err != nil {
-			return p, fmt.Errorf("cli: player %q: %w", spec, err)
+			return p, fmt.Errorf("player %q: %w", spec, err)
 		}
 		p.Name = fmt.Sprintf("%s-%s-%d", strings.TrimSuffix(filepath.Base(netFile), ".safetensors"), n.Hash()[:6], p.Playouts)
 		p.NewEvaluator = factory
@@ -125,7 +125,7 @@ func ParsePlayer(spec string) (match.Player, error) {
 // parseEngine reads the body of an engine player's spec.
 func parseEngine(spec, proto, body string) (match.Player, error) {
 	bad := func(format string, a ...any) (match.Player, error) {
-		return match.Player{}, fmt.Errorf("cli: player %q: %s", spec, fmt.Sprintf(format, a...))
+		return match.Player{}, fmt.Errorf("player %q: %s", spec, fmt.Sprintf(format, a...))
 	}
 	x := engine.External{Protocol: proto}
 	var limit time.Duration

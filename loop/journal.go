@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 
-	"taflab/cmd/internal/cli"
+	"taflab/internal/fileio"
 	"taflab/match"
 )
 
@@ -34,7 +34,7 @@ func appendPair(f *os.File, p match.Pair) error {
 // A last line cut short (the process was killed while writing it) is
 // dropped and cut from the file; any other bad line is an error naming it.
 func readPairs(path string) ([]match.Pair, error) {
-	data, err := cli.ReadFileLimit(path, cli.MaxRunFileBytes)
+	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

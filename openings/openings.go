@@ -1,4 +1,4 @@
-package cli
+package openings
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -23,13 +24,13 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 			ok = false
 		}
 		if !ok {
-			return nil, fmt.Errorf("cli: rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one)", v.Name())
+			return nil, fmt.Errorf("openings: rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one)", v.Name())
 		}
 		return match.ParseSuite("configs/openings/"+v.Name()+".txt (embedded)", data, v)
 	}
-	data, err := ReadFileLimit(file, MaxConfigBytes)
+	data, err := fileio.ReadFileLimit(file, fileio.MaxConfigBytes, "an opening suite")
 	if err != nil {
-		return nil, fmt.Errorf("cli: opening suite: %w", err)
+		return nil, fmt.Errorf("openings: opening suite: %w", err)
 	}
 	return match.ParseSuite(file, data, v)
 }
@@ -50,8 +51,8 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 	var entries []match.SuiteEntry
 	switch spec {
 	case "random":
-		if plies < 0 || plies > MaxOpeningPlies {
-			return nil, "", fmt.Errorf("cli: random openings of %d plies: want 0 to %d", plies, MaxOpeningPlies)
+		if plies < 0 || plies > configs.MaxOpeningPlies {
+			return nil, "", fmt.Errorf("openings: random openings of %d plies: want 0 to %d", plies, configs.MaxOpeningPlies)
 		}
 		book, err := match.NewBook(ctx, v, pairs, plies, seed)
 		if err != nil {
@@ -59,7 +60,7 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 		}
 		return book, fmt.Sprintf("random openings of %d plies (seed %d)", plies, seed), nil
 	case "":
-		return nil, "", fmt.Errorf("cli: no openings: want suite, random or a suite file")
+		return nil, "", fmt.Errorf("openings: no openings: want suite, random or a suite file")
 	case "suite":
 		entries, err = LoadSuite("", v)
 		desc = fmt.Sprintf("the opening suite of %s", v.Name())

@@ -1,22 +1,21 @@
-package cli
+package openings
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"taflab/configs"
 	"taflab/configs/variants"
-	"taflab/internal/nettest"
 	"taflab/match"
-	"taflab/mcts"
-	"taflab/net"
 	"taflab/rules"
 )
 
 // variantFile writes copenhagen-classic's rule-set file with the
-// replacements (old, new, ...) made, loads it with LoadVariant and returns
+// replacements (old, new, ...) made, loads it with configs.LoadVariant and returns
 // the rule set.
 func variantFile(t *testing.T, name string, replacements ...string) *rules.Variant {
 	t.Helper()
@@ -25,7 +24,7 @@ func variantFile(t *testing.T, name string, replacements ...string) *rules.Varia
 		t.Fatal(err)
 	}
 	text := strings.NewReplacer(append([]string{`name = "copenhagen-classic"`, `name = "` + name + `"`}, replacements...)...).Replace(string(data))
-	v, err := LoadVariant(writeFile(t, t.TempDir(), name+".toml", text))
+	v, err := configs.LoadVariant(writeFile(t, t.TempDir(), name+".toml", text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,119 +40,14 @@ func smallVariantOf(t *testing.T) *rules.Variant {
 		"3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "7/7/7/1d1k3/7/7/1ad4 a")
 }
 
-func TestParsePlayerRoot(t *testing.T) {
-	netFile := nettest.TinyFile(t, 1)
-	tests := []struct {
-		name     string
-		spec     string
-		gumbel   bool
-		playouts int
-		suffix   string // of the name
-		network  string
-	}{
-		{"builtin gumbel", "builtin:playouts=4,root=gumbel", true, 4, "builtin-4-gumbel", ""},
-		{"builtin gumbel first", "builtin:root=gumbel,playouts=6", true, 6, "builtin-6-gumbel", ""},
-		{"builtin puct", "builtin:playouts=4,root=puct", false, 4, "builtin-4", ""},
-		{"builtin", "builtin:playouts=4", false, 4, "builtin-4", ""},
-		{"net gumbel", "net=" + netFile + ",playouts=3,root=gumbel", true, 3, "-3-gumbel", netFile},
-		{"net puct", "net=" + netFile + ",root=puct,playouts=3", false, 3, "-3", netFile},
+// writeFile writes text into dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := ParsePlayer(tt.spec)
-			if err != nil {
-				t.Fatalf("got error %v, want none", err)
-			}
-			if !strings.HasSuffix(p.Name, tt.suffix) {
-				t.Errorf("got name %q, want one ending in %q", p.Name, tt.suffix)
-			}
-			if p.Playouts != tt.playouts || p.Network != tt.network {
-				t.Errorf("got %d playouts, network %q, want %d and %q", p.Playouts, p.Network, tt.playouts, tt.network)
-			}
-			if p.NewEvaluator == nil {
-				t.Fatalf("got no evaluator, want one")
-			}
-			if !tt.gumbel {
-				if p.Search != nil {
-					t.Errorf("got search %+v, want nil (the match's own settings)", *p.Search)
-				}
-				if strings.Contains(p.Name, "gumbel") {
-					t.Errorf("got name %q, want no gumbel in it", p.Name)
-				}
-				return
-			}
-			if p.Search == nil {
-				t.Fatalf("got no search settings, want Gumbel root search")
-			}
-			if p.Search.RootSearch != mcts.RootGumbel {
-				t.Errorf("got root search %q, want %q", p.Search.RootSearch, mcts.RootGumbel)
-			}
-			if err := p.Search.Validate(); err != nil {
-				t.Errorf("got search settings that do not validate: %v", err)
-			}
-			if want := mcts.DefaultConfig(); want.RootSearch == mcts.RootGumbel {
-				t.Errorf("the default root search is already %q: the test proves nothing", want.RootSearch)
-			}
-		})
-	}
-	bad := []struct {
-		name, spec string
-		wants      []string
-	}{
-		{"unknown root", "builtin:playouts=4,root=x", []string{"root=x", "builtin:playouts=4,root=x"}},
-		{"empty root", "builtin:root=", []string{"root="}},
-		{"net unknown root", "net=" + netFile + ",root=mcts", []string{"root=mcts"}},
-	}
-	for _, tt := range bad {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParsePlayer(tt.spec)
-			if err == nil {
-				t.Fatalf("got no error, want one naming %q", tt.wants)
-			}
-			for _, want := range tt.wants {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("got error %q, want one naming %q", err, want)
-				}
-			}
-		})
-	}
-}
-
-func TestParseInts(t *testing.T) {
-	tests := []struct {
-		text    string
-		min     int
-		want    []int
-		wantErr string // "" for none
-	}{
-		{"", 2, nil, ""},
-		{"  ", 2, nil, ""},
-		{"2,4,8", 2, []int{2, 4, 8}, ""},
-		{"8, 2 ,4", 2, []int{8, 2, 4}, ""},
-		{"3", 3, []int{3}, ""},
-		{"0,1", 0, []int{0, 1}, ""},
-		{"2,4,2", 2, nil, "2 is given twice"},
-		{"1,2", 2, nil, `"1" is not a whole number of at least 2`},
-		{"2,-4", 2, nil, `"-4"`},
-		{"2,x", 2, nil, `"x" is not a whole number`},
-		{"2.5", 2, nil, `"2.5"`},
-		{"2,,4", 2, nil, `""`},
-		{"2,", 2, nil, "not a whole number"},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%q from %d", tt.text, tt.min), func(t *testing.T) {
-			got, err := ParseInts(tt.text, tt.min)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("ParseInts(%q, %d): got %v, %v, want an error naming %q", tt.text, tt.min, got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || !slices.Equal(got, tt.want) || (tt.want == nil) != (got == nil) {
-				t.Errorf("ParseInts(%q, %d): got %v, %v, want %v", tt.text, tt.min, got, err, tt.want)
-			}
-		})
-	}
+	return path
 }
 
 func TestOpeningsRandom(t *testing.T) {
@@ -327,59 +221,11 @@ func TestOpeningsSuiteErrors(t *testing.T) {
 	})
 }
 
-// TestNetworkEvaluators: a network's evaluators carry the network's hash
-// as their ID, and with another rule set's planes say so and borrow them;
-// a 7x7 rule set's planes are refused, naming the sizes.
-func TestNetworkEvaluators(t *testing.T) {
-	file := nettest.TinyFile(t, 1)
-	classic := variants.MustLoad("copenhagen-classic")
-	tests := []struct {
-		name     string
-		planesOf *rules.Variant
-		wantID   string // after "net-HASH"
-	}{
-		{"own planes", nil, ""},
-		{"classic's planes", classic, "-as-copenhagen-classic"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			factory, n, err := NetworkEvaluators(file, 1, tt.planesOf)
-			if err != nil {
-				t.Fatalf("got error %v, want none", err)
-			}
-			for range 2 {
-				e, err := factory()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := "net-" + n.Hash() + tt.wantID; e.ID() != want {
-					t.Errorf("got ID %q, want %q", e.ID(), want)
-				}
-				in, ok := e.(*net.Inference)
-				if !ok {
-					t.Fatalf("got evaluator %T, want *net.Inference", e)
-				}
-				if in.PlanesOf != tt.planesOf || !in.RandomSymmetry {
-					t.Errorf("got planes of %v, random symmetry %v, want %v and true", in.PlanesOf, in.RandomSymmetry, tt.planesOf)
-				}
-			}
-		})
-	}
-	t.Run("7x7 planes", func(t *testing.T) {
-		factory, n, err := NetworkEvaluators(file, 1, smallVariantOf(t))
-		if err == nil || factory != nil || n != nil {
-			t.Fatalf("got %v, want an error and nothing else", err)
-		}
-		for _, want := range []string{"small", "7x7", "11x11"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("got error %q, want one naming %q", err, want)
-			}
-		}
-	})
-	t.Run("missing network", func(t *testing.T) {
-		missing := filepath.Join(t.TempDir(), "none.safetensors")
-		if _, _, err := NetworkEvaluators(missing, 1, nil); err == nil || !strings.Contains(err.Error(), "none.safetensors") {
-			t.Errorf("got error %v, want one naming none.safetensors", err)
+func TestOpeningsRandomRange(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	t.Run("Openings refuses plies out of range", func(t *testing.T) {
+		if _, _, err := Openings("random", v, 2, 101, 1); err == nil || !strings.Contains(err.Error(), "want 0 to 100") {
+			t.Errorf("got %v, want an error giving the range", err)
 		}
 	})
 }

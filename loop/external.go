@@ -12,10 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"taflab/cmd/internal/cli"
-	"taflab/cmd/internal/selfplay"
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
+	"taflab/selfplay"
 )
 
 // shardInfo is a whole shard of the data folder as external self-play sees
@@ -138,7 +139,7 @@ func consumed(run string, g int) (map[string]int, error) {
 func readSelfplayStats(dir string) (selfplayStats, error) {
 	var st selfplayStats
 	path := filepath.Join(dir, "selfplay.json")
-	data, err := cli.ReadFileLimit(path, cli.MaxConfigBytes)
+	data, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "this file")
 	if os.IsNotExist(err) {
 		return st, nil
 	}
@@ -160,13 +161,13 @@ func readSelfplayStats(dir string) (selfplayStats, error) {
 // replaced) are never counted; a player's games beyond a quota wait for
 // the next generation with the same player (when a candidate is not
 // promoted).
-func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, player playerSpec, poll time.Duration, log io.Writer) error {
+func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, self playerSpec, poll time.Duration, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
 	st, err := readSelfplayStats(dir)
 	if err != nil {
 		return err
 	}
-	_, label, err := playerEvaluators(player)
+	_, label, err := playerEvaluators(self)
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 	}
 	quota := cfg.SelfPlay.Games
 	fmt.Fprintf(log, "loop: generation %d: waiting for %d self-play games of %s from followers (selfplay -follow %s)\n", g, quota, label, run)
-	progress := cli.NewProgress(log, quota, "games", 10*time.Second)
+	progress := progress.New(log, quota, "games", 10*time.Second)
 	scanner := newShardScanner(filepath.Join(run, DataDir), log)
 	started, first := time.Now(), -1
 	var take []*shardInfo
@@ -213,7 +214,7 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 			progress.Finish()
 			st.Seconds += time.Since(started).Seconds()
 			st.External, st.Evaluator = true, label
-			if err := cli.WriteJSON(statsPath, st); err != nil {
+			if err := fileio.WriteJSON(statsPath, st); err != nil {
 				return err
 			}
 			return ctx.Err()
@@ -239,7 +240,7 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 	// selfplay.json names the shards before the stage is marked done, so a
 	// generation's shards are taken once: a stage killed between the two
 	// chooses again, and its choice is the one that counts.
-	if err := cli.WriteJSON(statsPath, st); err != nil {
+	if err := fileio.WriteJSON(statsPath, st); err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "loop: generation %d: %d games of %s in %d shards\n", g, st.Games, label, len(st.Shards))

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseInts(t *testing.T) {
+	tests := []struct {
+		text    string
+		min     int
+		want    []int
+		wantErr string // "" for none
+	}{
+		{"", 2, nil, ""},
+		{"  ", 2, nil, ""},
+		{"2,4,8", 2, []int{2, 4, 8}, ""},
+		{"8, 2 ,4", 2, []int{8, 2, 4}, ""},
+		{"3", 3, []int{3}, ""},
+		{"0,1", 0, []int{0, 1}, ""},
+		{"2,4,2", 2, nil, "2 is given twice"},
+		{"1,2", 2, nil, `"1" is not a whole number of at least 2`},
+		{"2,-4", 2, nil, `"-4"`},
+		{"2,x", 2, nil, `"x" is not a whole number`},
+		{"2.5", 2, nil, `"2.5"`},
+		{"2,,4", 2, nil, `""`},
+		{"2,", 2, nil, "not a whole number"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%q from %d", tt.text, tt.min), func(t *testing.T) {
+			got, err := ParseInts(tt.text, tt.min)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("ParseInts(%q, %d): got %v, %v, want an error naming %q", tt.text, tt.min, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) || (tt.want == nil) != (got == nil) {
+				t.Errorf("ParseInts(%q, %d): got %v, %v, want %v", tt.text, tt.min, got, err, tt.want)
+			}
+		})
+	}
+}

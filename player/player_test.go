@@ -1,0 +1,208 @@
+package player
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"taflab/configs"
+	"taflab/configs/variants"
+	"taflab/internal/nettest"
+	"taflab/mcts"
+	"taflab/net"
+	"taflab/rules"
+)
+
+// variantFile writes copenhagen-classic's rule-set file with the
+// replacements (old, new, ...) made, loads it with configs.LoadVariant and returns
+// the rule set.
+func variantFile(t *testing.T, name string, replacements ...string) *rules.Variant {
+	t.Helper()
+	data, err := variants.File("copenhagen-classic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(append([]string{`name = "copenhagen-classic"`, `name = "` + name + `"`}, replacements...)...).Replace(string(data))
+	v, err := configs.LoadVariant(writeFile(t, t.TempDir(), name+".toml", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Name() != name {
+		t.Fatalf("got rule set %q, want %q", v.Name(), name)
+	}
+	return v
+}
+
+// smallVariantOf is a 7x7 rule set, which the network cannot play.
+func smallVariantOf(t *testing.T) *rules.Variant {
+	return variantFile(t, "small", "size = 11", "size = 7",
+		"3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "7/7/7/1d1k3/7/7/1ad4 a")
+}
+
+// writeFile writes text into dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParsePlayerRoot(t *testing.T) {
+	netFile := nettest.TinyFile(t, 1)
+	tests := []struct {
+		name     string
+		spec     string
+		gumbel   bool
+		playouts int
+		suffix   string // of the name
+		network  string
+	}{
+		{"builtin gumbel", "builtin:playouts=4,root=gumbel", true, 4, "builtin-4-gumbel", ""},
+		{"builtin gumbel first", "builtin:root=gumbel,playouts=6", true, 6, "builtin-6-gumbel", ""},
+		{"builtin puct", "builtin:playouts=4,root=puct", false, 4, "builtin-4", ""},
+		{"builtin", "builtin:playouts=4", false, 4, "builtin-4", ""},
+		{"net gumbel", "net=" + netFile + ",playouts=3,root=gumbel", true, 3, "-3-gumbel", netFile},
+		{"net puct", "net=" + netFile + ",root=puct,playouts=3", false, 3, "-3", netFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse(tt.spec)
+			if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			if !strings.HasSuffix(p.Name, tt.suffix) {
+				t.Errorf("got name %q, want one ending in %q", p.Name, tt.suffix)
+			}
+			if p.Playouts != tt.playouts || p.Network != tt.network {
+				t.Errorf("got %d playouts, network %q, want %d and %q", p.Playouts, p.Network, tt.playouts, tt.network)
+			}
+			if p.NewEvaluator == nil {
+				t.Fatalf("got no evaluator, want one")
+			}
+			if !tt.gumbel {
+				if p.Search != nil {
+					t.Errorf("got search %+v, want nil (the match's own settings)", *p.Search)
+				}
+				if strings.Contains(p.Name, "gumbel") {
+					t.Errorf("got name %q, want no gumbel in it", p.Name)
+				}
+				return
+			}
+			if p.Search == nil {
+				t.Fatalf("got no search settings, want Gumbel root search")
+			}
+			if p.Search.RootSearch != mcts.RootGumbel {
+				t.Errorf("got root search %q, want %q", p.Search.RootSearch, mcts.RootGumbel)
+			}
+			if err := p.Search.Validate(); err != nil {
+				t.Errorf("got search settings that do not validate: %v", err)
+			}
+			if want := mcts.DefaultConfig(); want.RootSearch == mcts.RootGumbel {
+				t.Errorf("the default root search is already %q: the test proves nothing", want.RootSearch)
+			}
+		})
+	}
+	bad := []struct {
+		name, spec string
+		wants      []string
+	}{
+		{"unknown root", "builtin:playouts=4,root=x", []string{"root=x", "builtin:playouts=4,root=x"}},
+		{"empty root", "builtin:root=", []string{"root="}},
+		{"net unknown root", "net=" + netFile + ",root=mcts", []string{"root=mcts"}},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.spec)
+			if err == nil {
+				t.Fatalf("got no error, want one naming %q", tt.wants)
+			}
+			for _, want := range tt.wants {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("got error %q, want one naming %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestNetworkEvaluators: a network's evaluators carry the network's hash
+// as their ID, and with another rule set's planes say so and borrow them;
+// a 7x7 rule set's planes are refused, naming the sizes.
+func TestNetworkEvaluators(t *testing.T) {
+	file := nettest.TinyFile(t, 1)
+	classic := variants.MustLoad("copenhagen-classic")
+	tests := []struct {
+		name     string
+		planesOf *rules.Variant
+		wantID   string // after "net-HASH"
+	}{
+		{"own planes", nil, ""},
+		{"classic's planes", classic, "-as-copenhagen-classic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			factory, n, err := NetworkEvaluators(file, 1, tt.planesOf)
+			if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			for range 2 {
+				e, err := factory()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := "net-" + n.Hash() + tt.wantID; e.ID() != want {
+					t.Errorf("got ID %q, want %q", e.ID(), want)
+				}
+				in, ok := e.(*net.Inference)
+				if !ok {
+					t.Fatalf("got evaluator %T, want *net.Inference", e)
+				}
+				if in.PlanesOf != tt.planesOf || !in.RandomSymmetry {
+					t.Errorf("got planes of %v, random symmetry %v, want %v and true", in.PlanesOf, in.RandomSymmetry, tt.planesOf)
+				}
+			}
+		})
+	}
+	t.Run("7x7 planes", func(t *testing.T) {
+		factory, n, err := NetworkEvaluators(file, 1, smallVariantOf(t))
+		if err == nil || factory != nil || n != nil {
+			t.Fatalf("got %v, want an error and nothing else", err)
+		}
+		for _, want := range []string{"small", "7x7", "11x11"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("got error %q, want one naming %q", err, want)
+			}
+		}
+	})
+	t.Run("missing network", func(t *testing.T) {
+		missing := filepath.Join(t.TempDir(), "none.safetensors")
+		if _, _, err := NetworkEvaluators(missing, 1, nil); err == nil || !strings.Contains(err.Error(), "none.safetensors") {
+			t.Errorf("got error %v, want one naming none.safetensors", err)
+		}
+	})
+}
+
+func TestParsePlayerPlayoutRange(t *testing.T) {
+	cases := []struct {
+		spec string
+		want string // "" for none
+	}{
+		{"builtin:playouts=16777216", ""},
+		{"builtin:playouts=16777217", "playouts=16777217: want a whole number from 1 to 16777216"},
+		{"builtin:playouts=3000000000", "playouts=3000000000: want a whole number from 1 to 16777216"},
+		{"builtin:playouts=4294967297", "playouts=4294967297"},
+		{"net=x.safetensors,playouts=3000000000", "playouts=3000000000"},
+		{"builtin:playouts=0", "playouts=0"},
+	}
+	for _, c := range cases {
+		t.Run(c.spec, func(t *testing.T) {
+			_, err := Parse(c.spec)
+			if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}
