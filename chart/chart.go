@@ -10,9 +10,12 @@
 package chart
 
 import (
+	"bytes"
+	"fmt"
 	"image/color"
 	"math"
 	"strconv"
+	"taflab/internal/fileio"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -131,4 +134,28 @@ func LegendRoom(p *plot.Plot, c draw.Canvas, lo, hi float64) {
 // Canvas is a canvas of the size a chart is saved at, for LegendRoom.
 func Canvas(w, h vg.Length) draw.Canvas {
 	return draw.New(vgimg.New(w, h))
+}
+
+// Width and Height are the size of a one-plot PNG chart.
+const Width, Height = 8 * vg.Inch, 5 * vg.Inch
+
+// SavePNG draws p as a Width x Height PNG and writes it to path, whole or
+// not at all. Errors name path.
+func SavePNG(p *plot.Plot, path string) error {
+	img := vgimg.New(Width, Height)
+	p.Draw(draw.New(img))
+	return SaveCanvas(img, path)
+}
+
+// SaveCanvas writes a drawn canvas (several plots tiled, say) as a PNG to
+// path, whole or not at all. Errors name path.
+func SaveCanvas(img *vgimg.Canvas, path string) error {
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return fmt.Errorf("chart: %s: %w", path, err)
+	}
+	if err := fileio.WriteFile(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	return nil
 }
