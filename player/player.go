@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"taflab/engine"
@@ -15,20 +16,36 @@ import (
 	"taflab/rules"
 )
 
-// NetworkEvaluators loads a network file and returns a factory of
-// evaluators over it, one per worker, each with the given threads, random
-// symmetries on (the same choice for a position in every worker, so that
-// games do not depend on which worker plays them), and the network's hash
-// as their ID. planesOf, if not nil, gives the network that rule set's planes
-// whatever the played one (net.Inference.PlanesOf); the ID then says so.
+// NetworkEvaluators loads a network file and returns a factory of its
+// evaluators (Evaluators) and the network.
 func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func() (mcts.Evaluator, error), *net.Network, error) {
-	if planesOf != nil && planesOf.Size() != net.BoardSize {
-		return nil, nil, fmt.Errorf("player: the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
+	if err := checkPlanes(planesOf); err != nil {
+		return nil, nil, err
 	}
 	n, _, err := net.Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
+	return Evaluators(n, threads, planesOf), n, nil
+}
+
+// checkPlanes refuses planes of a rule set of another board size than the
+// network's.
+func checkPlanes(planesOf *rules.Variant) error {
+	if planesOf != nil && planesOf.Size() != net.BoardSize {
+		return fmt.Errorf("player: the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
+	}
+	return nil
+}
+
+// Evaluators returns a factory of evaluators over n, one per worker, each
+// with the given threads, random symmetries on (the same choice for a
+// position in every worker, so that games do not depend on which worker
+// plays them), and the network's hash as their ID. planesOf, if not nil
+// (a rule set of the network's board size), gives the network that rule
+// set's planes whatever the played one (net.Inference.PlanesOf); the ID then
+// says so.
+func Evaluators(n *net.Network, threads int, planesOf *rules.Variant) func() (mcts.Evaluator, error) {
 	id := "net-" + n.Hash()
 	if planesOf != nil {
 		id += "-as-" + planesOf.Name()
@@ -38,14 +55,88 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 		in.RandomSymmetry = true
 		in.PlanesOf = planesOf
 		return in, nil
-	}, n, nil
+	}
 }
 
-// Parse reads a player of match play: "builtin:playouts=800" (the
+// Kind is what plays for a Spec.
+type Kind int
+
+// The kinds of player.
+const (
+	Builtin Kind = iota // the network-free searcher (mcts.NewHeuristic)
+	Network             // a search over a network file
+	Engine              // an engine program over OTEP or UCI
+)
+
+// Spec is a player of match play as its spec names it, parsed once and
+// then changed as a value (WithPlayouts), never as text. Load turns it into
+// a match.Player.
+type Spec struct {
+	Kind Kind
+	// Playouts is a search's budget per move (Builtin and Network), 1 to
+	// mcts.MaxPlayouts.
+	Playouts int
+	// Net is a Network player's network file.
+	Net string
+	// Root is the root search, "" for the default (PUCT) or mcts.RootGumbel.
+	Root string
+	// Engine is an Engine player's program and protocol settings, and
+	// MoveLimit its allowance per move, past which it loses the game.
+	Engine    engine.External
+	MoveLimit time.Duration
+	// Name is an Engine player's name; "" for the others, whose names come
+	// from the network and the playouts (Load).
+	Name string
+}
+
+// BuiltinSpec is the network-free searcher with the given playouts.
+func BuiltinSpec(playouts int) Spec { return Spec{Kind: Builtin, Playouts: playouts} }
+
+// NetworkSpec is a search over the network file with the given playouts.
+func NetworkSpec(file string, playouts int) Spec {
+	return Spec{Kind: Network, Net: file, Playouts: playouts}
+}
+
+// WithPlayouts returns the spec with another search budget. An Engine
+// spec is returned as it is: its budget is its move time.
+func (s Spec) WithPlayouts(n int) Spec {
+	if s.Kind != Engine {
+		s.Playouts = n
+	}
+	return s
+}
+
+// String returns the spec as ParseSpec reads it (an engine's command
+// quoted as given words).
+func (s Spec) String() string {
+	var b strings.Builder
+	switch s.Kind {
+	case Builtin:
+		fmt.Fprintf(&b, "builtin:playouts=%d", s.Playouts)
+	case Network:
+		fmt.Fprintf(&b, "net=%s,playouts=%d", s.Net, s.Playouts)
+	default:
+		fmt.Fprintf(&b, "%s:cmd=\"%s\"", s.Engine.Protocol, strings.Join(s.Engine.Command, " "))
+		if s.Engine.MoveTime > 0 {
+			fmt.Fprintf(&b, ",movetime=%d", s.Engine.MoveTime.Milliseconds())
+		}
+		if s.Engine.Nodes > 0 {
+			fmt.Fprintf(&b, ",nodes=%d", s.Engine.Nodes)
+		}
+		if s.Engine.NoClock {
+			b.WriteString(",clock=off")
+		}
+		fmt.Fprintf(&b, ",limit=%d,name=%s", s.MoveLimit.Milliseconds(), s.Name)
+	}
+	if s.Root != "" {
+		b.WriteString(",root=" + s.Root)
+	}
+	return b.String()
+}
+
+// ParseSpec reads a player of match play: "builtin:playouts=800" (the
 // network-free searcher) or "net=FILE,playouts=200" (a network file), with
-// ",root=gumbel" for Gumbel root search instead of PUCT. It loads the
-// network, so that a missing or wrong file is an error before any game.
-// Errors name the spec and the part that is wrong.
+// ",root=gumbel" for Gumbel root search instead of PUCT. Errors name the spec and the part that is wrong.
 //
 // An engine program is "otep:cmd=COMMAND,movetime=MS" or
 // "uci:cmd=COMMAND,movetime=MS" (or nodes=N for UCI), with optional
@@ -56,66 +147,121 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 // (OpenTafl's thinktime), and movetime may be left out. The
 // command is split into words at spaces (quote a word with ' to keep its
 // spaces); quote the whole value with " when it holds commas.
-func Parse(spec string) (match.Player, error) {
-	if proto, body, ok := strings.Cut(spec, ":"); ok && (proto == engine.OTEP || proto == engine.UCI) {
-		return parseEngine(spec, proto, body)
+func ParseSpec(text string) (Spec, error) {
+	if proto, body, ok := strings.Cut(text, ":"); ok && (proto == engine.OTEP || proto == engine.UCI) {
+		return parseEngine(text, proto, body)
 	}
-	p := match.Player{Playouts: 800}
-	body, builtin := strings.CutPrefix(spec, "builtin")
+	s := Spec{Kind: Network, Playouts: 800}
+	body, builtin := strings.CutPrefix(text, "builtin")
 	if builtin {
 		if body != "" && !strings.HasPrefix(body, ":") {
-			return p, fmt.Errorf("player %q: want builtin:playouts=N or net=FILE,playouts=N", spec)
+			return s, fmt.Errorf("player %q: want builtin:playouts=N or net=FILE,playouts=N", text)
 		}
 		body = strings.TrimPrefix(body, ":")
+		s.Kind = Builtin
 	}
-	netFile, root := "", ""
 	for _, part := range strings.Split(body, ",") {
 		if part == "" {
 			continue
 		}
 		key, value, ok := strings.Cut(part, "=")
 		if !ok {
-			return p, fmt.Errorf("player %q: %q is not key=value", spec, part)
+			return s, fmt.Errorf("player %q: %q is not key=value", text, part)
 		}
 		switch key {
 		case "playouts":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 || n > mcts.MaxPlayouts {
-				return p, fmt.Errorf("player %q: playouts=%s: want a whole number from 1 to %d", spec, value, mcts.MaxPlayouts)
+				return s, fmt.Errorf("player %q: playouts=%s: want a whole number from 1 to %d", text, value, mcts.MaxPlayouts)
 			}
-			p.Playouts = n
+			s.Playouts = n
 		case "root":
 			if value != mcts.RootPUCT && value != mcts.RootGumbel {
-				return p, fmt.Errorf("player %q: root=%s: want %s or %s", spec, value, mcts.RootPUCT, mcts.RootGumbel)
+				return s, fmt.Errorf("player %q: root=%s: want %s or %s", text, value, mcts.RootPUCT, mcts.RootGumbel)
 			}
-			root = value
+			if value == mcts.RootGumbel {
+				s.Root = value
+			}
 		case "net":
 			if builtin {
-				return p, fmt.Errorf("player %q: the builtin player takes no net", spec)
+				return s, fmt.Errorf("player %q: the builtin player takes no net", text)
 			}
-			netFile = value
+			s.Net = value
 		default:
-			return p, fmt.Errorf("player %q: unknown key %q (playouts, net, root)", spec, key)
+			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root)", text, key)
 		}
 	}
-	switch {
-	case builtin:
-		p.Name = fmt.Sprintf("builtin-%d", p.Playouts)
+	if s.Kind == Network && s.Net == "" {
+		return s, fmt.Errorf("player %q: want builtin:playouts=N or net=FILE,playouts=N", text)
+	}
+	return s, nil
+}
+
+// Parse reads a player spec (ParseSpec) and loads it (Loader.Load), so that
+// a missing or wrong network file is an error before any game.
+func Parse(text string) (match.Player, error) {
+	s, err := ParseSpec(text)
+	if err != nil {
+		return match.Player{}, err
+	}
+	p, err := new(Loader).Load(s)
+	if err != nil {
+		return p, fmt.Errorf("player %q: %w", text, err)
+	}
+	return p, nil
+}
+
+// Loader turns specs into players, loading each network file once however
+// many specs name it (a balance run's budgets, a loop's gates). The zero
+// Loader is ready; it is safe for concurrent use.
+type Loader struct {
+	mu   sync.Mutex              // guards nets
+	nets map[string]*net.Network // by file name; a loaded network is immutable
+}
+
+// Network returns the network in file, loading it the first time.
+func (l *Loader) Network(file string) (*net.Network, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.nets[file]; ok {
+		return n, nil
+	}
+	n, _, err := net.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	if l.nets == nil {
+		l.nets = map[string]*net.Network{}
+	}
+	l.nets[file] = n
+	return n, nil
+}
+
+// Load makes the match player of a spec. Its errors are the network
+// file's (net.Load's, naming the file).
+func (l *Loader) Load(s Spec) (match.Player, error) {
+	var p match.Player
+	switch s.Kind {
+	case Engine:
+		x := s.Engine
+		x.Stderr = os.Stderr
+		return match.Player{Name: s.Name, NewEngine: x.Start, MoveLimit: s.MoveLimit, Engine: strings.Join(x.Command, " ")}, nil
+	case Builtin:
+		p.Name = fmt.Sprintf("builtin-%d", s.Playouts)
 		p.NewEvaluator = func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }
-	case netFile == "":
-		return p, fmt.Errorf("player %q: want builtin:playouts=N or net=FILE,playouts=N", spec)
 	default:
-		factory, n, err := NetworkEvaluators(netFile, 1, nil)
+		n, err := l.Network(s.Net)
 		if err != nil {
-			return p, fmt.Errorf("player %q: %w", spec, err)
+			return p, err // net's, naming the file
 		}
-		p.Name = fmt.Sprintf("%s-%s-%d", strings.TrimSuffix(filepath.Base(netFile), ".safetensors"), n.Hash()[:6], p.Playouts)
-		p.NewEvaluator = factory
-		p.Network = netFile
+		p.Name = fmt.Sprintf("%s-%s-%d", strings.TrimSuffix(filepath.Base(s.Net), ".safetensors"), n.Hash()[:6], s.Playouts)
+		p.NewEvaluator = Evaluators(n, 1, nil)
+		p.Network = s.Net
 	}
-	if root == mcts.RootGumbel {
+	p.Playouts = s.Playouts
+	if s.Root == mcts.RootGumbel {
 		cfg := mcts.DefaultConfig()
-		cfg.RootSearch = root
+		cfg.RootSearch = s.Root
 		p.Search = &cfg
 		p.Name += "-gumbel"
 	}
@@ -123,9 +269,9 @@ func Parse(spec string) (match.Player, error) {
 }
 
 // parseEngine reads the body of an engine player's spec.
-func parseEngine(spec, proto, body string) (match.Player, error) {
-	bad := func(format string, a ...any) (match.Player, error) {
-		return match.Player{}, fmt.Errorf("player %q: %s", spec, fmt.Sprintf(format, a...))
+func parseEngine(spec, proto, body string) (Spec, error) {
+	bad := func(format string, a ...any) (Spec, error) {
+		return Spec{}, fmt.Errorf("player %q: %s", spec, fmt.Sprintf(format, a...))
 	}
 	x := engine.External{Protocol: proto}
 	var limit time.Duration
@@ -219,8 +365,7 @@ func parseEngine(spec, proto, body string) (match.Player, error) {
 		}
 		name = fmt.Sprintf("%s-%s-%s", proto, strings.TrimSuffix(filepath.Base(x.Command[0]), ".exe"), budget)
 	}
-	x.Stderr = os.Stderr
-	return match.Player{Name: name, NewEngine: x.Start, MoveLimit: limit, Engine: strings.Join(x.Command, " ")}, nil
+	return Spec{Kind: Engine, Engine: x, MoveLimit: limit, Name: name}, nil
 }
 
 // splitQuoted splits s at sep outside double or single quotes.

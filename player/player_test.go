@@ -3,8 +3,10 @@ package player
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"taflab/configs"
 	"taflab/configs/variants"
@@ -205,4 +207,68 @@ func TestParsePlayerPlayoutRange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSpec: a spec is parsed once and changed as a value; its text reads
+// back to the same spec, and a Loader loads a network file once.
+func TestSpec(t *testing.T) {
+	netFile := nettest.TinyFile(t, 1)
+	tests := []struct {
+		text string
+		want Spec
+	}{
+		{"builtin:playouts=16", BuiltinSpec(16)},
+		{"net=" + netFile + ",playouts=32", NetworkSpec(netFile, 32)},
+		{"net=" + netFile + ",playouts=8,root=gumbel", Spec{Kind: Network, Net: netFile, Playouts: 8, Root: mcts.RootGumbel}},
+		{"net=" + netFile + ",playouts=8,root=puct", NetworkSpec(netFile, 8)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, err := ParseSpec(tt.text)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, %v, want %+v", got, err, tt.want)
+			}
+			again, err := ParseSpec(got.String())
+			if err != nil || !reflect.DeepEqual(again, got) {
+				t.Errorf("ParseSpec(%q): got %+v, %v, want %+v", got.String(), again, err, got)
+			}
+			if more := got.WithPlayouts(400); more.Playouts != 400 || more.Net != got.Net || got.Playouts == 400 {
+				t.Errorf("WithPlayouts(400): got %+v from %+v", more, got)
+			}
+		})
+	}
+	t.Run("engine", func(t *testing.T) {
+		s, err := ParseSpec(`otep:cmd="/bin/engine --silent",movetime=500,name=ot`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind != Engine || s.Name != "ot" || s.Engine.MoveTime != 500*time.Millisecond || s.MoveLimit != 1500*time.Millisecond {
+			t.Errorf("got %+v, want an OTEP engine named ot with 500 ms a move and 1.5 s allowed", s)
+		}
+		if again, err := ParseSpec(s.String()); err != nil || again.String() != s.String() {
+			t.Errorf("ParseSpec(%q): got %+v, %v, want the same spec", s.String(), again, err)
+		}
+		if s.WithPlayouts(9).Playouts != 0 {
+			t.Errorf("WithPlayouts changed an engine's spec")
+		}
+	})
+	t.Run("loader loads a network once", func(t *testing.T) {
+		var l Loader
+		a, err := l.Load(NetworkSpec(netFile, 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := l.Load(NetworkSpec(netFile, 20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n1, _ := l.Network(netFile)
+		n2, _ := l.Network(netFile)
+		if n1 != n2 || len(l.nets) != 1 {
+			t.Errorf("got %d networks loaded, want 1", len(l.nets))
+		}
+		if a.Playouts != 10 || b.Playouts != 20 || a.Network != netFile {
+			t.Errorf("got players %+v and %+v, want 10 and 20 playouts of %s", a, b, netFile)
+		}
+	})
 }
