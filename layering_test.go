@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"match":            {"rules", "mcts", "stats", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
 	// The web page's server: games, replays, analysis and run charts.
-	"web": {"rules", "mcts", "net", "datasets", "configs/variants"},
+	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart"},
 	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
 	"protocol": {"rules"},
 	// Engine protocols, both sides: Serve (taflab as an engine) and
