@@ -8,8 +8,7 @@ import (
 	"taflab/player"
 )
 
-// The names the commands' tests knew these by, before each moved to the
-// package that owns it.
+// The names the commands' tests know these by, in the packages that own them.
 type (
 	MatchFile  = match.File
 	MatchGame  = match.FileGame

@@ -28,9 +28,7 @@ const (
 	// (-games-per-worker): configs.MaxGamesPerWorker.
 	MaxGamesPerWorker = configs.MaxGamesPerWorker
 	// MaxOpeningPlies is the most random moves of a random opening (eval
-	// suite -random-plies, eval match -opening-plies): match.MaxBookPlies,
-	// 100. Random games last about 390 plies, so longer openings would
-	// often find no way to go on without ending the game.
+	// suite -random-plies, eval match -opening-plies): match.MaxBookPlies.
 	MaxOpeningPlies = match.MaxBookPlies
 )
 
