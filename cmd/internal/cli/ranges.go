@@ -21,11 +21,9 @@ const (
 	// own maximum, mcts.MaxPlayouts (1<<24). A search counted playouts in
 	// 32 bits, so a larger count wrapped.
 	MaxPlayouts = mcts.MaxPlayouts
-	// MaxWorkers is the most worker goroutines a -workers flag may ask
-	// for (0 is one per core): the config key's bound, configs.MaxWorkers.
+	// MaxWorkers is the most goroutines -workers may ask for: configs'.
 	MaxWorkers = configs.MaxWorkers
-	// MaxGamesPerWorker is the most games a worker may play at once
-	// (-games-per-worker): configs.MaxGamesPerWorker.
+	// MaxGamesPerWorker bounds -games-per-worker: configs'.
 	MaxGamesPerWorker = configs.MaxGamesPerWorker
 	// MaxOpeningPlies is the most random moves of a random opening (eval
 	// suite -random-plies, eval match -opening-plies): match.MaxBookPlies.
