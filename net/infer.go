@@ -231,11 +231,11 @@ func (c *chunk) convBiasReLU(direct bool, threads int, l *foldedConv, x []float3
 // splitChooser chooses, for a batch of one position on several threads,
 // between splitting each 3x3 layer over the threads and running the
 // position on one, by the measured time of each. Which is faster depends on
-// whether the threads get cores of their own: on a shared machine (Linux
-// gives each session's processes together a fair share, whatever their
-// nice values) the helper's spinning takes time from the caller's own
-// thread, and splitting made batch 1 slower (751 against 968 positions/s,
-// 2-core EPYC with other sessions' training running, 2026-12-01). The
+// whether the threads get cores of their own: on a shared machine (Linux's
+// autogroups give each login's processes together a fair share, whatever
+// their nice values) the helper's spinning takes time from the caller's
+// own thread, and splitting made batch 1 slower (751 against 968
+// positions/s, 2-core EPYC with another training running, 2026-12-01). The
 // results are bitwise the same either way.
 type splitChooser struct {
 	calls int
