@@ -12,7 +12,6 @@ package chart
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"strconv"
 	"taflab/internal/fileio"
@@ -22,22 +21,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 )
-
-// palette is Okabe and Ito's colour-blind-safe palette without its yellow,
-// which is too pale on white: vermillion, blue, bluish green, reddish
-// purple, orange, sky blue, black. The web page uses the same colours.
-var palette = []color.Color{
-	color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 255},
-	color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 255},
-	color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 255},
-	color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 255},
-	color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 255},
-	color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 255},
-	color.RGBA{A: 255},
-}
-
-// Color returns the i-th colour of the palette (i ≥ 0), cycling.
-func Color(i int) color.Color { return palette[i%len(palette)] }
 
 // Ticks marks an axis at 1, 2 or 5 times a power of ten, with about N
 // labelled ticks (0 means 5) and no unlabelled ones. With Integer the step

@@ -84,13 +84,3 @@ func TestLegendRoom(t *testing.T) {
 		}
 	}
 }
-
-func TestColor(t *testing.T) {
-	seen := map[string]bool{}
-	for i := range len(palette) {
-		seen[fmt.Sprint(Color(i))] = true
-	}
-	if len(seen) != len(palette) || fmt.Sprint(Color(len(palette))) != fmt.Sprint(Color(0)) {
-		t.Errorf("got %d distinct colours, want %d that cycle", len(seen), len(palette))
-	}
-}
