@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
+	"taflab/internal/fileio"
 	"taflab/rules"
 )
 
@@ -34,26 +32,12 @@ const (
 
 // ReadFileLimit reads the file at path whole, refusing one of more than
 // limit bytes (what names the kind of file in the error: "a game-record
-// file") without reading past the limit. Errors name the file.
+// file") without reading past the limit (fileio.ReadFileLimit). Errors name
+// the file.
 func ReadFileLimit(path string, limit int64, what string) ([]byte, error) {
-	f, err := os.Open(path)
+	data, err := fileio.ReadFileLimit(path, limit, what)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	defer f.Close()
-	return ReadLimit(path, f, limit, what)
-}
-
-// ReadLimit reads r whole, refusing more than limit bytes without reading
-// past them; name stands for r in errors, and what names the kind of input
-// ("a game-record file").
-func ReadLimit(name string, r io.Reader, limit int64, what string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", name, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("datasets: %s: more than %d bytes, the most %s may hold", name, limit, what)
 	}
 	return data, nil
 }
@@ -119,56 +103,4 @@ func ReadRecords(ctx context.Context, name string, r io.Reader) ([]rules.Record,
 		return nil
 	})
 	return recs, err
-}
-
-// StaleTempAge is the age past which a temporary file of ours (see
-// RemoveStaleTemps) is taken for one a killed writer left behind: no
-// writer takes that long to write one file.
-const StaleTempAge = time.Hour
-
-// RemoveStaleTemps removes, from dir, the temporary files that the writers
-// of this program name ".BASE.tmp-DIGITS" (os.CreateTemp's "."+BASE+".tmp-*"
-// in writeTemp and fileio.WriteFile) and that were last modified more
-// than age ago: files a writer killed between writing and renaming them
-// (SIGKILL, a power cut) left behind, hidden and never read. base, if not
-// "", takes only those of one target file. Nothing else is touched: not
-// a folder, not a link, not a file of another name, not a fresh temporary
-// file that a running writer may be about to rename. It returns the names
-// removed; an error is a folder it could not list (a file it could not
-// remove is left, and not an error).
-func RemoveStaleTemps(dir, base string, age time.Duration) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	var removed []string
-	now := time.Now()
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !isTempName(e.Name(), base) {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < age {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		if os.Remove(path) == nil {
-			removed = append(removed, path)
-		}
-	}
-	return removed, nil
-}
-
-// isTempName reports whether name is ".BASE.tmp-DIGITS" (of the given base
-// when base is not "").
-func isTempName(name, base string) bool {
-	i := strings.LastIndex(name, ".tmp-")
-	if i < 2 || name[0] != '.' {
-		return false
-	}
-	digits := name[i+len(".tmp-"):]
-	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return false
-	}
-	return base == "" || name[1:i] == base
 }

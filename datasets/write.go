@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"taflab/internal/fileio"
 	"taflab/rules"
 )
 
@@ -60,7 +61,10 @@ func WriteShard(dir, name string, def rules.Definition, positions []PositionRow,
 		os.Remove(gamesPath)
 		return fmt.Errorf("datasets: %w", err)
 	}
-	return syncDir(dir)
+	if err := fileio.SyncDir(dir); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	return nil
 }
 
 // WritePositionsFile writes one positions file at path, whole or not at all.
@@ -75,65 +79,32 @@ func WriteGamesFile(path string, def rules.Definition, rows []GameRow) error {
 	return writeFile(path, func() ([]byte, error) { return encodeGames(memory.DefaultAllocator, def, rows) })
 }
 
+// writeFile writes the bytes encode gives to path (fileio.WriteFile).
 func writeFile(path string, encode func() ([]byte, error)) error {
-	tmp, err := writeTemp(path, encode)
+	data, err := encode()
 	if err != nil {
-		return err
+		return fmt.Errorf("datasets: %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := fileio.WriteFile(path, data); err != nil {
 		return fmt.Errorf("datasets: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
+	return nil
 }
 
-// writeTemp writes the bytes encode gives to a temporary file beside path, named .BASE.tmp-RANDOM (it
-// starts with '.' and does not end in .arrow, so no reader takes it for a
-// shard), syncs and closes it, and returns its name. On an error it removes
-// the file; errors name path.
-func writeTemp(path string, encode func() ([]byte, error)) (tmp string, err error) {
+// writeTemp writes the bytes encode gives to a temporary file beside path
+// (fileio.WriteTemp: .BASE.tmp-RANDOM, which starts with '.' and does not
+// end in .arrow, so no reader takes it for a shard) and returns its name.
+// Errors name path.
+func writeTemp(path string, encode func() ([]byte, error)) (string, error) {
 	data, err := encode()
 	if err != nil {
 		return "", fmt.Errorf("datasets: %s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := fileio.WriteTemp(path, data)
 	if err != nil {
-		return "", fmt.Errorf("datasets: %s: %w", path, err)
+		return "", fmt.Errorf("datasets: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("datasets: %s: %w", path, err)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	return f.Name(), nil
-}
-
-// syncDir makes renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("datasets: syncing %s: %w", dir, err)
-	}
-	return nil
+	return tmp, nil
 }
 
 // encodePositions checks the rows and returns them as a sealed Arrow IPC

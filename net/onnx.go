@@ -90,7 +90,7 @@ func (n *Network) ExportONNX(path string) error {
 	if err != nil {
 		return fmt.Errorf("net: %s: %w", path, err)
 	}
-	return writeFileAtomic(path, data)
+	return writeFile(path, data)
 }
 
 // onnxGraph collects a graph's nodes and initializers.

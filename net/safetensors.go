@@ -9,15 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"taflab/internal/fileio"
 )
 
 // Network files are safetensors files (https://github.com/huggingface/safetensors):
@@ -59,7 +59,7 @@ func WriteSafetensors(path string, tensors []Tensor, meta map[string]string) err
 	if err != nil {
 		return fmt.Errorf("net: %s: %w", path, err)
 	}
-	return writeFileAtomic(path, data)
+	return writeFile(path, data)
 }
 
 // encodeSafetensors returns the bytes of a safetensors file. The header is
@@ -130,68 +130,14 @@ func encodeSafetensors(tensors []Tensor, meta map[string]string) ([]byte, error)
 	return out, nil
 }
 
-// writeFileAtomic writes data to path whole or not at all: a temporary file
-// .BASE.tmp-RANDOM beside path (it does not end in path's name, so no
-// reader takes it for the file), synced, closed and renamed over path, then
-// the directory synced. On an error it removes the temporary file.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
-		return fmt.Errorf("net: %q: no file name", path)
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("net: %s: %w", path, unwrapPathError(err))
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("net: %s: %w", path, unwrapPathError(err))
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("syncing the directory: %w", err)
+// writeFile writes data to path whole or not at all (fileio.WriteFile:
+// a temporary file beside path, synced and renamed over it), the error
+// naming path.
+func writeFile(path string, data []byte) error {
+	if err := fileio.WriteFile(path, data); err != nil {
+		return fmt.Errorf("net: %w", err)
 	}
 	return nil
-}
-
-// unwrapPathError drops the operation and path of an *fs.PathError (the
-// caller names the file), keeping the cause for errors.Is.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return fmt.Errorf("%s: %w", le.Op, le.Err)
-	}
-	return err
 }
 
 // ReadSafetensors reads a safetensors file: its tensors in the header's
@@ -204,15 +150,12 @@ func unwrapPathError(err error) error {
 func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %s: %w", path, unwrapPathError(err))
+		return nil, nil, fmt.Errorf("net: %s: %w", path, errors.Unwrap(err)) // os.Open's *fs.PathError, whose path is named
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxSafetensorsBytes+1))
+	b, err := fileio.ReadLimit(path, f, MaxSafetensorsBytes, "a network file")
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %s: %w", path, unwrapPathError(err))
-	}
-	if len(b) > MaxSafetensorsBytes {
-		return nil, nil, fmt.Errorf("net: %s: more than %d bytes, the most a network file may hold", path, MaxSafetensorsBytes)
+		return nil, nil, fmt.Errorf("net: %w", err)
 	}
 	return ReadSafetensorsBytes(path, b)
 }

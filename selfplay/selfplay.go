@@ -16,6 +16,7 @@ import (
 
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/openings"
@@ -183,7 +184,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	}
 	// Temporary files of shards that a killed writer left (hidden, never
 	// read): this writer's start in the folder is when to remove them.
-	if _, err := datasets.RemoveStaleTemps(cfg.Out, "", datasets.StaleTempAge); err != nil {
+	if _, err := fileio.RemoveStaleTemps(cfg.Out, "", fileio.StaleTempAge); err != nil {
 		return Summary{}, fmt.Errorf("selfplay: output folder: %w", err)
 	}
 	workers := cfg.Workers // within configs.MaxWorkers: Validate

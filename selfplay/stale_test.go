@@ -12,6 +12,7 @@ import (
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/internal/fileio"
 )
 
 // TestRunRemovesStaleTemps: the hidden temporary files of shards that a
@@ -22,7 +23,7 @@ func TestRunRemovesStaleTemps(t *testing.T) {
 	cfg.Games, cfg.Workers, cfg.GamesPerWorker, cfg.Seed = 1, 1, 1, 3
 	cfg.Search.Playouts, cfg.Search.CheapPlayouts = 8, 4
 	cfg.Out = t.TempDir()
-	old := time.Now().Add(-2 * datasets.StaleTempAge)
+	old := time.Now().Add(-2 * fileio.StaleTempAge)
 	files := map[string]bool{ // name: want it removed
 		".x-1.positions.arrow.tmp-2718281828": true,
 		".x-1.games.arrow.tmp-31415":          true,

@@ -94,7 +94,7 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	}
 	// Temporary checkpoint, network and report files that a killed run
 	// left (hidden, never read): removed when a run starts in the folder.
-	if _, err := datasets.RemoveStaleTemps(cfg.Out, "", datasets.StaleTempAge); err != nil {
+	if _, err := fileio.RemoveStaleTemps(cfg.Out, "", fileio.StaleTempAge); err != nil {
 		return Summary{}, fmt.Errorf("training: run folder: %w", err)
 	}
 	ckptPath := filepath.Join(cfg.Out, CheckpointFile)
