@@ -16,6 +16,7 @@ import (
 	"taflab/datasets"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
+	"taflab/match"
 	"taflab/selfplay"
 )
 
@@ -28,8 +29,8 @@ type shardInfo struct {
 	Games     int    `json:"games"`
 	Positions int    `json:"positions"`
 
-	all    selfplay.Tally            // its games, and by kind: read once, not kept in files
-	byKind map[string]selfplay.Tally // (the counts of a resumed stage come from the files again)
+	all    match.Tally            // its games, and by kind: read once, not kept in files
+	byKind map[string]match.Tally // (the counts of a resumed stage come from the files again)
 }
 
 // mixed is the evaluator of a shard whose games were played by several
@@ -224,19 +225,18 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 	progress.Finish()
 	st.Seconds += time.Since(started).Seconds()
 	st.External, st.Evaluator, st.Host = true, label, ""
-	var all selfplay.Tally
-	st.ByKind, st.Shards = map[string]selfplay.Tally{}, nil
+	var all match.Tally
+	st.ByKind, st.Shards = map[string]match.Tally{}, nil
 	for _, sh := range take {
 		st.Shards = append(st.Shards, *sh)
-		addTally(&all, sh.all)
+		all.Merge(sh.all)
 		for k, t := range sh.byKind {
 			u := st.ByKind[k]
-			addTally(&u, t)
+			u.Merge(t)
 			st.ByKind[k] = u
 		}
 	}
-	st.Games, st.AttackerWins, st.DefenderWins, st.Draws = all.Games, all.AttackerWins, all.DefenderWins, all.Draws
-	st.Positions = all.AttackerPlies + all.DefenderPlies + all.DrawPlies
+	st.setGames(all)
 	// selfplay.json names the shards before the stage is marked done, so a
 	// generation's shards are taken once: a stage killed between the two
 	// chooses again, and its choice is the one that counts.
@@ -245,16 +245,6 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 	}
 	fmt.Fprintf(log, "loop: generation %d: %d games of %s in %d shards\n", g, st.Games, label, len(st.Shards))
 	return mark(dir, "selfplay")
-}
-
-func addTally(dst *selfplay.Tally, t selfplay.Tally) {
-	dst.Games += t.Games
-	dst.AttackerWins += t.AttackerWins
-	dst.DefenderWins += t.DefenderWins
-	dst.Draws += t.Draws
-	dst.AttackerPlies += t.AttackerPlies
-	dst.DefenderPlies += t.DefenderPlies
-	dst.DrawPlies += t.DrawPlies
 }
 
 // trainFiles returns the positions files generation g of an external run

@@ -459,15 +459,13 @@ func readLadder(run string) ([]stats.LadderPoint, error) {
 
 // selfplayStats is a generation's self-play, kept across resumed attempts.
 type selfplayStats struct {
-	Games        int     `json:"games"`
-	AttackerWins int     `json:"attacker_wins"`
-	DefenderWins int     `json:"defender_wins"`
-	Draws        int     `json:"draws"`
-	Positions    int     `json:"positions"`
-	Seconds      float64 `json:"seconds"`
-	Evaluator    string  `json:"evaluator"`
+	// Tally counts the games: who won them, in how many plies.
+	match.Tally
+	Positions int     `json:"positions"`
+	Seconds   float64 `json:"seconds"`
+	Evaluator string  `json:"evaluator"`
 	// ByKind splits the games by how they were set up (selfplay.Kind).
-	ByKind map[string]selfplay.Tally `json:"by_kind"`
+	ByKind map[string]match.Tally `json:"by_kind"`
 	// Host is the machine of in-process self-play, "" for external.
 	Host string `json:"host,omitempty"`
 	// External says followers played the games (selfplay.external), and
@@ -475,6 +473,13 @@ type selfplayStats struct {
 	// of them taken by another generation.
 	External bool        `json:"external,omitempty"`
 	Shards   []shardInfo `json:"shards,omitempty"`
+}
+
+// setGames sets the counts of the generation's games, all: their
+// positions are their plies (one searched position a move).
+func (st *selfplayStats) setGames(all match.Tally) {
+	st.Tally = all
+	st.Positions = all.AttackerPlies + all.DefenderPlies + all.DrawPlies
 }
 
 // pretrainStage trains the generation-0 network on the game records alone
@@ -598,8 +603,8 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 		err = errors.Join(err, rerr)
 	} else {
 		all, byKind := selfplay.TallyGames(rows)
-		st.Games, st.AttackerWins, st.DefenderWins, st.Draws, st.ByKind = all.Games, all.AttackerWins, all.DefenderWins, all.Draws, byKind
-		st.Positions = all.AttackerPlies + all.DefenderPlies + all.DrawPlies
+		st.setGames(all)
+		st.ByKind = byKind
 	}
 	if werr := fileio.WriteJSON(statsPath, st); werr != nil {
 		return werr

@@ -42,19 +42,19 @@ type GenSummary struct {
 	Evaluator     string  `json:"selfplay_evaluator"`
 	// Start counts the self-play games from the rule set's start with equal
 	// playouts: the balance of the generation's own play.
-	Start selfplay.Tally `json:"selfplay_from_start"`
+	Start match.Tally `json:"selfplay_from_start"`
 	// ByKind splits all the self-play games by how they were set up.
-	ByKind        map[string]selfplay.Tally `json:"selfplay_by_kind,omitempty"`
-	Loss          float64                   `json:"loss"`
-	PolicyLoss    float64                   `json:"policy_loss"`
-	ValueLoss     float64                   `json:"value_loss"`
-	Gate          string                    `json:"gate"` // "promoted", "rejected", "undecided" or "" (not yet)
-	GateElo       float64                   `json:"gate_elo"`
-	GateLLR       float64                   `json:"gate_llr"`
-	BaselineElo   float64                   `json:"baseline_elo"`
-	BaselineLo    float64                   `json:"baseline_elo_lo"`
-	BaselineHi    float64                   `json:"baseline_elo_hi"`
-	BaselineGames int                       `json:"baseline_games"`
+	ByKind        map[string]match.Tally `json:"selfplay_by_kind,omitempty"`
+	Loss          float64                `json:"loss"`
+	PolicyLoss    float64                `json:"policy_loss"`
+	ValueLoss     float64                `json:"value_loss"`
+	Gate          string                 `json:"gate"` // "promoted", "rejected", "undecided" or "" (not yet)
+	GateElo       float64                `json:"gate_elo"`
+	GateLLR       float64                `json:"gate_llr"`
+	BaselineElo   float64                `json:"baseline_elo"`
+	BaselineLo    float64                `json:"baseline_elo_lo"`
+	BaselineHi    float64                `json:"baseline_elo_hi"`
+	BaselineGames int                    `json:"baseline_games"`
 	// BaselineOdds is the rating as playout odds: how many times its
 	// playouts the baseline needs to score level (stats.Odds.String), ""
 	// without a ladder.

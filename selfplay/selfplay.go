@@ -54,59 +54,17 @@ type Options struct {
 
 // Summary is what a run has done so far.
 type Summary struct {
-	Games, Positions               int
-	AttackerWins, DefenderWins     int
-	Draws                          int
+	// Tally counts the games: who won them, in how many plies, and how
+	// they ended (Endings, by rules.Reason).
+	match.Tally
+	Positions                      int
 	Shards                         int
 	Elapsed                        time.Duration
-	Reasons                        map[rules.Reason]int
 	Interrupted                    bool
 	Workers, GamesPerWorker, Total int
 	// ByKind splits the games by how they were set up (Kind): who won and
 	// in how many plies.
-	ByKind map[string]Tally
-}
-
-// Tally counts the games of one kind: who won them, and their plies.
-type Tally struct {
-	Games         int `json:"games"`
-	AttackerWins  int `json:"attacker_wins"`
-	DefenderWins  int `json:"defender_wins"`
-	Draws         int `json:"draws"`
-	AttackerPlies int `json:"attacker_win_plies"` // the plies of the attackers' wins, summed
-	DefenderPlies int `json:"defender_win_plies"`
-	DrawPlies     int `json:"draw_plies"`
-}
-
-// Add counts a game.
-func (t *Tally) Add(w rules.Winner, plies int) {
-	t.Games++
-	switch w {
-	case rules.AttackersWin:
-		t.AttackerWins++
-		t.AttackerPlies += plies
-	case rules.DefendersWin:
-		t.DefenderWins++
-		t.DefenderPlies += plies
-	default:
-		t.Draws++
-		t.DrawPlies += plies
-	}
-}
-
-// Mean returns the mean plies of the games a winner won, 0 for none.
-func (t Tally) Mean(w rules.Winner) float64 {
-	n, plies := t.Draws, t.DrawPlies
-	switch w {
-	case rules.AttackersWin:
-		n, plies = t.AttackerWins, t.AttackerPlies
-	case rules.DefendersWin:
-		n, plies = t.DefenderWins, t.DefenderPlies
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(plies) / float64(n)
+	ByKind map[string]match.Tally
 }
 
 // Kinds of self-play games (Kind).
@@ -147,8 +105,8 @@ func RowKind(r *datasets.GameRow) string {
 }
 
 // TallyGames counts games read back from a dataset, in all and by kind.
-func TallyGames(rows []datasets.GameRow) (all Tally, byKind map[string]Tally) {
-	byKind = map[string]Tally{}
+func TallyGames(rows []datasets.GameRow) (all match.Tally, byKind map[string]match.Tally) {
+	byKind = map[string]match.Tally{}
 	for i := range rows {
 		r := &rows[i]
 		all.Add(r.Winner, int(r.Length))
@@ -243,7 +201,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	records, wait := mcts.PlayAll(ctx, players, source, workers*cfg.GamesPerWorker)
 
 	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID, seq: opt.ShardSeq, onShard: opt.OnShard}
-	wr.sum = Summary{Reasons: map[rules.Reason]int{}, ByKind: map[string]Tally{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
+	wr.sum = Summary{ByKind: map[string]match.Tally{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
 	lastShard := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -352,21 +310,12 @@ func (w *writer) add(r *mcts.GameRecord) {
 			Result: resultFor(o.Winner, s.Position.ToMove), Reason: o.Reason,
 		})
 	}
-	w.sum.Games++
+	w.sum.AddEnding(o.Winner, o.Reason.String(), len(r.Moves))
 	w.sum.Positions += len(r.Samples)
-	w.sum.Reasons[o.Reason]++
 	kind := Kind(r.GameSpec)
 	t := w.sum.ByKind[kind]
 	t.Add(o.Winner, len(r.Moves))
 	w.sum.ByKind[kind] = t
-	switch o.Winner {
-	case rules.AttackersWin:
-		w.sum.AttackerWins++
-	case rules.DefendersWin:
-		w.sum.DefenderWins++
-	default:
-		w.sum.Draws++
-	}
 }
 
 // resultFor returns a game's result for a side: +1 win, 0 draw, -1 loss.

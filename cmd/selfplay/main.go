@@ -234,7 +234,7 @@ func describe(s selfplay.Summary) string {
 // reasons lists how the games ended.
 func reasons(s selfplay.Summary) string {
 	var parts []string
-	for r, n := range s.Reasons {
+	for r, n := range s.Endings {
 		parts = append(parts, fmt.Sprintf("%s %d", r, n))
 	}
 	sort.Strings(parts)
