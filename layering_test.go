@@ -39,15 +39,17 @@ var allowedImports = map[string][]string{
 	// Players of match play from their specs, and networks as evaluators.
 	"player": {"rules", "mcts", "net", "engine", "match"},
 	// Where games start: opening suites and random openings.
-	"openings": {"rules", "match", "configs", "configs/variants", "internal/fileio"},
+	"openings": {"rules", "mcts", "datasets", "match", "configs", "configs/variants", "internal/fileio"},
 	// Charts: one palette, axis ticks and PNG files.
 	"chart": {"internal/fileio"},
+	// Ratings: Bradley-Terry fits over match files, their report and chart.
+	"ratings": {"stats", "match", "chart", "internal/fileio"},
 	// Self-play runs: games into dataset shards.
 	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "internal/fileio"},
 	// Training runs: samples from shards and records into a network.
 	"training": {"rules", "net", "datasets", "configs", "chart", "internal/fileio"},
 	// The self-play loop: generations of self-play, training and gating.
-	"loop": {"rules", "mcts", "net", "datasets", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "internal/fileio", "internal/progress"},
+	"loop": {"rules", "mcts", "net", "datasets", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress"},
 	// Files written whole or not at all, and read within a limit.
 	"internal/fileio": {},
 	// Progress bars and lines for long runs.

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"taflab/configs"
 	"taflab/internal/fileio"
 	"taflab/match"
+	"taflab/ratings"
 	"taflab/rules"
 	"taflab/selfplay"
 	"taflab/stats"
@@ -234,56 +234,32 @@ type genMatches struct{ gate, baseline *match.File }
 // other playouts rates other players), and only players a chain of games
 // links to the network-free searcher.
 func fitRunRatings(matches []genMatches) (*RunRatings, error) {
-	var files []*match.File
 	anchor, playouts := "", 0
 	for _, m := range matches {
-		for _, f := range []*match.File{m.gate, m.baseline} {
-			if f != nil {
-				files = append(files, f)
-			}
-		}
-		if m.baseline != nil && anchor == "" {
+		if m.baseline != nil {
 			anchor, playouts = m.baseline.B.Name, m.baseline.B.Playouts
+			break
 		}
 	}
 	if anchor == "" {
 		return nil, nil
 	}
-	var games []stats.Game
-	for _, f := range files {
-		if f.A.Playouts != playouts || f.B.Playouts != playouts {
-			continue
-		}
-		for _, g := range f.Games {
-			games = append(games, stats.Game{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
-		}
-	}
-	for _, group := range stats.Groups(games) {
-		if !slices.Contains(group, anchor) {
-			continue
-		}
-		linked := games[:0:0]
-		for _, g := range games {
-			if slices.Contains(group, g.Attacker) {
-				linked = append(linked, g)
+	var files []match.File
+	for _, m := range matches {
+		for _, f := range []*match.File{m.gate, m.baseline} {
+			if f != nil && f.A.Playouts == playouts && f.B.Playouts == playouts {
+				files = append(files, *f)
 			}
 		}
-		games = linked
-		break
 	}
-	prior := 0.0
-	r, err := stats.FitRatings(games, anchor)
+	r, err := ratings.Fit(ratings.Matches{Files: files},
+		ratings.Config{Anchor: anchor, AnchorGroupOnly: true, FallbackPriorSD: ratingsPriorSD})
 	if err != nil {
-		prior = ratingsPriorSD
-		if r, err = stats.FitRatingsWith(games, anchor, stats.FitOptions{PriorSD: prior}); err != nil {
-			return nil, fmt.Errorf("loop: ratings over the run's games: %w", err)
-		}
+		return nil, fmt.Errorf("loop: ratings over the run's games: %w", err)
 	}
-	scale := r.SEScale()
-	out := &RunRatings{Anchor: anchor, Games: r.Games, SideAdvantage: r.SideAdvantage,
-		SideCI95: 1.96 * r.SideAdvantageSE * scale, PriorSD: prior}
+	out := &RunRatings{Anchor: r.Anchor, Games: r.Games, SideAdvantage: r.SideAdvantage, SideCI95: r.SideAdvantage95, PriorSD: r.PriorSD}
 	for _, p := range r.Players {
-		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: 1.96 * p.SE * scale, Games: p.Games})
+		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: p.CI95, Games: p.Games})
 	}
 	return out, nil
 }
