@@ -241,8 +241,10 @@ func done(dir, stage string) bool {
 	return err == nil
 }
 
-// genSeed derives a generation's seed from the run's.
-func genSeed(seed uint64, g int) uint64 { return selfplay.GameSeed(seed^0x5eed10_0f, g) }
+// GenSeed derives generation g's seed from the run's seed: the seed of its
+// self-play (whose games' seeds are selfplay.GameSeed of it), its
+// training and its matches.
+func GenSeed(seed uint64, g int) uint64 { return selfplay.GameSeed(seed^0x5eed10_0f, g) }
 
 // best returns the best network so far, or "" for the network-free searcher.
 func best(run string) (string, error) {
@@ -350,7 +352,7 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games\n", g, builtin, cfg.Baseline.Games)
 		// A fixed number of pairs: the test's bounds are out of reach.
 		test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}
-		if err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, test, genSeed(cfg.Seed, g)+1); err != nil {
+		if err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, test, GenSeed(cfg.Seed, g)+1); err != nil {
 			return err
 		}
 		if err := mark(dir, "baseline"); err != nil {
@@ -382,7 +384,7 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 		return err
 	}
 	pairs := cfg.Baseline.OddsPairs
-	openings, desc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, genSeed(cfg.Seed, 0))
+	openings, desc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, GenSeed(cfg.Seed, 0))
 	if err != nil {
 		return fmt.Errorf("loop: gate.openings: %w", err)
 	}
@@ -574,7 +576,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	}
 	sp := configs.DefaultSelfPlay()
 	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
-	sp.Seed, sp.Out, sp.Search, sp.Net = genSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, self.net
+	sp.Seed, sp.Out, sp.Search, sp.Net = GenSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, self.net
 	sp.Mix = cfg.SelfPlay.Mix
 	opts := selfplay.Options{WorkerName: worker, Played: played}
 	st.Evaluator = "builtin"
@@ -644,7 +646,7 @@ func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 	tc := configs.DefaultTrain()
 	tc.Data, tc.Out = filepath.Join(run, DataDir), filepath.Join(dir, "train")
 	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
-	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = genSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
+	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = GenSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
 	tc.SearchValueWeight, tc.Records = cfg.Train.SearchValueWeight, cfg.Train.Records
 	if done(GenDir(run, 0), "skipped") {
 		tc.Records = configs.Records{} // absent when the run began (pretrainStage)
@@ -726,7 +728,7 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	}
 	fmt.Fprintf(log, "loop: generation %d: gating %s against %s\n", g, a.Name, b.Name)
 	matchDir := filepath.Join(dir, "gate")
-	if err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), genSeed(cfg.Seed, g)); err != nil {
+	if err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), GenSeed(cfg.Seed, g)); err != nil {
 		return err
 	}
 	f, err := match.ReadFile(matchDir)

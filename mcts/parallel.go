@@ -4,7 +4,29 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"taflab/rules"
 )
+
+// NewPlayers makes the players of PlayAll: workers self-players of cfg on
+// variant, each with an evaluator of its own from newEval (called once a
+// player, in order, on the caller's goroutine) and parallel games at once.
+//
+//	players, err := mcts.NewPlayers(cfg, variant, 4, 8, newEval)
+//	games, wait := mcts.PlayAll(ctx, players, source, 4*8)
+func NewPlayers(cfg Config, variant *rules.Variant, workers, parallel int, newEval func() (Evaluator, error)) ([]*SelfPlayer, error) {
+	players := make([]*SelfPlayer, workers)
+	for w := range players {
+		eval, err := newEval()
+		if err != nil {
+			return nil, err
+		}
+		if players[w], err = NewSelfPlayer(cfg, variant, eval, parallel); err != nil {
+			return nil, err
+		}
+	}
+	return players, nil
+}
 
 // PlayAll plays the games of source on all the players at once, each on a
 // goroutine of its own (a player is one worker: its own evaluator and

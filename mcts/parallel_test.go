@@ -85,3 +85,32 @@ func TestPlayAll(t *testing.T) {
 		}
 	})
 }
+
+// TestNewPlayers: a player per worker, each with its own evaluator, made
+// in order; an evaluator's or a setting's error is returned.
+func TestNewPlayers(t *testing.T) {
+	cfg := DefaultConfig()
+	v := variants.MustLoad("copenhagen")
+	var made []Evaluator
+	newEval := func() (Evaluator, error) {
+		e := NewHeuristic()
+		made = append(made, e)
+		return e, nil
+	}
+	players, err := NewPlayers(cfg, v, 3, 2, newEval)
+	if err != nil || len(players) != 3 || len(made) != 3 {
+		t.Fatalf("got %d players, %d evaluators, %v; want 3 and 3", len(players), len(made), err)
+	}
+	for i, p := range players {
+		if p.runner.eval != made[i] || p.parallel != 2 {
+			t.Errorf("player %d: got evaluator %p, %d games at once; want the %d-th made and 2", i, p.runner.eval, p.parallel, i)
+		}
+	}
+	boom := errors.New("no network")
+	if _, err := NewPlayers(cfg, v, 2, 2, func() (Evaluator, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Errorf("a failing evaluator: got %v, want its error", err)
+	}
+	if _, err := NewPlayers(cfg, v, 2, 0, newEval); err == nil {
+		t.Errorf("0 games at once: got no error, want one")
+	}
+}

@@ -188,15 +188,9 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	players := make([]*mcts.SelfPlayer, workers)
-	for w := range players {
-		eval, err := newEval()
-		if err != nil {
-			return Summary{}, fmt.Errorf("selfplay: evaluator: %w", err)
-		}
-		if players[w], err = mcts.NewSelfPlayer(cfg.Search, variant, eval, cfg.GamesPerWorker); err != nil {
-			return Summary{}, err
-		}
+	players, err := mcts.NewPlayers(cfg.Search, variant, workers, cfg.GamesPerWorker, newEval)
+	if err != nil {
+		return Summary{}, fmt.Errorf("selfplay: %w", err)
 	}
 	records, wait := mcts.PlayAll(ctx, players, source, workers*cfg.GamesPerWorker)
 

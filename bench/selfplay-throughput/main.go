@@ -5,8 +5,8 @@
 //
 // It plays as the loop's self-play does (configs/loop.toml's [selfplay]:
 // its search settings, workers and games per worker, and its game mix:
-// suite starts and odds games drawn from each game's seed as
-// configs.GameMix.Game draws them), with a fresh 6x64 network of
+// the games of the loop's first generation, set up by selfplay.MixGame
+// from the same seeds), with a fresh 6x64 network of
 // fixed random weights (or -net FILE), one single-threaded net.Inference
 // per worker with random symmetries, as the loop makes them. Datasets are
 // not written. Then it measures the pure inference rate: the same workers,
@@ -43,11 +43,14 @@ import (
 
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/loop"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/net/kernels"
+	"taflab/openings"
 	"taflab/rules"
+	"taflab/selfplay"
 )
 
 // Report is what the program prints, as JSON and as text.
@@ -152,20 +155,10 @@ func machineBusy() time.Duration {
 	return time.Duration(ticks) * time.Second / 100  // USER_HZ
 }
 
-// mixGame sets a game up as cmd/internal/selfplay.MixGame does, through
-// the same configs.GameMix.Game.
-func mixGame(index int, seed uint64, mix configs.GameMix, suite []match.SuiteEntry) mcts.GameSpec {
-	g, i := mix.Game(index, seed, len(suite))
-	if i >= 0 {
-		g.Start = suite[i].Position
-	}
-	return g
-}
-
 func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads, workers int, cpuprofile string, jsonOut bool) error {
-	loop := configs.DefaultLoop()
-	sp := loop.SelfPlay
-	v, err := variants.Load(loop.Variant)
+	lc := configs.DefaultLoop()
+	sp := lc.SelfPlay
+	v, err := variants.Load(lc.Variant)
 	if err != nil {
 		return err
 	}
@@ -191,30 +184,29 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 	}
 	var suite []match.SuiteEntry
 	if sp.Mix.SuiteShare > 0 {
-		data, ok := configs.OpeningSuite(v.Name())
-		if !ok {
-			return fmt.Errorf("no opening suite for %s", v.Name())
-		}
-		if suite, err = match.ParseSuite(v.Name(), data, v); err != nil {
+		if suite, err = openings.LoadSuite(sp.Mix.Suite, v); err != nil {
 			return err
 		}
 	}
 
-	evals := make([]*timedEval, workers)
-	players := make([]*mcts.SelfPlayer, workers)
-	for w := range workers {
+	var evals []*timedEval
+	players, err := mcts.NewPlayers(sp.Search, v, workers, sp.GamesPerWorker, func() (mcts.Evaluator, error) {
 		in := n.NewInference(threads, "bench")
 		in.RandomSymmetry = true
-		in.Seed(uint64(w + 1))
-		evals[w] = &timedEval{in: in}
-		if players[w], err = mcts.NewSelfPlayer(sp.Search, v, evals[w], sp.GamesPerWorker); err != nil {
-			return err
-		}
+		in.Seed(uint64(len(evals) + 1))
+		evals = append(evals, &timedEval{in: in})
+		return evals[len(evals)-1], nil
+	})
+	if err != nil {
+		return err
 	}
+	// The games of the loop's first generation, as its self-play sets
+	// them up.
+	seed := loop.GenSeed(lc.Seed, 1)
 	var next atomic.Int64
 	source := func() (mcts.GameSpec, bool) {
-		i := next.Add(1) - 1
-		return mixGame(int(i), mcts.MixSeed(loop.Seed, uint64(i)), sp.Mix, suite), true
+		i := int(next.Add(1) - 1)
+		return selfplay.MixGame(i, selfplay.GameSeed(seed, i), sp.Mix, suite), true
 	}
 
 	if cpuprofile != "" {
