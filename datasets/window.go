@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +37,24 @@ func ShardName(t time.Time, worker string, seq int) string {
 		w = []byte("worker")
 	}
 	return fmt.Sprintf("%s-%s-%06d", t.UTC().Format(shardTimeLayout), w, seq)
+}
+
+// ParseShardName reads a shard name that ShardName made (without the file
+// suffixes): its time, worker and sequence number. ok is false for a name
+// of another form.
+func ParseShardName(name string) (t time.Time, worker string, seq int, ok bool) {
+	t, ok = shardTime(name)
+	rest := name[min(len(name), len(shardTimeLayout)):]
+	i := strings.LastIndexByte(rest, '-')
+	if !ok || !strings.HasPrefix(rest, "-") || i < 2 {
+		return time.Time{}, "", 0, false
+	}
+	digits := rest[i+1:]
+	seq, err := strconv.Atoi(digits)
+	if err != nil || len(digits) < 6 || strings.Trim(digits, "0123456789") != "" {
+		return time.Time{}, "", 0, false
+	}
+	return t, rest[1:i], seq, true
 }
 
 // shardTime returns the time a shard name starts with, if it starts with

@@ -25,10 +25,11 @@ func TestShardName(t *testing.T) {
 		worker string
 		seq    int
 		want   string
+		inName string // the worker as the name holds it
 	}{
-		{testTime(0), "host1-4242", 1, "20261130T161500.123456789Z-host1-4242-000001"},
-		{time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)), "a/b c", 1234567, "20260102T020405.000000000Z-a_b_c-1234567"},
-		{testTime(0), "", 0, "20261130T161500.123456789Z-worker-000000"},
+		{testTime(0), "host1-4242", 1, "20261130T161500.123456789Z-host1-4242-000001", "host1-4242"},
+		{time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)), "a/b c", 1234567, "20260102T020405.000000000Z-a_b_c-1234567", "a_b_c"},
+		{testTime(0), "", 0, "20261130T161500.123456789Z-worker-000000", "worker"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -40,7 +41,18 @@ func TestShardName(t *testing.T) {
 			if !ok || !when.Equal(tt.t) {
 				t.Errorf("shardTime(%q): got %v, %v, want %v", got, when, ok, tt.t)
 			}
+			when, worker, seq, ok := ParseShardName(got)
+			if !ok || !when.Equal(tt.t) || worker != tt.inName || seq != tt.seq {
+				t.Errorf("ParseShardName(%q): got %v, %q, %d, %v; want %v, %q, %d", got, when, worker, seq, ok, tt.t, tt.inName, tt.seq)
+			}
 		})
+	}
+	// Names of other forms.
+	for _, name := range []string{"", "data", "20261130T161500.123456789Z", "20261130T161500.123456789Z-w", "20261130T161500.123456789Z--000001",
+		"20261130T161500.123456789Z-w-00001", "20261130T161500.123456789Z-w-00000x", "20261130T161500.123456789Zxw-000001", "2026113XT161500.123456789Z-w-000001"} {
+		if _, _, _, ok := ParseShardName(name); ok {
+			t.Errorf("ParseShardName(%q): got ok, want a name of another form", name)
+		}
 	}
 	// Names sort as their times, whatever the worker.
 	var names []string

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -36,20 +35,6 @@ type shardInfo struct {
 // mixed is the evaluator of a shard whose games were played by several
 // (no follower writes one; such a shard counts for no generation).
 const mixed = "(mixed)"
-
-// ownShard matches the worker name of the loop's in-process self-play
-// ("gen-NNN"), whose shards external self-play never counts.
-var ownShard = regexp.MustCompile(`^gen-\d{3,}$`)
-
-// shardWorker returns the worker name inside a shard name
-// (datasets.ShardName: TIME-WORKER-SEQ), or "" for a name of another form.
-func shardWorker(name string) string {
-	const stamp = len("20060102T150405.000000000Z") + 1
-	if len(name) < stamp+8 || name[len(name)-7] != '-' {
-		return ""
-	}
-	return name[stamp : len(name)-7]
-}
 
 // shardScanner lists the data folder's whole shards and reads each games
 // file once (a shard never changes once its files are renamed in).
@@ -84,8 +69,8 @@ func (s *shardScanner) scan() ([]*shardInfo, error) {
 		if !ok || strings.HasPrefix(name, ".") || !have[name+datasets.PositionsSuffix] {
 			continue
 		}
-		worker := shardWorker(name)
-		if worker == "" || ownShard.MatchString(worker) {
+		_, worker, _, ok := datasets.ParseShardName(name)
+		if _, own := ParseGenName(worker); !ok || own { // the loop's in-process self-play's
 			continue
 		}
 		info, seen := s.known[name]
@@ -274,7 +259,7 @@ func trainFiles(run string, g int) ([]string, error) {
 			}
 			for _, m := range matches {
 				name := strings.TrimSuffix(filepath.Base(m), datasets.PositionsSuffix)
-				if shardWorker(name) == fmt.Sprintf("gen-%03d", h) {
+				if _, worker, _, ok := datasets.ParseShardName(name); ok && worker == GenName(h) {
 					names = append(names, name)
 				}
 			}

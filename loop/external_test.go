@@ -251,7 +251,8 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := strings.TrimSuffix(filepath.Base(f), datasets.GamesSuffix)
-		hosts[strings.SplitN(shardWorker(name), "-", 3)[1]]++
+		_, worker, _, _ := datasets.ParseShardName(name)
+		hosts[strings.SplitN(worker, "-", 3)[1]]++
 		for _, r := range rows {
 			if ids[r.GameID] {
 				t.Errorf("game %s: got it in two shards, want one", r.GameID)

@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,8 +86,25 @@ type Options struct {
 	Poll time.Duration
 }
 
+// GenName is generation g's name ("gen-001"): its folder in the run
+// (GenDir), its candidate's name in the run's matches, and the worker name
+// of its in-process self-play in shard names. ParseGenName reads it back.
+func GenName(g int) string { return fmt.Sprintf("gen-%03d", g) }
+
+// ParseGenName reads a name that GenName made ("gen-" and at least three
+// digits): its generation and true, or 0 and false for a name of another
+// form.
+func ParseGenName(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "gen-")
+	if !ok || len(digits) < 3 || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	g, err := strconv.Atoi(digits)
+	return g, err == nil
+}
+
 // GenDir returns the folder of generation g.
-func GenDir(run string, g int) string { return filepath.Join(run, fmt.Sprintf("gen-%03d", g)) }
+func GenDir(run string, g int) string { return filepath.Join(run, GenName(g)) }
 
 // Run carries the run in folder run on until cfg.Generations generations are
 // done, starting where it stopped. It returns ctx's error if stopped; every
@@ -268,7 +286,7 @@ func resolveNet(run, path string) string {
 	}
 	parts := strings.Split(filepath.ToSlash(path), "/")
 	for i := len(parts) - 1; i >= 0; i-- {
-		if strings.HasPrefix(parts[i], "gen-") {
+		if _, ok := ParseGenName(parts[i]); ok {
 			alt := filepath.Join(append([]string{run}, parts[i:]...)...)
 			if _, err := os.Stat(alt); err == nil {
 				return alt
@@ -344,7 +362,7 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		if err != nil {
 			return err
 		}
-		a.Name = fmt.Sprintf("gen-%03d", g)
+		a.Name = GenName(g)
 		b, err := player.Parse(builtin)
 		if err != nil {
 			return err
@@ -565,7 +583,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 			return fmt.Errorf("loop: %s: %w", statsPath, err)
 		}
 	}
-	worker := fmt.Sprintf("gen-%03d", g)
+	worker := GenName(g)
 	rows, err := generationGames(filepath.Join(run, DataDir), worker)
 	if err != nil {
 		return err
@@ -621,7 +639,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 }
 
 // generationGames returns the games generation worker (its name in the
-// shard names, "gen-NNN") wrote into the dataset.
+// shard names, GenName) wrote into the dataset.
 func generationGames(dataDir, worker string) ([]datasets.GameRow, error) {
 	files, err := filepath.Glob(filepath.Join(dataDir, "*"+datasets.GamesSuffix))
 	if err != nil {
@@ -629,7 +647,7 @@ func generationGames(dataDir, worker string) ([]datasets.GameRow, error) {
 	}
 	var games []datasets.GameRow
 	for _, f := range files {
-		if !strings.Contains(filepath.Base(f), "-"+worker+"-") {
+		if _, w, _, ok := datasets.ParseShardName(strings.TrimSuffix(filepath.Base(f), datasets.GamesSuffix)); !ok || w != worker {
 			continue
 		}
 		rows, _, err := datasets.ReadGamesFile(f)
@@ -714,7 +732,7 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	if err != nil {
 		return err
 	}
-	a.Name = fmt.Sprintf("gen-%03d", g)
+	a.Name = GenName(g)
 	bSpec := fmt.Sprintf("builtin:playouts=%d", cfg.Gate.Playouts)
 	if bestNet != "" {
 		bSpec = fmt.Sprintf("net=%s,playouts=%d", bestNet, cfg.Gate.Playouts)

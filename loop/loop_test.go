@@ -383,3 +383,18 @@ func TestFromLast(t *testing.T) {
 		})
 	}
 }
+
+// TestGenName: GenName's names read back, and names of other forms are
+// refused.
+func TestGenName(t *testing.T) {
+	for _, g := range []int{0, 1, 42, 999, 1000, 12345} {
+		if got, ok := ParseGenName(GenName(g)); !ok || got != g {
+			t.Errorf("ParseGenName(%q): got %d, %v, want %d", GenName(g), got, ok, g)
+		}
+	}
+	for _, name := range []string{"", "gen-", "gen-01", "gen-0x1", "gen-+01", "gen-001a", "Gen-001", "host-1-gen-001"} {
+		if g, ok := ParseGenName(name); ok {
+			t.Errorf("ParseGenName(%q): got %d, ok; want a name of another form", name, g)
+		}
+	}
+}

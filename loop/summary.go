@@ -113,7 +113,7 @@ func (r *RunRatings) Describe() string {
 func (r *RunRatings) ByGeneration() string {
 	var gens []RatedPlayer
 	for _, p := range r.Players {
-		if strings.HasPrefix(p.Name, "gen-") {
+		if _, ok := ParseGenName(p.Name); ok {
 			gens = append(gens, p)
 		}
 	}
@@ -203,16 +203,13 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 				}
 			}
 		}
-		if p, ok := rated[genName(g)]; ok {
+		if p, ok := rated[GenName(g)]; ok {
 			s.Rating, s.RatingCI95, s.RatingGames = p.Elo, p.CI95, p.Games
 		}
 		out = append(out, s)
 	}
 	return out, ratings, nil
 }
-
-// genName is generation g's player name in the run's matches.
-func genName(g int) string { return fmt.Sprintf("gen-%03d", g) }
 
 // readMatch reads a generation's match, or returns nil if it has none or
 // it cannot be read (the summary leaves such a match out).
