@@ -3,5 +3,5 @@
 // Job with external self-play, and a Deployment of self-play followers).
 // It has no Go code to import; its test decodes every manifest with the
 // Kubernetes API types, refusing unknown fields, and checks that the pieces
-// fit together (README: "Running past one machine").
+// fit together (docs/scale-out.md).
 package deploy

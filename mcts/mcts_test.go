@@ -510,7 +510,7 @@ func randomOpening(v *rules.Variant, n int, seed uint64) []rules.Move {
 // one evaluation of each), over game pairs with sides swapped from random
 // openings: the heuristic must score more than half. At equal playouts the
 // playouts evaluator is the stronger; TAFLAB_LONG=1 plays 50 pairs of both
-// and logs the scores (the figures in the README).
+// and logs the scores (the figures in docs/self-play.md).
 func TestHeuristicBeatsPlayouts(t *testing.T) {
 	pairs := 4
 	budgets := [][2]int{{1024, 64}}
