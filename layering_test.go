@@ -44,6 +44,8 @@ var allowedImports = map[string][]string{
 	"chart": {"internal/fileio"},
 	// Ratings: Bradley-Terry fits over match files, their report and chart.
 	"ratings": {"stats", "match", "chart", "internal/fileio"},
+	// Balance studies: rule sets' win rates in self-play and game records.
+	"balance": {"rules", "mcts", "stats", "match", "player", "openings", "configs/variants", "chart"},
 	// Self-play runs: games into dataset shards.
 	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "internal/fileio"},
 	// Training runs: samples from shards and records into a network.

@@ -1,0 +1,206 @@
+package balance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"taflab/match"
+	"taflab/mcts"
+	"taflab/rules"
+	"taflab/stats"
+)
+
+// runner plays one run, one rule set at one strength, and counts its games
+// in the order they were started: a game that finishes before one started
+// earlier waits for it, so that stopping early does not favour the short
+// games that finish first.
+type runner struct {
+	cfg     *Config
+	run     RunReport
+	engine  bool
+	tally   match.Tally
+	stop    *stats.PrecisionStop
+	pending map[int]played // finished games past the first one missing
+	counted int            // games counted: the index of the next to count
+	done    bool           // stopped at the precision asked
+}
+
+// played is what a run counts of a finished game.
+type played struct {
+	winner  rules.Winner
+	ending  string
+	plies   int
+	forfeit string // an engine's forfeit: "the attackers: illegal-move: what it did"
+}
+
+// playRun plays one rule set at one strength. It returns the run with the
+// games counted so far also when it fails or ctx is done (then with ctx's
+// error).
+func playRun(ctx context.Context, cfg *Config, v *rules.Variant, p match.Player) (RunReport, error) {
+	r := &runner{cfg: cfg, engine: p.NewEngine != nil, stop: cfg.precisionStop(), pending: map[int]played{},
+		run: RunReport{Variant: v.Name(), Player: p.Name, Engine: p.Engine, Stopped: "max-games", Openings: "start"}}
+	if !r.engine {
+		r.run.Network, r.run.Playouts = p.Network, p.Playouts
+		if p.Search != nil && p.Search.RootSearch == mcts.RootGumbel {
+			r.run.RootSearch = mcts.RootGumbel
+		}
+	}
+	started := time.Now()
+	suite, err := suite(*cfg, v)
+	if err == nil {
+		if suite != nil {
+			r.run.Openings = fmt.Sprintf("the opening suite of %s (%d positions)", v.Name(), len(suite))
+		}
+		if r.engine {
+			err = r.playEngine(ctx, v, p, suite)
+		} else {
+			err = r.playSearch(ctx, v, p, suite)
+		}
+	}
+	r.run.Seconds = seconds(time.Since(started).Seconds())
+	r.run.Games = r.tally.Games
+	r.run.Summary = summarize(&r.tally, cfg.Confidence)
+	return r.run, err
+}
+
+// playSearch plays the games of a searching player: self-play games on
+// the shared pool (mcts.PlayAll), full searches with the self-play noise
+// and temperature, each game seeded by its number.
+func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Player, suite []match.SuiteEntry) error {
+	runSeed := mcts.MixSeed(r.cfg.Seed, nameHash(v.Name()+"\x00"+p.Name))
+	var next atomic.Int64
+	source := func() (mcts.GameSpec, bool) {
+		i := next.Add(1) - 1
+		if i >= int64(r.cfg.MaxGames) {
+			return mcts.GameSpec{}, false
+		}
+		g := mcts.GameSpec{Index: int(i), Seed: mcts.MixSeed(runSeed, uint64(i))}
+		if len(suite) > 0 {
+			g.Start = suite[int(i)%len(suite)].Position
+		}
+		return g, true
+	}
+	workers, perWorker := r.cfg.Workers, r.cfg.GamesPerWorker
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if perWorker == 0 {
+		perWorker = 8
+	}
+	search := p.SelfPlaySearch(mcts.DefaultConfig())
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	players := make([]*mcts.SelfPlayer, workers)
+	for w := range players {
+		eval, err := p.NewEvaluator()
+		if err == nil {
+			players[w], err = mcts.NewSelfPlayer(search, v, eval, perWorker)
+		}
+		if err != nil {
+			return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
+		}
+	}
+	results, wait := mcts.PlayAll(runCtx, players, source, workers*perWorker)
+	r.report(false)
+	for rec := range results {
+		if !r.done {
+			r.add(rec.Index, played{winner: rec.Outcome.Winner, ending: rec.Outcome.Reason.String(), plies: len(rec.Moves)})
+		}
+		if r.done {
+			cancel() // the games in flight are not counted
+		}
+	}
+	r.report(true)
+	if err := wait(); err != nil {
+		return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
+	}
+	if err := ctx.Err(); err != nil && !r.done {
+		r.run.Stopped = "interrupted"
+		return err
+	}
+	return nil
+}
+
+// playEngine plays the games of an engine program against itself:
+// match's game pairs between two instances of it, refereed by the rules,
+// game pair*2+half counted as the pair's half.
+func (r *runner) playEngine(ctx context.Context, v *rules.Variant, p match.Player, suite []match.SuiteEntry) error {
+	cfg := match.Config{Variant: v, A: p, B: p, Search: mcts.DefaultConfig(), MaxPairs: (r.cfg.MaxGames + 1) / 2,
+		Workers: r.cfg.Workers, GamesPerWorker: r.cfg.GamesPerWorker}
+	for _, e := range suite {
+		cfg.Openings = append(cfg.Openings, match.Opening{Start: e.Position})
+	}
+	r.report(false)
+	err := match.Play(ctx, cfg, func(pair match.Pair) bool {
+		for half, g := range pair.Games {
+			pg := played{winner: g.Outcome.Winner, ending: g.Outcome.Reason.String(), plies: len(g.Moves)}
+			if g.Forfeit != "" {
+				pg.ending = "forfeit-" + g.Forfeit
+				pg.forfeit = fmt.Sprintf("the %s: %s: %s", forfeiter(g), g.Forfeit, g.ForfeitDetail)
+			}
+			r.add(2*pair.Index+half, pg)
+		}
+		return !r.done && r.counted < r.cfg.MaxGames
+	})
+	r.report(true)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			r.run.Stopped = "interrupted"
+			return ctx.Err()
+		}
+		return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
+	}
+	return nil
+}
+
+// add takes the game of the given index and counts every game it makes
+// countable, in index order, until the run has its precision or its games.
+func (r *runner) add(index int, g played) {
+	if index >= r.cfg.MaxGames {
+		return
+	}
+	r.pending[index] = g
+	for g, ok := r.pending[r.counted]; ok && !r.done; g, ok = r.pending[r.counted] {
+		delete(r.pending, r.counted)
+		r.counted++
+		if g.forfeit != "" {
+			if r.run.Forfeits++; r.run.Forfeits == 1 {
+				r.run.FirstForfeit = fmt.Sprintf("game %d: %s", r.counted, g.forfeit)
+			}
+		}
+		r.tally.AddEnding(g.winner, g.ending, g.plies)
+		r.report(false)
+		if r.stop != nil && r.stop.Done([]stats.Outcomes{r.tally.Outcomes()}) {
+			r.done = true
+			r.run.Stopped = "precision"
+		}
+	}
+}
+
+// report tells Config.Progress how far the run has come.
+func (r *runner) report(done bool) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(Progress{Variant: r.run.Variant, Player: r.run.Player, Games: r.counted, MaxGames: r.cfg.MaxGames,
+			Rates: r.tally.Outcomes().Rates(r.cfg.Confidence), Engine: r.engine, Forfeits: r.run.Forfeits, Done: done})
+	}
+}
+
+// forfeiter names the side that forfeited a game: the loser.
+func forfeiter(g match.Game) string {
+	if g.Outcome.Winner == rules.AttackersWin {
+		return "defenders"
+	}
+	return "attackers"
+}
+
+// nameHash is the FNV-1a hash of a name.
+func nameHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
