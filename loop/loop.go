@@ -577,11 +577,9 @@ func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) 
 
 func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, self playerSpec, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
-	var st selfplayStats
-	if data, err := fileio.ReadFileLimit(statsPath, fileio.MaxConfigBytes, "this file"); err == nil {
-		if err := json.Unmarshal(data, &st); err != nil {
-			return fmt.Errorf("loop: %s: %w", statsPath, err)
-		}
+	st, err := readSelfplayStats(dir)
+	if err != nil {
+		return err
 	}
 	worker := GenName(g)
 	rows, err := generationGames(filepath.Join(run, DataDir), worker)

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -171,22 +170,21 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 			break
 		}
 		s := GenSummary{Generation: g}
-		var st selfplayStats
-		if data, err := fileio.ReadFileLimit(filepath.Join(dir, "selfplay.json"), fileio.MaxConfigBytes, "this file"); err == nil {
-			if err := json.Unmarshal(data, &st); err != nil {
-				return nil, nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, "selfplay.json"), err)
-			}
-			s.Games, s.Evaluator, s.ByKind, s.Start = st.Games, st.Evaluator, st.ByKind, st.ByKind[selfplay.KindStart]
-			if st.Games > 0 {
-				n := float64(st.Games)
-				s.AttackerShare, s.DefenderShare, s.DrawShare = float64(st.AttackerWins)/n, float64(st.DefenderWins)/n, float64(st.Draws)/n
-			}
-			if st.Seconds > 0 {
-				s.GamesPerHour = float64(st.Games) / st.Seconds * 3600
-			}
+		st, err := readSelfplayStats(dir)
+		if err != nil {
+			return nil, nil, err
 		}
-		if last, ok := lastMetrics(filepath.Join(dir, "train", training.MetricsFile)); ok {
-			s.Loss, s.PolicyLoss, s.ValueLoss = last[0], last[1], last[2]
+		s.Games, s.Evaluator, s.ByKind, s.Start = st.Games, st.Evaluator, st.ByKind, st.ByKind[selfplay.KindStart]
+		if st.Games > 0 {
+			n := float64(st.Games)
+			s.AttackerShare, s.DefenderShare, s.DrawShare = float64(st.AttackerWins)/n, float64(st.DefenderWins)/n, float64(st.Draws)/n
+		}
+		if st.Seconds > 0 {
+			s.GamesPerHour = float64(st.Games) / st.Seconds * 3600
+		}
+		if steps, err := training.ReadMetrics(filepath.Join(dir, "train", training.MetricsFile)); err == nil && len(steps) > 0 {
+			last := steps[len(steps)-1].Losses
+			s.Loss, s.PolicyLoss, s.ValueLoss = last.Total(), last.Policy, last.Value
 		}
 		if f := matches[g-1].gate; f != nil {
 			s.Gate = map[string]string{"H1": "promoted", "H0": "rejected"}[f.Decision]
@@ -259,32 +257,6 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: p.CI95, Games: p.Games})
 	}
 	return out, nil
-}
-
-// lastMetrics returns the loss, policy and value loss of a metrics file's
-// last line.
-func lastMetrics(path string) ([3]float64, bool) {
-	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
-	if err != nil {
-		return [3]float64{}, false
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) < 2 {
-		return [3]float64{}, false
-	}
-	f := strings.Split(lines[len(lines)-1], ",")
-	if len(f) < 5 {
-		return [3]float64{}, false
-	}
-	var out [3]float64
-	for i := range 3 {
-		v, err := strconv.ParseFloat(f[2+i], 64)
-		if err != nil {
-			return [3]float64{}, false
-		}
-		out[i] = v
-	}
-	return out, true
 }
 
 // writeSummary writes summary.md, summary.json and summary.png, and logs
@@ -471,11 +443,7 @@ func plotSummary(path string, gens []GenSummary) error {
 			plots[i].Draw(canvases[r][c])
 		}
 	}
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
-		return fmt.Errorf("loop: summary plot: %w", err)
-	}
-	return fileio.WriteFile(path, buf.Bytes())
+	return chart.SaveCanvas(img, path)
 }
 
 // HostThroughput is one worker host's self-play over the run: the games and

@@ -6,7 +6,6 @@
 package training
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -516,61 +515,4 @@ func recordsOf(meta map[string]string) string {
 		return r
 	}
 	return "none"
-}
-
-// metricsWriter appends one CSV line per step.
-type metricsWriter struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-const metricsHeader = "step,learning_rate,loss,policy_loss,value_loss,l2_loss,samples_per_s,elapsed_s\n"
-
-// openMetrics opens the metrics file for appending, after dropping the
-// lines of steps after `keep` (written after the checkpoint a run resumes
-// from, and about to be done again).
-func openMetrics(path string, keep int) (*metricsWriter, error) {
-	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("training: %w", err)
-	}
-	var kept strings.Builder
-	kept.WriteString(metricsHeader)
-	for i, line := range strings.Split(string(data), "\n") {
-		if i == 0 || line == "" {
-			continue
-		}
-		step, err := strconv.Atoi(strings.SplitN(line, ",", 2)[0])
-		if err != nil || step > keep || strings.Count(line, ",") != strings.Count(metricsHeader, ",") {
-			continue // a later step, or a line cut short by a kill
-		}
-		kept.WriteString(line + "\n")
-	}
-	if err := fileio.WriteFile(path, []byte(kept.String())); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("training: %w", err)
-	}
-	return &metricsWriter{f: f, w: bufio.NewWriter(f)}, nil
-}
-
-func (m *metricsWriter) write(s Step) error {
-	fmt.Fprintf(m.w, "%d,%.6g,%.6f,%.6f,%.6f,%.6f,%.1f,%.3f\n", s.Step, s.LearningRate, s.Losses.Total(),
-		s.Losses.Policy, s.Losses.Value, s.Losses.L2, s.SamplesPerSec, s.Elapsed.Seconds())
-	if err := m.w.Flush(); err != nil {
-		return fmt.Errorf("training: metrics: %w", err)
-	}
-	return nil
-}
-
-// Close flushes and closes the file; closing twice is harmless.
-func (m *metricsWriter) Close() error {
-	if m.f == nil {
-		return nil
-	}
-	err := errors.Join(m.w.Flush(), m.f.Close())
-	m.f = nil
-	return err
 }

@@ -3,15 +3,17 @@ package training
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/net"
 	"taflab/rules"
 )
 
@@ -178,22 +180,70 @@ func TestTrainOnRecordsRefusesBadRecords(t *testing.T) {
 
 func policyLosses(t *testing.T, path string) []float64 {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	steps, err := ReadMetrics(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []float64
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if i == 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.Split(line, ",")[3], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
+	for _, s := range steps {
+		out = append(out, s.Losses.Policy)
 	}
 	return out
+}
+
+// TestMetricsFile: the steps written read back (at the file's precision);
+// a resumed run's file keeps the steps up to its checkpoint and drops a
+// line cut short; a line of another form is an error naming it.
+func TestMetricsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	var want []Step
+	m, err := openMetrics(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 4; i++ {
+		s := Step{Step: i, LearningRate: 0.001 * float64(i), Losses: net.Losses{Policy: 2.5 / float64(i), Value: 0.75, L2: 0.125},
+			SamplesPerSec: 100.5, Elapsed: time.Duration(i) * 1500 * time.Millisecond}
+		want = append(want, s)
+		if err := m.write(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+	if len(got) != len(want) {
+		t.Fatalf("got %d steps, want %d", len(got), len(want))
+	}
+	for i, g := range got {
+		w := want[i]
+		if g.Step != w.Step || !near(g.LearningRate, w.LearningRate) || !near(g.Losses.Policy, w.Losses.Policy) || !near(g.Losses.Value, w.Losses.Value) ||
+			!near(g.Losses.L2, w.Losses.L2) || !near(g.SamplesPerSec, w.SamplesPerSec) || g.Elapsed != w.Elapsed {
+			t.Errorf("step %d: got %+v, want %+v", i+1, g, w)
+		}
+	}
+
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("5,0.005,3.1") // cut short by a kill
+	f.Close()
+	if _, err := ReadMetrics(path); err == nil || !strings.Contains(err.Error(), "line 6") {
+		t.Errorf("a line cut short: got %v, want an error naming line 6", err)
+	}
+	if m, err = openMetrics(path, 2); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	if got, err := ReadMetrics(path); err != nil || len(got) != 2 || got[1].Step != 2 {
+		t.Errorf("resumed at step 2: got %+v, %v; want steps 1 and 2", got, err)
+	}
 }
 
 func mean(xs []float64) float64 {
