@@ -1,0 +1,372 @@
+// Package balancecmd is the eval balance subcommand: its flags become a
+// balance.Config, it reads the record files, shows each run's progress,
+// writes balance.json, balance.md and balance.png, and sets the exit
+// status. The study itself is package balance's.
+package balancecmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"taflab/balance"
+	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/configs/variants"
+	"taflab/datasets"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
+	"taflab/openings"
+	"taflab/player"
+)
+
+const help = `usage: eval balance [-variants a,b,...] [-player PLAYER ...] [-strengths N,N,...]
+                    [-games N] [-width W] [-confidence C] [-min-games M] [-openings start|suite]
+                    [-records FILE ...] [-records-variant NAME|FILE|otr:RULES] -out DIR
+
+How the rule sets balance. For each rule set (-variants: embedded names or
+rule-set files or otr:RULES; default all four embedded ones) and each strength, the
+player plays itself up to -games games, and the report gives the attacker,
+defender and draw rates with Wilson intervals, how the games ended
+(king-escaped, king-captured, shieldwall, edge-fort, encirclement,
+repetition, no-moves, no-progress), the game lengths in plies (mean,
+median, min, max), and for every pair of rule sets at a strength whether
+their defender rates differ: the pooled two-proportion z-test (draws count
+as games the defenders did not win), its p-value, and the p-value after
+Holm's adjustment over all the pairs of that strength.
+
+Strength: a PLAYER is "builtin:playouts=N" (the network-free searcher;
+default builtin:playouts=200) or "net=FILE,playouts=N". -player may be given
+several times (network generations, say): one run each. -strengths
+50,200,800 replaces each player's playouts with each of these budgets: one
+run per player and budget.
+
+An engine program is a player too: "otep:cmd=COMMAND,movetime=MS" or
+"uci:cmd=COMMAND,nodes=N" (see eval match -h for its keys). It plays itself:
+each game has two instances of the program, one per side, and taflab's
+rules referee every move. An illegal move, no move within the allowance
+(limit=MS) or a crash loses that game for the side that did it (a
+"forfeit-illegal-move", "forfeit-timeout" or "forfeit-crash" ending, counted
+in the rates as the win of the other side), and the program is started
+again for the next game. Its games come in pairs from each start, as in a
+match, one worker playing one pair at a time unless -workers and
+-games-per-worker say otherwise. taflab gives an engine no noise or
+temperature: an engine without randomness of its own plays the same game
+from the same start, so give it -openings suite. -strengths does not apply.
+
+The games: workers (-workers, one per core by default) each play
+-games-per-worker games at once, batching their evaluations. Every move gets
+a full search (no playout-cap randomization), otherwise with the self-play
+defaults: Dirichlet noise at the root and a move-choice temperature falling
+from 0.8 to 0.2, so that the games differ. The rates therefore describe the
+player with this exploration, a little weaker than its best play. Every game
+has its own seed, from -seed, the rule set's name, the player's name and the
+game's number. Games start from the rule set's start (-openings start, the
+default: the balance of the rule set itself), or from each rule set's
+opening suite in turn (-openings suite: positions where equal reference
+players split their results, to compare players or rule sets on games that
+are decisive either way; the rates then say nothing of the start).
+
+Stopping: a run ends after -games games, or as soon as each of its three
+intervals is at most -width wide and it has at least -min-games games, so
+that every rule set ends at the precision asked; -width 0 plays every game.
+Games count in the order they were started, not as they finish, so that
+stopping early does not favour the short games that finish first.
+
+Game records (-records FILE, repeated or comma-separated; the CSV that
+"eval replay" reads): the same report for recorded games, under
+-records-variant (default copenhagen-classic; ../shared/data/
+copenhagen-games.csv is the human baseline). The winner is the record's
+result (Black: attackers, White: defenders, Draw); "Ongoing" games are
+counted apart and left out of the rates and lengths. A game the rules end
+on its last recorded move has the rules' ending; otherwise it "timed-out"
+(the record ends in timeout), was "resigned-or-timed-out", is a
+"draw-agreed", went on "past-rules-end" (the server did not enforce every
+rule), is "unfinished" (Ongoing), or has an "illegal-move" (see eval
+replay; its stated result still counts). Each record file is
+also compared with the self-play runs of its rule set. With -variants ""
+only the records are reported.
+
+Output, into -out: balance.md (the report, also printed), balance.json (the
+same figures) and balance.png (the defender win rate with its interval
+against strength, one line per rule set, playouts on a log scale when there
+is one player, else one category per player; record files as horizontal
+lines). A progress line per run shows the current rates and intervals.
+
+Bad input (an unknown rule set, a missing network or one of another input
+encoding, a bad -strengths list, -games below 1, -width outside [0, 1],
+-confidence outside (0, 1), an unreadable or malformed record file) is an
+error before any game and before anything is written. Exit status: 0 done,
+1 failed, 2 bad input, 130 stopped by a signal (the report of the games
+played so far is written).
+
+Flags:
+`
+
+// listFlag is a flag that may be given several times; with split, each
+// value may also be a comma-separated list.
+type listFlag struct {
+	values []string
+	split  bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.values, ",") }
+
+func (l *listFlag) Set(s string) error {
+	if !l.split {
+		l.values = append(l.values, s)
+		return nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			l.values = append(l.values, part)
+		}
+	}
+	return nil
+}
+
+// Run is the balance subcommand; SIGINT and SIGTERM stop it with the
+// report of the games played so far.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return RunCtx(ctx, args, stdin, stdout, stderr)
+}
+
+// RunCtx is Run stopped by ctx instead of a signal.
+func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, out, code := parseFlags(ctx, args, stdin, stderr)
+	if out == "" {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "eval balance: %s\n", strings.TrimPrefix(err.Error(), "balance: "))
+		return 1
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fail(fmt.Errorf("-out: %w", err))
+	}
+	cfg.Progress = showProgress(stdout)
+	rep, runErr := balance.Run(ctx, cfg)
+	if rep.Runs == nil { // refused before any game
+		return fail(runErr)
+	}
+	if rep.Interrupted {
+		runErr = nil // not a failure: the report of the games played is written
+	}
+	md := rep.Markdown()
+	if err := errors.Join(
+		fileio.WriteJSON(filepath.Join(out, "balance.json"), rep),
+		fileio.WriteFile(filepath.Join(out, "balance.md"), []byte(md)),
+		balance.Chart(rep, filepath.Join(out, "balance.png")),
+	); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	fmt.Fprint(stdout, "\n"+md)
+	if runErr != nil {
+		return fail(runErr)
+	}
+	fmt.Fprintf(stdout, "\neval balance: written to %s\n", out)
+	if rep.Interrupted {
+		return 130
+	}
+	return 0
+}
+
+// showProgress returns a Config.Progress that shows each run on a
+// progress bar of its own, with its current rates and intervals.
+func showProgress(stdout io.Writer) func(balance.Progress) {
+	var bar *progress.Bar
+	return func(p balance.Progress) {
+		switch {
+		case p.Done:
+			bar.Finish()
+		case p.Games == 0:
+			bar = progress.New(stdout, p.MaxGames, "games", 10*time.Second)
+			bar.Update(0, p.Variant+" "+p.Player+": starting")
+		default:
+			r := p.Rates
+			text := fmt.Sprintf("%s %s: defenders %.2f [%.2f, %.2f], attackers %.2f [%.2f, %.2f], draws %.2f [%.2f, %.2f]",
+				p.Variant, p.Player, r.Defender.P, r.Defender.Lo, r.Defender.Hi,
+				r.Attacker.P, r.Attacker.Lo, r.Attacker.Hi, r.Draw.P, r.Draw.Lo, r.Draw.Hi)
+			if p.Engine {
+				text += fmt.Sprintf(", forfeits %d", p.Forfeits)
+			}
+			bar.Update(p.Games, text)
+		}
+	}
+}
+
+// parseFlags reads and checks every flag, loads the players and reads the
+// record files. It returns the config and the -out folder, or "" and the
+// exit status when the command should stop: 0 after -h, 2 for bad input,
+// 130 when stopped while reading the records.
+func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (balance.Config, string, int) {
+	def := balance.DefaultConfig()
+	fs := cli.NewFlagSet("eval balance", help, stderr)
+	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names`, rule-set files or otr:RULES (\"\": records only)")
+	players := &listFlag{}
+	fs.Var(players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")
+	strengths := fs.String("strengths", "", "comma-separated playout `budgets` replacing the player's playouts, one run each")
+	games := fs.Int("games", def.MaxGames, "the most `games` of each run")
+	width := fs.Float64("width", def.Width, "stop a run when every interval is at most `W` wide (0: never early)")
+	confidence := fs.Float64("confidence", def.Confidence, "`confidence` of the intervals")
+	minGames := fs.Int("min-games", def.MinGames, "`games` a run plays before it may stop early")
+	records := &listFlag{split: true}
+	fs.Var(records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
+	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES")
+	openingsFlag := fs.String("openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
+	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
+	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
+	seed := fs.Uint64("seed", def.Seed, "`seed` of the games")
+	out := fs.String("out", "", "the report `folder`")
+	cli.DocumentRanges(fs, cli.FlagRanges[fs.Name()])
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return def, "", 0
+		}
+		return def, "", 2
+	}
+	bad := func(format string, a ...any) (balance.Config, string, int) {
+		fmt.Fprintf(stderr, "eval balance: "+format+"\n", a...)
+		return def, "", 2
+	}
+	if err := cli.CheckRanges(fs, cli.FlagRanges[fs.Name()]); err != nil {
+		return bad("%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected argument %q (flags only; game records go in -records)", fs.Arg(0))
+	case *out == "":
+		return bad("-out is required")
+	case !(*confidence > 0 && *confidence < 1):
+		return bad("-confidence %v: want a level strictly between 0 and 1, such as 0.95", *confidence)
+	case *openingsFlag != "start" && *openingsFlag != "suite":
+		return bad("-openings %q: want start or suite", *openingsFlag)
+	}
+	set := cli.SetFlags(fs)
+	cfg := balance.Config{MaxGames: *games, Width: *width, Confidence: *confidence, MinGames: *minGames, Seed: *seed,
+		Suites: *openingsFlag == "suite", Players: def.Players, Loader: new(player.Loader)}
+	if set["workers"] { // else a search's default (one per core) or an engine's (match's)
+		cfg.Workers = *workers
+		if cfg.Workers == 0 {
+			cfg.Workers = runtime.GOMAXPROCS(0)
+		}
+	}
+	if set["games-per-worker"] {
+		cfg.GamesPerWorker = *perWorker
+	}
+
+	seen := map[string]string{}
+	for _, arg := range strings.Split(*variantList, ",") {
+		if arg = strings.TrimSpace(arg); arg == "" {
+			continue
+		}
+		v, err := configs.LoadVariant(arg)
+		if err != nil {
+			return bad("-variants: %v", err)
+		}
+		if prev, dup := seen[v.Name()]; dup {
+			return bad("-variants: %q and %q are both rule set %q: give each once", prev, arg, v.Name())
+		}
+		seen[v.Name()] = arg
+		cfg.Variants = append(cfg.Variants, v)
+		if cfg.Suites {
+			if _, err := openings.LoadSuite("", v); err != nil {
+				return bad("-openings suite: %v", err)
+			}
+		}
+	}
+	if strings.TrimSpace(*strengths) != "" || set["strengths"] {
+		for _, s := range strings.Split(*strengths, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > cli.MaxPlayouts {
+				return bad("-strengths %q: %q is not a playout budget (want whole numbers from 1 to %d, such as 50,200,800)", *strengths, s, cli.MaxPlayouts)
+			}
+			if slices.Contains(cfg.Strengths, n) {
+				return bad("-strengths %q: %d is given twice", *strengths, n)
+			}
+			cfg.Strengths = append(cfg.Strengths, n)
+		}
+	}
+	if len(players.values) > 0 {
+		cfg.Players = nil
+	}
+	for _, text := range players.values {
+		s, err := player.ParseSpec(text)
+		if err != nil {
+			return bad("-player: %v", err)
+		}
+		cfg.Players = append(cfg.Players, s)
+	}
+	if _, err := balance.Ladder(cfg.Players, cfg.Strengths); err != nil {
+		return bad("-strengths: %s", strings.TrimPrefix(err.Error(), "balance: "))
+	}
+	if _, err := cfg.LoadPlayers(); err != nil { // each network file loaded once, here for the runs too
+		return bad("-player: %s", strings.TrimPrefix(err.Error(), "balance: "))
+	}
+
+	rv, err := configs.LoadVariant(*recVariant)
+	if err != nil {
+		return bad("-records-variant: %v", err)
+	}
+	cfg.RecordsVariant = rv
+	for _, name := range records.values {
+		rf, err := readRecordFile(ctx, name, stdin)
+		if err != nil && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "eval balance: stopped while reading -records %s; nothing written\n", name)
+			return def, "", 130
+		}
+		if err != nil {
+			return bad("-records: %v", err)
+		}
+		cfg.Records = append(cfg.Records, rf)
+	}
+	if len(cfg.Variants) == 0 && len(cfg.Records) == 0 {
+		return bad("-variants is empty and there are no -records: nothing to report")
+	}
+	if err := cfg.Validate(); err != nil {
+		return bad("%s", strings.TrimPrefix(err.Error(), "balance: "))
+	}
+	return cfg, *out, 0
+}
+
+// readRecordFile reads a game-record file ("-" for stdin), skipping blank
+// lines and a header. Errors name the file and the line.
+func readRecordFile(ctx context.Context, name string, stdin io.Reader) (balance.RecordFile, error) {
+	rf := balance.RecordFile{Name: name}
+	var in io.Reader
+	if name == "-" {
+		if stdin == nil {
+			return rf, errors.New("standard input: not available")
+		}
+		in, rf.Name = stdin, "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return rf, err
+		}
+		defer f.Close()
+		in = f
+	}
+	// Within datasets' limits of a line and a file; errors name both.
+	recs, err := datasets.ReadRecords(ctx, rf.Name, in)
+	if err != nil {
+		return rf, errors.New(strings.TrimPrefix(err.Error(), "datasets: "))
+	}
+	if rf.Records = recs; len(recs) == 0 {
+		return rf, fmt.Errorf("%s: no game records in it", rf.Name)
+	}
+	return rf, nil
+}
