@@ -203,9 +203,11 @@ func (c Config) LoadPlayers() ([]match.Player, error) {
 			return nil, fmt.Errorf("balance: %q gives player %s a second time", s.String(), p.Name)
 		}
 		names[p.Name] = true
-		search := p.SelfPlaySearch(mcts.DefaultConfig())
-		if err := search.Validate(); err != nil && p.NewEngine == nil { // an engine searches as it will
-			return nil, fmt.Errorf("balance: player %s: %w", p.Name, err)
+		if p.NewEngine == nil { // an engine searches as it will
+			search := p.SelfPlaySearch(mcts.DefaultConfig())
+			if err := search.Validate(); err != nil {
+				return nil, fmt.Errorf("balance: player %s: %w", p.Name, err)
+			}
 		}
 		out = append(out, p)
 	}
