@@ -1,0 +1,230 @@
+// Package fitcmd is "eval fit": its flags, help and report over the fit
+// library.
+package fitcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/datasets"
+	"taflab/fit"
+	"taflab/internal/progress"
+	"taflab/net"
+)
+
+const help = `usage: eval fit [-net FILE] -records FILE [-variant NAME|FILE|otr:RULES] [-split all|train|heldout]
+                [-holdout-every N] [-search-playouts N] [-workers N]
+
+Measures how well predictors match the moves people played and the results
+of their games, over the positions of a game-record file (the archive CSV;
+../shared/data/copenhagen-games.csv holds 876 expert games of
+copenhagen-classic). The predictors: uniform choice over the legal moves
+(its expected figures), the network-free searcher at -search-playouts (its
+best move first, the rest by visits), and with -net the network's policy
+(moves ranked by logit) and value head.
+
+Per predictor: top-1 and top-5 move-prediction accuracy, over all positions
+and by side to move; for the network, the value head's log loss against the
+results (mean -log P(result for the side to move) over the positions of
+games with a result) beside that of the constant predictor that always says
+the games' own attacker, defender and draw rates. Each figure has a 95%
+interval with games as clusters (a cluster-robust ratio estimator: the
+positions of one game are not independent).
+
+-split picks the records: heldout (default) the records that training on
+game records holds out (those whose line is a multiple of -holdout-every,
+as records.holdout_every of the training config: 0 holds none out, so
+-split heldout is then an error; else 2 or more), train the others, all
+every record. The report is the same whatever the
+number of workers.
+
+Prints one JSON object on standard output:
+
+  {"records": FILE, "variant": NAME, "split": S, "holdout_every": N,
+   "net": FILE|"", "search_playouts": N,
+   "games": G, "positions": P, "games_with_result": G, "positions_with_result": P,
+   "result_rates": {"attackers": A, "defenders": D, "draws": R},
+   "constant_log_loss": ESTIMATE|null,
+   "predictors": [{"name": "uniform"|"builtin:playouts=N"|"net-HASH",
+                   "top1": ESTIMATE, "top5": ESTIMATE,
+                   "attackers": {"top1": ESTIMATE, "top5": ESTIMATE}, "defenders": {...},
+                   "value_log_loss": ESTIMATE|null,
+                   "value_log_loss_minus_constant": ESTIMATE|null}, ...]}
+
+with ESTIMATE = {"mean": M, "ci95": [LO, HI]|null, "positions": P, "games": G},
+and one readable line per predictor on standard error. Exit status: 0, 1 on
+a failed run, 2 for bad flags, a missing or bad record file (the error names
+its line and ply; a line of more than 1 MiB or a file of more than 256 MiB
+is refused, naming the line) or a network file that cannot be used, 130 stopped by a
+signal.
+
+Flags:
+`
+
+// Output is the command's JSON report: the fit library's report with
+// what was measured.
+type Output struct {
+	Records        string `json:"records"`
+	Variant        string `json:"variant"`
+	Split          string `json:"split"`
+	HoldoutEvery   int    `json:"holdout_every"`
+	Net            string `json:"net"`
+	SearchPlayouts int    `json:"search_playouts"`
+	*fit.Report
+}
+
+// Run runs "eval fit" with its arguments and returns the exit status: 130
+// when ctx stops it.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := cli.NewFlagSet("eval fit", help, stderr)
+	netFile := fs.String("net", "", "the network `file` (none: the baselines only)")
+	records := fs.String("records", "", "the game-record `file` (archive CSV)")
+	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
+	split := fs.String("split", "heldout", "the `part` of the records to measure: all, train or heldout")
+	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N); 0 = none")
+	playouts := fs.Int("search-playouts", 200, "the network-free searcher's `playouts` per position (0: leave it out)")
+	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "eval fit: "+format+"\n", a...)
+		return code
+	}
+	switch {
+	case *records == "":
+		return fail(2, "-records is required")
+	case *split != "all" && *split != "train" && *split != "heldout":
+		return fail(2, "-split %q: want all, train or heldout", *split)
+	case *every < 0 || *every == 1:
+		return fail(2, "-holdout-every %d: want 0 (none held out) or 2 or more", *every)
+	case *every == 0 && *split == "heldout":
+		return fail(2, "-split heldout: -holdout-every 0 holds no record out")
+	case *playouts < 0:
+		return fail(2, "-search-playouts %d: want 0 or more", *playouts)
+	case *workers < 0:
+		return fail(2, "-workers %d: want 0 or more", *workers)
+	}
+	v, err := configs.LoadVariant(*variantArg)
+	if err != nil {
+		return fail(2, "-variant: %v", err)
+	}
+	var network *net.Network
+	if *netFile != "" {
+		if v.Size() != net.BoardSize {
+			return fail(2, "-variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
+		}
+		if network, _, err = net.Load(*netFile); err != nil {
+			return fail(2, "-net: %v", err)
+		}
+	}
+	games, err := datasets.ReadRecordGamesCtx(ctx, *records, v)
+	if err != nil && ctx.Err() != nil {
+		return fail(130, "stopped while reading -records %s", *records)
+	}
+	if err != nil {
+		return fail(2, "-records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
+	}
+	train, heldOut := datasets.SplitRecords(games, *every)
+	label := map[string]string{"all": "all records", "train": "training records", "heldout": "held-out"}[*split]
+	switch *split {
+	case "train":
+		games = train
+	case "heldout":
+		games = heldOut
+	}
+	if len(games) == 0 {
+		return fail(2, "-split %s: none of the %d records of %s is in it (-holdout-every %d)", *split, len(train)+len(heldOut), *records, *every)
+	}
+
+	preds := []fit.Predictor{fit.Uniform()}
+	if *playouts > 0 {
+		preds = append(preds, fit.Builtin(*playouts))
+	}
+	if network != nil {
+		preds = append(preds, fit.Network(network, "net-"+network.Hash()[:6]))
+	}
+	opts := fit.Options{Workers: *workers}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		progress := progress.New(stderr, len(games), "games", 10*time.Second)
+		defer progress.Finish()
+		opts.Progress = func(done, total int) { progress.Update(done, "") }
+	}
+	rep, err := fit.Measure(ctx, v, games, preds, opts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fail(130, "stopped")
+		}
+		return fail(1, "%v", err)
+	}
+	out := Output{Records: *records, Variant: v.Name(), Split: *split, HoldoutEvery: *every,
+		Net: *netFile, SearchPlayouts: *playouts, Report: rep}
+	for _, p := range rep.Predictors {
+		fmt.Fprintf(stderr, "eval fit: %s\n", fitLine(rep, &p, label))
+	}
+	if err := json.NewEncoder(stdout).Encode(out); err != nil {
+		return fail(1, "%v", err)
+	}
+	return 0
+}
+
+// fitLine is a predictor's figures in one readable line.
+func fitLine(rep *fit.Report, p *fit.PredictorReport, label string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s positions of %s games): top-1 %s (attackers %s, defenders %s), top-5 %s (attackers %s, defenders %s)",
+		p.Name, label, thousands(rep.Positions), thousands(rep.Games),
+		percentCI(p.Top1), percent(p.Attackers.Top1), percent(p.Defenders.Top1),
+		percentCI(p.Top5), percent(p.Attackers.Top5), percent(p.Defenders.Top5))
+	if p.ValueLogLoss != nil {
+		fmt.Fprintf(&b, "; value log loss %.3f%s", p.ValueLogLoss.Mean, ci(p.ValueLogLoss, 1, "%.3f"))
+		if rep.ConstantLogLoss != nil {
+			d := p.ValueMinusConstant
+			fmt.Fprintf(&b, " (constant rates: %.3f; difference %+.3f%s)", rep.ConstantLogLoss.Mean, d.Mean, ci(d, 1, "%+.3f"))
+			for i, pv := range p.ValueByPly {
+				sep := ", "
+				if i == 0 {
+					sep = "; difference by ply: "
+				}
+				fmt.Fprintf(&b, "%s%v %+.3f%s", sep, pv.Plies, pv.MinusConstant.Mean, ci(&pv.MinusConstant, 1, "%+.3f"))
+			}
+		}
+	}
+	return b.String()
+}
+
+func percent(e fit.Estimate) string {
+	if e.Positions == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*e.Mean)
+}
+
+func percentCI(e fit.Estimate) string { return percent(e) + ci(&e, 100, "%.1f") }
+
+// ci writes an interval as " [lo, hi]", scaled, or nothing without one.
+func ci(e *fit.Estimate, scale float64, format string) string {
+	if e.CI95 == nil {
+		return ""
+	}
+	return fmt.Sprintf(" ["+format+", "+format+"]", scale*e.CI95[0], scale*e.CI95[1])
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
