@@ -26,16 +26,11 @@ const (
 	runPrefix = "run:"
 )
 
-type networkInfo struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-}
-
 // networkList lists the players the page offers.
-func (s *Server) networkList() []networkInfo {
-	out := []networkInfo{{builtinID, "built-in searcher (no network)"}}
+func (s *Server) networkList() []NetworkInfo {
+	out := []NetworkInfo{{builtinID, "built-in searcher (no network)"}}
 	if s.cfg.NetFile != "" {
-		out = append(out, networkInfo{netFileID, "network " + s.cfg.NetFile})
+		out = append(out, NetworkInfo{netFileID, "network " + s.cfg.NetFile})
 	}
 	if s.run != nil {
 		var found []string
@@ -53,7 +48,7 @@ func (s *Server) networkList() []networkInfo {
 		})
 		sort.Strings(found)
 		for _, p := range found {
-			out = append(out, networkInfo{runPrefix + p, "run " + path.Dir(p)})
+			out = append(out, NetworkInfo{runPrefix + p, "run " + path.Dir(p)})
 		}
 	}
 	return out
@@ -145,48 +140,8 @@ func (s *Server) checkEngine(id string, v *rules.Variant) (*net.Network, error) 
 	return n, nil
 }
 
-// analyzeRequest is the body of POST /api/analyze: a game given by its rule
-// set, start and moves (so that repetition counts as in the game), the
-// network, and a search's playouts (0 for none).
-type analyzeRequest struct {
-	Variant     string   `json:"variant"`
-	VariantTOML string   `json:"variant_toml"`
-	Start       string   `json:"start"`
-	Moves       []string `json:"moves"`
-	Network     string   `json:"network"`
-	Playouts    int      `json:"playouts"`
-	Top         int      `json:"top"`
-}
-
-type analyzeReply struct {
-	Board    boardInfo   `json:"board"`
-	Position string      `json:"position"`
-	ToMove   string      `json:"to_move"`
-	Network  string      `json:"network"`
-	WDL      *[3]float64 `json:"wdl"`   // the network's win, draw, loss for the side to move; null for the built-in searcher
-	Value    float64     `json:"value"` // the evaluator's value for the side to move, -1 to +1
-	Policy   []moveProb  `json:"policy"`
-	Search   *searchInfo `json:"search"`
-}
-
-type moveProb struct {
-	Move   string   `json:"move"`
-	From   string   `json:"from"`
-	To     string   `json:"to"`
-	Prior  float64  `json:"prior"`
-	Visits *int     `json:"visits,omitempty"`
-	Value  *float64 `json:"value,omitempty"`
-}
-
-type searchInfo struct {
-	Playouts int        `json:"playouts"`
-	BestMove string     `json:"best_move"`
-	Value    float64    `json:"value"`
-	Moves    []moveProb `json:"moves"`
-}
-
 func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
-	var req analyzeRequest
+	var req AnalyzeRequest
 	if err := s.readJSON(r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -203,7 +158,7 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 
 // analyze checks req, then evaluates and searches in one of the search
 // slots, until ctx is done.
-func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeReply, err error) {
+func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis, err error) {
 	if req.Playouts < 0 || req.Playouts > s.cfg.MaxPlayouts {
 		return nil, errorf(http.StatusBadRequest, "playouts %d: want 0 to %d", req.Playouts, s.cfg.MaxPlayouts)
 	}
@@ -267,7 +222,7 @@ func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeR
 	if err := eval.Evaluate(batch); err != nil {
 		return nil, errorf(http.StatusInternalServerError, "evaluating: %v", err)
 	}
-	rep = &analyzeReply{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(batch.Values[0])), Policy: []moveProb{}}
+	rep = &Analysis{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(batch.Values[0])), Policy: []MoveProb{}}
 	if in, ok := eval.(*net.Inference); ok {
 		wdl := in.WDL(0)
 		rep.WDL = &[3]float64{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}
@@ -280,7 +235,7 @@ func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeR
 	sort.SliceStable(order, func(a, b int) bool { return priors[order[a]] > priors[order[b]] })
 	for _, i := range order[:min(req.Top, len(order))] {
 		m := moves[i]
-		rep.Policy = append(rep.Policy, moveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(priors[i]))})
+		rep.Policy = append(rep.Policy, MoveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(priors[i]))})
 	}
 	if req.Playouts > 0 {
 		cfg := mcts.DefaultConfig()
@@ -293,12 +248,12 @@ func (s *Server) analyze(ctx context.Context, req analyzeRequest) (rep *analyzeR
 			}
 			return nil, errorf(http.StatusInternalServerError, "search: %v", err)
 		}
-		si := &searchInfo{Playouts: search.Playouts(), BestMove: search.BestMove().String(), Value: round(float64(search.RootValue())), Moves: []moveProb{}}
+		si := &SearchInfo{Playouts: search.Playouts(), BestMove: search.BestMove().String(), Value: round(float64(search.RootValue())), Moves: []MoveProb{}}
 		stats := search.Stats(nil)
 		sort.SliceStable(stats, func(a, b int) bool { return stats[a].Visits > stats[b].Visits })
 		for _, st := range stats[:min(req.Top, len(stats))] {
 			visits, value := st.Visits, round(float64(st.Value))
-			si.Moves = append(si.Moves, moveProb{Move: st.Move.String(), From: st.Move.From().String(), To: st.Move.To().String(),
+			si.Moves = append(si.Moves, MoveProb{Move: st.Move.String(), From: st.Move.From().String(), To: st.Move.To().String(),
 				Prior: round(float64(st.Prior)), Visits: &visits, Value: &value})
 		}
 		rep.Search = si

@@ -2,8 +2,12 @@
 // searcher or a network, replay the games the project writes and reads
 // (self-play datasets, a match's games.csv, game-record files), see what a
 // network thinks of a position, and read a run folder's generations as
-// charts. The page (HTML, CSS and plain JavaScript) is embedded in the
-// binary: nothing is built or fetched at run time.
+// charts. The page (HTML, CSS and JavaScript modules that the browser
+// loads as they are, static/app.js first) is embedded in the binary:
+// nothing is built or fetched at run time. Its modules read the JSON API
+// of api.go's types, and its colours are chart.Palette's, which the server
+// serves as palette.js and palette.css (palette.go), so that the page and
+// the PNG charts draw a series alike.
 //
 // Its main use is `go run ./cmd/eval serve`, which wires flags to a Config:
 //

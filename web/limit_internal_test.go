@@ -47,7 +47,7 @@ func TestEngineFailureReleasesGame(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			gm, err := s.newGame(newGameRequest{Human: "defenders", Engine: "builtin", Playouts: 10})
+			gm, err := s.newGame(NewGameRequest{Human: "defenders", Engine: "builtin", Playouts: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

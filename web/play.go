@@ -42,16 +42,6 @@ type game struct {
 	used     time.Time            // the last request that changed the game
 }
 
-// newGameRequest is the body of POST /api/games.
-type newGameRequest struct {
-	Variant     string `json:"variant"`      // an embedded rule set's name
-	VariantTOML string `json:"variant_toml"` // or a rule-set file's text
-	Start       string `json:"start"`        // a start position in notation; "" for the rule set's
-	Human       string `json:"human"`        // "attackers", "defenders" or "both"
-	Engine      string `json:"engine"`       // "builtin" or a network id (GET /api/networks)
-	Playouts    int    `json:"playouts"`     // the engine's playouts a move
-}
-
 // variantNames lists the embedded rule sets.
 func variantNames() []string { return variants.Names() }
 
@@ -106,7 +96,7 @@ func startOf(v *rules.Variant, text string) (rules.Position, error) {
 }
 
 func (s *Server) handleNewGame(w http.ResponseWriter, r *http.Request) {
-	var req newGameRequest
+	var req NewGameRequest
 	if err := s.readJSON(r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -121,7 +111,7 @@ func (s *Server) handleNewGame(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, gm.state())
 }
 
-func (s *Server) newGame(req newGameRequest) (*game, error) {
+func (s *Server) newGame(req NewGameRequest) (*game, error) {
 	v, err := loadVariant(req.Variant, req.VariantTOML)
 	if err != nil {
 		return nil, err
@@ -207,9 +197,7 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	var req struct {
-		Move string `json:"move"`
-	}
+	var req MoveRequest
 	if err := s.readJSON(r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -407,52 +395,8 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, gm.state())
 }
 
-// gameState is what the page shows of a game.
-type gameState struct {
-	ID           string      `json:"id"`
-	Board        boardInfo   `json:"board"`
-	Start        string      `json:"start"`
-	Position     string      `json:"position"`
-	ToMove       string      `json:"to_move"`
-	Ply          int         `json:"ply"`
-	Moves        []string    `json:"moves"`
-	LastMove     *moveInfo   `json:"last_move"`
-	Legal        []string    `json:"legal"`
-	Outcome      outcomeInfo `json:"outcome"`
-	Humans       []string    `json:"humans"`
-	Engine       string      `json:"engine"`
-	Playouts     int         `json:"playouts"`
-	EngineToMove bool        `json:"engine_to_move"`
-	Thinking     bool        `json:"thinking"`
-	Record       string      `json:"record"`
-	Version      int         `json:"version"`
-}
-
-// boardInfo is a rule set as the page draws it.
-type boardInfo struct {
-	Variant string   `json:"variant"`
-	Size    int      `json:"size"`
-	Throne  string   `json:"throne"`
-	Corners []string `json:"corners"`
-}
-
-type moveInfo struct {
-	Move     string   `json:"move"` // with its captures, "g3-e3xe2"
-	From     string   `json:"from"`
-	To       string   `json:"to"`
-	Captures []string `json:"captures"`
-}
-
-type outcomeInfo struct {
-	Over   bool   `json:"over"`
-	Winner string `json:"winner"` // "attackers", "defenders", "draw" or "none"
-	Reason string `json:"reason"` // rules.Reason's name, "" while the game goes on
-	Ply    int    `json:"ply"`
-	Text   string `json:"text"` // for people
-}
-
-func newBoardInfo(v *rules.Variant) boardInfo {
-	return boardInfo{Variant: v.Name(), Size: v.Size(), Throne: v.Throne().String(), Corners: squares(v.Corners())}
+func newBoardInfo(v *rules.Variant) BoardInfo {
+	return BoardInfo{Variant: v.Name(), Size: v.Size(), Throne: v.Throne().String(), Corners: squares(v.Corners())}
 }
 
 func squares(b rules.Bitboard) []string {
@@ -463,8 +407,8 @@ func squares(b rules.Bitboard) []string {
 	return out
 }
 
-func newMoveInfo(m rules.RecordedMove) *moveInfo {
-	return &moveInfo{Move: m.String(), From: m.Move.From().String(), To: m.Move.To().String(), Captures: squares(m.Captures)}
+func newMoveInfo(m rules.RecordedMove) *MoveInfo {
+	return &MoveInfo{Move: m.String(), From: m.Move.From().String(), To: m.Move.To().String(), Captures: squares(m.Captures)}
 }
 
 // reasonText says in words why a game ended.
@@ -479,20 +423,20 @@ var reasonText = map[rules.Reason]string{
 	rules.NoProgress:   "the move limit without a capture was reached",
 }
 
-func newOutcomeInfo(o rules.Outcome) outcomeInfo {
+func newOutcomeInfo(o rules.Outcome) OutcomeInfo {
 	if !o.Over() {
-		return outcomeInfo{Winner: o.Winner.String()}
+		return OutcomeInfo{Winner: o.Winner.String()}
 	}
 	text := "Draw: " + reasonText[o.Reason] + "."
 	if o.Winner != rules.Draw {
 		text = fmt.Sprintf("The %s win: %s (ply %d).", o.Winner, reasonText[o.Reason], o.Ply)
 	}
-	return outcomeInfo{Over: true, Winner: o.Winner.String(), Reason: o.Reason.String(), Ply: int(o.Ply), Text: text}
+	return OutcomeInfo{Over: true, Winner: o.Winner.String(), Reason: o.Reason.String(), Ply: int(o.Ply), Text: text}
 }
 
 // state describes the game; gm.mu is held.
-func (gm *game) state() gameState {
-	st := gameState{ID: gm.id, Board: newBoardInfo(gm.v), Start: gm.start.String(), Position: gm.g.Position().String(),
+func (gm *game) state() GameState {
+	st := GameState{ID: gm.id, Board: newBoardInfo(gm.v), Start: gm.start.String(), Position: gm.g.Position().String(),
 		ToMove: gm.g.ToMove().String(), Ply: gm.g.Ply(), Moves: []string{}, Legal: []string{},
 		Outcome: newOutcomeInfo(gm.g.Outcome()), Humans: []string{}, Engine: gm.engine, Playouts: gm.playouts,
 		Thinking: gm.thinking, Version: gm.version}

@@ -18,12 +18,6 @@ import (
 // maxListed bounds the files a listing returns.
 const maxListed = 5000
 
-type fileInfo struct {
-	Src  string `json:"src"`  // "data" or "run"
-	Path string `json:"path"` // relative to the folder, slash-separated
-	Kind string `json:"kind"` // "dataset" (*.games.arrow) or "records" (*.csv)
-}
-
 func fileKind(name string) string {
 	switch {
 	case strings.HasSuffix(name, ".games.arrow"):
@@ -36,7 +30,7 @@ func fileKind(name string) string {
 
 // handleFiles lists the games files in the served folders.
 func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
-	out := []fileInfo{}
+	out := []FileInfo{}
 	for _, src := range []string{"data", "run"} {
 		root, err := s.root(src)
 		if err != nil {
@@ -51,7 +45,7 @@ func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
 			}
 			if d.Type().IsRegular() {
 				if k := fileKind(d.Name()); k != "" {
-					out = append(out, fileInfo{src, p, k})
+					out = append(out, FileInfo{src, p, k})
 				}
 			}
 			return nil
@@ -60,39 +54,13 @@ func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
-// replayedGame is a game of a file, replayed through the rules.
-type replayedGame struct {
-	Index     int          `json:"index"`
-	Line      int          `json:"line,omitempty"` // a record's line in its file
-	Label     string       `json:"label"`
-	Board     boardInfo    `json:"board"`
-	Start     string       `json:"start"`
-	Positions []string     `json:"positions,omitempty"` // before the first move, then after each
-	Moves     []*moveInfo  `json:"moves,omitempty"`     // as the rules made them
-	Written   []string     `json:"written,omitempty"`   // as the file writes them
-	Plies     int          `json:"plies"`
-	Outcome   outcomeInfo  `json:"outcome"`  // as the rules end the game
-	Recorded  string       `json:"recorded"` // the winner (and reason) the file states
-	Mismatch  int          `json:"capture_mismatches"`
-	Error     string       `json:"error,omitempty"`
-	Info      *gameDetails `json:"info,omitempty"`
-}
-
-type gameDetails struct {
-	GameID           string `json:"game_id"`
-	Evaluator        string `json:"evaluator"`
-	Seed             uint64 `json:"seed"`
-	AttackerPlayouts int32  `json:"attacker_playouts"`
-	DefenderPlayouts int32  `json:"defender_playouts"`
-}
-
 // fileGame is one game as a file holds it, before replay.
 type fileGame struct {
 	line     int
 	start    rules.Position
 	moves    []rules.RecordedMove
 	recorded string
-	info     *gameDetails
+	info     *GameDetails
 	err      error
 }
 
@@ -139,7 +107,7 @@ func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []file
 		out := make([]fileGame, len(rows))
 		for i, row := range rows {
 			fg := fileGame{start: v.Start(), recorded: row.Winner.String() + " (" + row.Reason.String() + ")",
-				info: &gameDetails{row.GameID, row.Evaluator, row.Seed, row.AttackerPlayouts, row.DefenderPlayouts}}
+				info: &GameDetails{row.GameID, row.Evaluator, row.Seed, row.AttackerPlayouts, row.DefenderPlayouts}}
 			if row.Start != "" {
 				if fg.start, err = rules.ParsePosition(row.Start); err != nil {
 					fg.err = err
@@ -198,8 +166,8 @@ func (s *Server) matchVariant(src, rel string) string {
 
 // replay plays a file's game through the rules; with full, it keeps every
 // position and move.
-func replay(v *rules.Variant, i int, fg fileGame, full bool) replayedGame {
-	rg := replayedGame{Index: i, Line: fg.line, Board: newBoardInfo(v), Start: fg.start.String(), Recorded: fg.recorded, Info: fg.info}
+func replay(v *rules.Variant, i int, fg fileGame, full bool) ReplayedGame {
+	rg := ReplayedGame{Index: i, Line: fg.line, Board: newBoardInfo(v), Start: fg.start.String(), Recorded: fg.recorded, Info: fg.info}
 	rg.Label = "game " + strconv.Itoa(i+1)
 	if fg.line > 0 {
 		rg.Label = "line " + strconv.Itoa(fg.line)
@@ -249,7 +217,7 @@ func (s *Server) handleFileGames(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	out := make([]replayedGame, len(games))
+	out := make([]ReplayedGame, len(games))
 	for i, fg := range games {
 		out[i] = replay(v, i, fg, false)
 	}

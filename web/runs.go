@@ -42,20 +42,6 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
-type reportFile struct {
-	Path   string          `json:"path"`
-	Report json.RawMessage `json:"report"`
-}
-
-type runReply struct {
-	Path    string          `json:"path"`
-	Summary json.RawMessage `json:"summary"` // summary.json's generations: one object per generation; null if absent
-	Hosts   json.RawMessage `json:"hosts"`   // summary.json's self-play by worker host; null if absent
-	Balance []reportFile    `json:"balance"` // every balance.json in the run
-	Ratings []reportFile    `json:"ratings"` // every ratings.json in the run
-	Errors  []string        `json:"errors"`  // files that could not be read
-}
-
 // handleRun returns a run's summary and its balance and ratings reports.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	if s.run == nil {
@@ -80,7 +66,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	rep := runReply{Path: rel, Summary: json.RawMessage("null"), Hosts: json.RawMessage("null"), Balance: []reportFile{}, Ratings: []reportFile{}, Errors: []string{}}
+	rep := RunReport{Path: rel, Summary: json.RawMessage("null"), Hosts: json.RawMessage("null"), Balance: []ReportFile{}, Ratings: []ReportFile{}, Errors: []string{}}
 	var total int64 // the bytes read so far, at most MaxRunBytes
 	readJSONFile := func(p string) (json.RawMessage, bool) {
 		st, err := s.run.Stat(p)
@@ -128,9 +114,9 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	for _, p := range found {
 		if b, ok := readJSONFile(p); ok {
 			if path.Base(p) == "balance.json" {
-				rep.Balance = append(rep.Balance, reportFile{p, b})
+				rep.Balance = append(rep.Balance, ReportFile{p, b})
 			} else {
-				rep.Ratings = append(rep.Ratings, reportFile{p, b})
+				rep.Ratings = append(rep.Ratings, ReportFile{p, b})
 			}
 		}
 	}
@@ -141,7 +127,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 // wrote a bare array of generations until it added the worker hosts; it now
 // writes {"generations": [...], "hosts": [...]}, and runs of both kinds are
 // on disk.
-func runSummary(b json.RawMessage, rep *runReply) error {
+func runSummary(b json.RawMessage, rep *RunReport) error {
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
 		rep.Summary = b
 		return nil

@@ -19,8 +19,19 @@ import (
 	"taflab/net"
 )
 
+// static holds the page: index.html, style.css and the JavaScript modules
+// (app.js imports the others); palette.js and palette.css are made from
+// chart.Palette (palette.go).
+//
 //go:embed static
 var static embed.FS
+
+// staticTypes are the page's files' Content-Types.
+var staticTypes = map[string]string{
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".html": "text/html; charset=utf-8",
+}
 
 // Server is the page and its API. It is an http.Handler; create it with New.
 type Server struct {
@@ -74,7 +85,18 @@ func New(cfg Config) (*Server, error) {
 		panic(err) // the embedded folder is part of the build
 	}
 	m := http.NewServeMux()
-	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(page)))
+	files := http.StripPrefix("/static/", http.FileServerFS(page))
+	m.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		// Modules load only as JavaScript (and nosniff holds the browser to
+		// the type): the type is set here, not looked up in the system's
+		// table, which may map .js to something else.
+		if t, ok := staticTypes[path.Ext(r.URL.Path)]; ok {
+			w.Header().Set("Content-Type", t)
+		}
+		files.ServeHTTP(w, r)
+	})
+	m.HandleFunc("GET /static/palette.js", servePalette(staticTypes[".js"], paletteJS))
+	m.HandleFunc("GET /static/palette.css", servePalette(staticTypes[".css"], paletteCSS))
 	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		b, _ := fs.ReadFile(page, "index.html")
@@ -167,7 +189,7 @@ func httpErrorf(status int, format string, a ...any) *httpError {
 	return &httpError{status: status, msg: fmt.Sprintf(format, a...)}
 }
 
-// writeError answers {"error": message} with the error's status (500 for
+// writeError answers ErrorReply with the error's status (500 for
 // an error that carries none).
 func writeError(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
@@ -183,7 +205,7 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+	json.NewEncoder(w).Encode(ErrorReply{Error: err.Error()})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -333,13 +355,13 @@ func unwrapPath(err error) error {
 }
 
 func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, map[string]any{
-		"variants":     variantNames(),
-		"data":         s.data != nil,
-		"run":          s.run != nil,
-		"net":          s.cfg.NetFile != "",
-		"max_playouts": s.cfg.MaxPlayouts,
-		"searches":     map[string]int{"running": s.searches.running(), "waiting": s.searches.queued(), "max": s.cfg.MaxSearches},
-		"reads":        map[string]int{"running": s.reads.running(), "waiting": s.reads.queued(), "max": s.cfg.MaxReads},
+	writeJSON(w, Info{
+		Variants:    variantNames(),
+		Data:        s.data != nil,
+		Run:         s.run != nil,
+		Net:         s.cfg.NetFile != "",
+		MaxPlayouts: s.cfg.MaxPlayouts,
+		Searches:    Load{Running: s.searches.running(), Waiting: s.searches.queued(), Max: s.cfg.MaxSearches},
+		Reads:       Load{Running: s.reads.running(), Waiting: s.reads.queued(), Max: s.cfg.MaxReads},
 	})
 }
