@@ -12,12 +12,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"taflab/chart"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/internal/nettest"
@@ -299,6 +301,39 @@ func TestBrowser(t *testing.T) {
 	tctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelT()
 	b := &browser{t: t, ctx: tctx}
+	console := watchConsole(tctx)
+	defer console.stop()
+
+	t.Run("modules", func(t *testing.T) {
+		b.t = t
+		b.do(chromedp.Navigate(ts.URL + "/"))
+		b.wait(`document.body.dataset.ready === "1"`)
+		// Every module of the page's folder loads, and the palette the
+		// server makes from chart.Palette, as JavaScript.
+		want := []string{"/static/palette.js"}
+		entries, err := os.ReadDir("static")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".js") {
+				want = append(want, "/static/"+e.Name())
+			}
+		}
+		slices.Sort(want)
+		got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.endsWith(".js")).sort()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("modules loaded: got %v, want %v", got, want)
+		}
+		// No error on the way: a module that fails to load or to link, an
+		// exception, or a failed request is one.
+		if got := console.problems(); len(got) > 0 {
+			t.Errorf("console: got %q, want no errors or warnings", got)
+		}
+	})
 
 	t.Run("play", func(t *testing.T) {
 		b.t = t
@@ -499,10 +534,10 @@ func TestBrowser(t *testing.T) {
 		b.wait(`document.body.dataset.ready === "1"`)
 		b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("play-variant"); s.value = "file"; s.dispatchEvent(new Event("change")); })()`))
 		b.do(chromedp.SetUploadFiles("#play-toml", []string{file}))
-		b.wait(`play.toml.length > 0`)
+		b.wait(`/from-a-file.toml read/.test(document.getElementById("play-status").textContent)`)
 		b.do(chromedp.Click("#play-new"))
 		b.wait(`document.getElementById("play-board").dataset.ply === "0"`)
-		variant, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`play.state.board.variant`))
+		variant, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("play-board").dataset.variant`))
 		if err != nil || variant != "from-a-file" {
 			t.Fatalf("the game's rule set: %q (%v), want from-a-file", variant, err)
 		}
@@ -640,6 +675,63 @@ func TestBrowser(t *testing.T) {
 		b.screenshot(shots, "runs.png")
 	})
 
+	t.Run("colours", func(t *testing.T) {
+		b.t = t
+		// The pieces on the board (drawn above) in the sides' colours,
+		// the king's crown yellow.
+		pieceCases := []struct {
+			name, selector, want string
+		}{
+			{"attacker", `#play-board .cell[data-piece=a] svg.piece polygon`, chart.Palette[0]},
+			{"defender", `#play-board .cell[data-piece=d] svg.piece circle`, chart.Palette[1]},
+			{"king's disc", `#play-board .cell[data-piece=k] svg.piece circle`, chart.Palette[1]},
+			{"king's crown", `#play-board .cell[data-piece=k] svg.piece polygon`, chart.Yellow},
+		}
+		for _, c := range pieceCases {
+			t.Run(c.name, func(t *testing.T) {
+				got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(`+jsString(c.selector)+`)).fill`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := cssRGB(c.want); got != want {
+					t.Errorf("got %s, want %s (%s)", got, want, c.want)
+				}
+			})
+		}
+		// The run charts' series in the colours summary.png gives them:
+		// chart.Color(i) for its i-th series of a panel.
+		seriesCases := []struct {
+			chart, series string
+			want          string
+		}{
+			{"Rating against the baseline", "Elo against the network-free searcher", chart.Palette[0]},
+			{"Rating against the baseline", "Elo over all the run's gate and baseline games", chart.Palette[3]},
+			{"Training loss", "total", chart.Palette[0]},
+			{"Training loss", "policy", chart.Palette[1]},
+			{"Training loss", "value", chart.Palette[2]},
+			{"Self-play results", "attackers win", chart.Palette[0]},
+			{"Self-play results", "defenders win", chart.Palette[1]},
+			{"Self-play results", "draws", chart.Palette[2]},
+		}
+		for _, c := range seriesCases {
+			t.Run(c.chart+": "+c.series, func(t *testing.T) {
+				// The series' line on the plot and its key in the legend.
+				got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(() => {
+					const fig = [...document.querySelectorAll("#runs-charts figure")].find((f) => f.querySelector("h3").textContent === `+jsString(c.chart)+`);
+					const line = [...fig.querySelectorAll("svg[role=img] polyline")].find((l) => l.dataset.series === `+jsString(c.series)+`);
+					const key = [...fig.querySelectorAll(".legend li")].find((li) => li.textContent === `+jsString(c.series)+`);
+					return [line.getAttribute("stroke"), key.querySelector("line").getAttribute("stroke")];
+				})()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := []string{c.want, c.want}; fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("line and legend: got %v, want %v", got, want)
+				}
+			})
+		}
+	})
+
 	t.Run("phone width", func(t *testing.T) {
 		b.t = t
 		// Every view fits a phone's width (the play view is looked at above).
@@ -653,6 +745,68 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 	})
+	t.Run("console", func(t *testing.T) {
+		// Through every view above, the page wrote no error or warning.
+		if got := console.problems(); len(got) > 0 {
+			t.Errorf("console: got %q, want no errors or warnings", got)
+		}
+	})
+}
+
+// consoleLog gathers what the page writes to the console: its calls of
+// the console API, uncaught exceptions and the browser's log (failed
+// requests among them).
+type consoleLog struct {
+	mu     sync.Mutex
+	msgs   []chromedp.ConsoleMessage
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func watchConsole(ctx context.Context) *consoleLog {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &consoleLog{cancel: cancel, done: make(chan struct{})}
+	msgs := chromedp.Console(ctx) // subscribed from here on
+	go func() {
+		defer close(c.done)
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			c.mu.Lock()
+			c.msgs = append(c.msgs, m)
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+// problems returns the errors, exceptions and warnings so far.
+func (c *consoleLog) problems() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, m := range c.msgs {
+		switch m.Type {
+		case chromedp.ConsoleError, chromedp.ConsoleException, chromedp.ConsoleWarning:
+			out = append(out, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line))
+		}
+	}
+	return out
+}
+
+func (c *consoleLog) stop() { c.cancel(); <-c.done }
+
+// cssRGB writes a "#RRGGBB" colour as a computed style gives it.
+func cssRGB(hex string) string {
+	c := chart.Hex(hex)
+	return fmt.Sprintf("rgb(%d, %d, %d)", c.R, c.G, c.B)
+}
+
+// jsString quotes s as a JavaScript string.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // cellSelector is the CSS selector of a square of a view's board.

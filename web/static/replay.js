@@ -1,0 +1,118 @@
+// The replay view: the games of the served folders' files, stepped through
+// a move at a time by buttons, the slider, the move list or the arrow keys.
+
+import * as api from "./api.js";
+import { Board } from "./board.js";
+import { $, addOptions } from "./dom.js";
+import { openAnalysis } from "./analysis.js";
+
+let files = []; // the FileInfo list the file select offers
+let game = null; // the ReplayedGame shown
+let ply = 0;     // the position shown: 0 before the first move
+let board;
+
+// loadFiles asks the server for the games files and offers them.
+export async function loadFiles() {
+  const sel = $("replay-file");
+  sel.textContent = "";
+  try { files = await api.files(); } catch (err) { $("replay-status").textContent = err.message; return; }
+  sel.add(new Option(files.length ? "choose a file…" : "no games files (start the server with -data or -run)", ""));
+  addOptions(sel, files.map((f, i) => [`${f.src}/${f.path}`, String(i)]));
+}
+
+function fileQuery() {
+  const f = files[parseInt($("replay-file").value, 10)];
+  if (!f) return null;
+  const q = new URLSearchParams({ src: f.src, path: f.path });
+  if (f.kind === "records" && $("replay-variant").value) q.set("variant", $("replay-variant").value);
+  return q;
+}
+
+async function loadFileGames() {
+  const q = fileQuery();
+  const sel = $("replay-game");
+  sel.textContent = "";
+  if (!q) return;
+  $("replay-status").textContent = "Reading…";
+  let games;
+  try { games = await api.fileGames(q); } catch (err) { $("replay-status").textContent = err.message; return; }
+  addOptions(sel, games.map((g) => {
+    const end = g.error ? "error: " + g.error : g.outcome.over ? `${g.outcome.winner} (${g.outcome.reason})` : "unfinished";
+    return [`${g.label}: ${g.plies} plies, ${end}`, String(g.index)];
+  }));
+  $("replay-status").textContent = `${games.length} games.`;
+  if (games.length) await loadGame();
+}
+
+async function loadGame() {
+  const q = fileQuery();
+  if (!q) return;
+  q.set("game", $("replay-game").value);
+  try { game = await api.replay(q); } catch (err) { $("replay-status").textContent = err.message; return; }
+  const ol = $("replay-moves");
+  ol.textContent = "";
+  game.moves.forEach((m, i) => {
+    const li = document.createElement("li");
+    li.textContent = m.move;
+    li.addEventListener("click", () => showPly(i + 1));
+    ol.appendChild(li);
+  });
+  $("replay-ply").max = game.moves.length;
+  showPly(0);
+}
+
+function showPly(n) {
+  const g = game;
+  if (!g) return;
+  ply = Math.max(0, Math.min(g.moves.length, n));
+  const m = ply > 0 ? g.moves[ply - 1] : null;
+  board.render(g.board, g.positions[ply], m ? { captures: m.captures, last: [m.from, m.to] } : {});
+  $("replay-board").dataset.ply = ply;
+  $("replay-ply").value = ply;
+  [...$("replay-moves").children].forEach((li, i) => {
+    li.classList.toggle("current", i === ply - 1);
+    if (i === ply - 1) {
+      const ol = $("replay-moves");
+      ol.scrollTop = Math.max(0, li.offsetTop - ol.offsetTop - ol.clientHeight / 2);
+    }
+  });
+  let s = `Ply ${ply} of ${g.moves.length}`;
+  if (m) s += `: ${m.move}` + (m.captures.length ? ` (captured ${m.captures.join(", ")})` : "");
+  if (g.capture_mismatches) s += `. ${g.capture_mismatches} moves' written captures differ from the rules'`;
+  $("replay-status").textContent = s + ".";
+  const end = $("replay-end");
+  const atEnd = ply === g.moves.length;
+  end.hidden = !atEnd;
+  end.dataset.reason = atEnd ? g.outcome.reason : "";
+  end.dataset.winner = atEnd ? g.outcome.winner : "";
+  if (atEnd) {
+    end.textContent = (g.outcome.over ? g.outcome.text : "The record stops before the end.") + ` The file says: ${g.recorded}.` + (g.error ? " Error: " + g.error : "");
+  }
+}
+
+// initReplay sets up the view with the server's Info.
+export function initReplay(info) {
+  board = new Board($("replay-board"), {});
+  addOptions($("replay-variant"), info.variants.map((v) => [v, v]));
+  $("replay-file").addEventListener("change", loadFileGames);
+  $("replay-variant").addEventListener("change", loadFileGames);
+  $("replay-game").addEventListener("change", loadGame);
+  $("replay-first").addEventListener("click", () => showPly(0));
+  $("replay-prev").addEventListener("click", () => showPly(ply - 1));
+  $("replay-next").addEventListener("click", () => showPly(ply + 1));
+  $("replay-last").addEventListener("click", () => showPly(1e9));
+  $("replay-ply").addEventListener("input", () => showPly(parseInt($("replay-ply").value, 10)));
+  $("replay-analyse").addEventListener("click", () => {
+    if (!game) return;
+    openAnalysis({ variant: game.board.variant, variant_toml: "", start: game.start, moves: game.moves.slice(0, ply).map((m) => m.from + "-" + m.to),
+      board: game.board, position: game.positions[ply] });
+  });
+  $("view-replay").addEventListener("keydown", (e) => {
+    const t = e.target.tagName;
+    if (t === "SELECT" || t === "INPUT" || t === "TEXTAREA") return;
+    const step = { ArrowLeft: -1, ArrowRight: 1, Home: -1e9, End: 1e9 }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    showPly(ply + step);
+  });
+}
