@@ -201,8 +201,8 @@ type RunReport struct {
 	Path    string          `json:"path"`
 	Summary json.RawMessage `json:"summary"` // summary.json's generations (loop.GenSummary each); null if absent
 	Hosts   json.RawMessage `json:"hosts"`   // summary.json's self-play by worker host (loop.HostThroughput each); null if absent
-	Balance []ReportFile    `json:"balance"` // every balance.json in the run
-	Ratings []ReportFile    `json:"ratings"` // every ratings.json in the run
+	Balance []ReportFile    `json:"balance"` // every balance.json in the run (balance.Report each)
+	Ratings []ReportFile    `json:"ratings"` // every ratings.json in the run (ratings.Report each)
 	Errors  []string        `json:"errors"`  // files that could not be read
 }
 

@@ -1,6 +1,6 @@
 // The runs view: a run folder's generations (summary.json, loop.GenSummary
-// each), its worker hosts, and its balance and ratings reports, as charts
-// and tables. Series take the colours of the same series in the run's
+// each), its worker hosts (loop.HostThroughput), and its balance and
+// ratings reports (balance.Report, ratings.Report), as charts and tables. Series take the colours of the same series in the run's
 // summary.png (loop's plotSummary): chart.Color(i) is palette[i].
 
 import * as api from "./api.js";
