@@ -1,0 +1,208 @@
+// Package matchcmd is "eval match": its flags, help, progress and the
+// match folder, over match.Run, and the gate's best-network pointer.
+package matchcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"taflab/cmd/internal/cli"
+	"taflab/configs"
+	"taflab/internal/fileio"
+	"taflab/internal/progress"
+	"taflab/loop"
+	"taflab/match"
+	"taflab/mcts"
+	"taflab/openings"
+	"taflab/player"
+	"taflab/stats"
+)
+
+const help = `usage: eval match -a PLAYER -b PLAYER [-variant NAME|FILE|otr:RULES] [-max-games N]
+                  [-openings suite|random|FILE] [-odds 2,4,8 [-odds-pairs N]]
+                  [-elo0 E0 -elo1 E1 -alpha A -beta B] [-gate [-best FILE]] -out DIR
+
+Plays player A (the candidate) against player B in game pairs: each opening
+is played twice with the sides swapped, because the two sides of hnefatafl
+are not alike. The openings are the rule set's opening suite (-openings
+suite, the default: start positions where equal players split their
+results, since from the start the defenders win nearly every game between
+engines and every pair would split 1-1; each shipped rule set has one, a
+rule set of your own needs a suite file or random), a book of short random
+starts (-openings random), or a suite file. The pentanomial
+SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
+against H1 = elo1) stops the match as soon as it decides. A PLAYER is
+"builtin:playouts=800" (the network-free searcher) or
+"net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search,
+or an engine program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
+protocol) or "uci:cmd=COMMAND,movetime=MS" or ",nodes=N" (TaflZero's), with
+",limit=MS" its allowance per move (default the move time plus a second).
+The rules referee an engine's moves: an illegal move, a move past its
+allowance or a crash loses that game (games.csv ends its moves with
+illegal-move, timeout or crash; match.json and match.md say what happened),
+and the engine is restarted for the next game.
+
+-odds climbs B's playout ladder after the match (B at 2, 4, 8 times its
+playouts against B, -odds-pairs pairs each) and reports the playout odds:
+how many times its playouts B needs to score level with A.
+
+It prints the test's state as it goes and at the end: the log-likelihood
+ratio and its bounds, the decision, the Elo difference with a 95% interval
+and the results split by side; and writes into -out: match.json (players,
+test, report, every game), games.csv (the games as game records, which
+"eval replay" checks) and match.md. With -gate, an accepted H1 promotes A:
+the best-network pointer (-best, default OUT/best.json) then names A's
+network. Bad input (a missing network, a network of another input encoding,
+an unknown rule set, nonsense test settings) is an error before any game.
+Exit status: 0 done (whatever the decision), 1 failed, 2 bad input, 130
+stopped by a signal (what was played is written).
+
+Flags:
+`
+
+// Run runs "eval match" with its arguments and returns the exit status:
+// 130 when ctx stops it (what was played is written).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := cli.NewFlagSet("eval match", help, stderr)
+	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
+	aSpec := fs.String("a", "", "the candidate `player`")
+	bSpec := fs.String("b", "", "the reference `player`")
+	maxGames := fs.Int("max-games", 400, "stop after this many `games` (pairs of two) if the test has not decided")
+	elo0 := fs.Float64("elo0", 0, "the SPRT's H0: Elo(A-B) = `elo0`")
+	elo1 := fs.Float64("elo1", 30, "the SPRT's H1: Elo(A-B) = `elo1`")
+	alpha := fs.Float64("alpha", 0.05, "the false-accept rate of H1 (`alpha`)")
+	beta := fs.Float64("beta", 0.05, "the false-accept rate of H0 (`beta`)")
+	gate := fs.Bool("gate", false, "promote A (write the best-network pointer) if the test accepts H1")
+	best := fs.String("best", "", "the best-network pointer `file` (default OUT/best.json)")
+	out := fs.String("out", "", "the match `folder`")
+	openingsSpec := fs.String("openings", "suite", "where pairs start: `suite` (the rule set's opening suite), random, or a suite file")
+	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening of -openings random (`plies`)")
+	seed := fs.Uint64("seed", 1, "`seed` of the opening book, or of the suite's order")
+	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
+	oddsPairs := fs.Int("odds-pairs", 20, "game `pairs` per rung of the ladder")
+	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
+	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+		return code
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "eval match: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case *aSpec == "" || *bSpec == "":
+		return bad("-a and -b are required")
+	case *out == "":
+		return bad("-out is required")
+	case *maxGames < 2:
+		return bad("-max-games %d: want at least 2 (one pair)", *maxGames)
+	case *openingPlies < 0 || *workers < 0:
+		return bad("-opening-plies %d, -workers %d: want 0 or more", *openingPlies, *workers)
+	case *oddsPairs < 1:
+		return bad("-odds-pairs %d: want at least 1", *oddsPairs)
+	}
+	multipliers, err := cli.ParseInts(*oddsSpec, 2)
+	if err != nil {
+		return bad("-odds: %v", err)
+	}
+	test := stats.SPRT{Elo0: *elo0, Elo1: *elo1, Alpha: *alpha, Beta: *beta}
+	if err := test.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	v, err := configs.LoadVariant(*variantArg)
+	if err != nil {
+		return bad("-variant: %v", err)
+	}
+	a, err := player.Parse(*aSpec)
+	if err != nil {
+		return bad("-a: %v", err)
+	}
+	b, err := player.Parse(*bSpec)
+	if err != nil {
+		return bad("-b: %v", err)
+	}
+	if a.Name == b.Name {
+		b.Name += "-b" // the same player on both sides: keep the names apart in ratings
+	}
+	if len(multipliers) > 0 && b.NewEngine != nil {
+		return bad("-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
+	}
+	for _, m := range multipliers {
+		if m > cli.MaxPlayouts/max(b.Playouts, 1) {
+			return bad("-odds %s: %d times B's %d playouts is more than %d, the most a search may have", *oddsSpec, m, b.Playouts, cli.MaxPlayouts)
+		}
+	}
+	if *gate && a.Network == "" {
+		return bad("-gate promotes a network: -a must be net=FILE,...")
+	}
+	pairs := *maxGames / 2
+	openings, openingsDesc, err := openings.OpeningsCtx(ctx, *openingsSpec, v, pairs, *openingPlies, *seed)
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(stderr, "eval match: stopped while drawing the openings; nothing played")
+		return 130
+	}
+	if err != nil {
+		return bad("-openings: %v", err)
+	}
+	if *best == "" {
+		*best = filepath.Join(*out, "best.json")
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "eval match: -out: %v\n", err)
+		return 1
+	}
+
+	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
+		Openings: openings, MaxPairs: pairs}
+	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
+		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
+	progress := progress.New(stdout, pairs, "pairs", 10*time.Second)
+	file, res, err := match.Run(ctx, match.RunConfig{Match: cfg, Test: test, Openings: openingsDesc, Odds: multipliers, OddsPairs: *oddsPairs,
+		OnPair: func(_ match.Pair, r stats.Report) {
+			progress.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
+		},
+		OnLadder: func(res match.Result) {
+			progress.Finish()
+			fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
+			fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", b.Name, multipliers, *oddsPairs)
+		},
+		OnRung: func(r match.Rung) {
+			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
+		}})
+	progress.Finish()
+	interrupted := errors.Is(err, context.Canceled)
+	var oddsErr *match.OddsError
+	switch {
+	case errors.As(err, &oddsErr):
+		fmt.Fprintf(stderr, "eval match: odds: %v\n", oddsErr.Err)
+		return 1
+	case err != nil && !interrupted:
+		fmt.Fprintf(stderr, "eval match: %v\n", err)
+		return 1
+	case file.Odds != nil:
+		fmt.Fprintf(stdout, "eval match: playout odds: %s needs %s its playouts to score level with %s\n", b.Name, file.Odds.Text, a.Name)
+	}
+	if werr := match.WriteFiles(*out, file); werr != nil {
+		fmt.Fprintf(stderr, "eval match: %v\n", werr)
+		return 1
+	}
+	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
+	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
+	if *gate && file.Decision == "H1" {
+		abs, _ := filepath.Abs(a.Network)
+		p := loop.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: *out, Elo: res.Report.Elo, LLR: res.Report.LLR}
+		if err := fileio.WriteJSON(*best, p); err != nil {
+			fmt.Fprintf(stderr, "eval match: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "eval match: promoted %s: %s\n", a.Network, *best)
+	}
+	if interrupted {
+		return 130
+	}
+	return 0
+}

@@ -1,0 +1,55 @@
+package match
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"taflab/stats"
+)
+
+// TestRun plays a tiny match of builtin-8 against builtin-4 with and
+// without B's ladder: the file names both players and holds every game,
+// the ladder's odds when asked, an *OddsError when the ladder cannot be
+// climbed, and a stopped match keeps its file.
+func TestRun(t *testing.T) {
+	base := ladderConfig(builtin("builtin-4", 4), nil, 1).Match
+	base.A, base.B, base.MaxPairs = builtin("builtin-8", 8), builtin("builtin-4", 4), 2
+	test := stats.SPRT{Elo0: 0, Elo1: 30, Alpha: 0.05, Beta: 0.05}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		name      string
+		ctx       context.Context
+		odds      []int
+		games     int  // in the file
+		withOdds  bool // File.Odds set
+		ladder    int  // OnLadder calls
+		oddsError bool
+		canceled  bool
+	}{
+		{"no ladder", context.Background(), nil, 4, false, 0, false, false},
+		{"a ladder", context.Background(), []int{2}, 4, true, 1, false, false},
+		{"a ladder that cannot be climbed", context.Background(), []int{1}, 4, false, 1, true, false},
+		{"stopped", stopped, []int{2}, 0, false, 0, false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ladders := 0
+			f, res, err := Run(c.ctx, RunConfig{Match: base, Test: test, Openings: "a book", Odds: c.odds, OddsPairs: 1,
+				OnLadder: func(Result) { ladders++ }})
+			var oe *OddsError
+			if got := errors.As(err, &oe); got != c.oddsError || errors.Is(err, context.Canceled) != c.canceled ||
+				err != nil && !c.oddsError && !c.canceled {
+				t.Fatalf("got error %v, want an *OddsError %v and stopped %v", err, c.oddsError, c.canceled)
+			}
+			if len(f.Games) != c.games || (f.Odds != nil) != c.withOdds || ladders != c.ladder {
+				t.Errorf("got %d games, odds %v and %d ladders, want %d, %v and %d", len(f.Games), f.Odds, ladders, c.games, c.withOdds, c.ladder)
+			}
+			if f.A.Name != "builtin-8" || f.B.Name != "builtin-4" || f.Openings != "a book" || f.Report.Pairs != res.Report.Pairs {
+				t.Errorf("got players %q and %q, openings %q and %d pairs, want builtin-8, builtin-4, a book and %d",
+					f.A.Name, f.B.Name, f.Openings, f.Report.Pairs, res.Report.Pairs)
+			}
+		})
+	}
+}
