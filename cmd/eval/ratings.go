@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"taflab/chart"
 	"taflab/cmd/eval/internal/ratingscmd"
 	"taflab/ratings"
 )
@@ -31,14 +30,3 @@ var (
 func runRatings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ratingscmd.Run(context.Background(), args, stdout, stderr, maxMatchFiles, maxMatchBytes)
 }
-
-// The chart helpers balance.go used from here, until it moves out of
-// package main.
-type errorPoints = chart.ErrorPoints
-
-var (
-	addErrorSeries = chart.AddErrorSeries
-	savePNG        = chart.SavePNG
-)
-
-const chartWidth, chartHeight = chart.Width, chart.Height
