@@ -12,33 +12,29 @@ import (
 	"taflab/match"
 )
 
-// pairGames returns n games of a against b, sides alternating (a attacks
-// the even ones): a wins the first wins, then draws, then b wins the rest.
-func pairGames(a, b string, n, wins, draws int) []match.FileGame {
-	var out []match.FileGame
-	for i := range n {
-		g := match.FileGame{Pair: i / 2, Attacker: a, Defender: b, Plies: 40, Moves: "d1-d3"}
-		aAttacks := i%2 == 0
-		if !aAttacks {
+// games returns a's games against b, sides alternating (a attacks the
+// even ones): a wins the first wins, draws the next draws and loses the
+// rest.
+func games(a, b string, wins, draws, losses int) []match.FileGame {
+	results := strings.Repeat("W", wins) + strings.Repeat("D", draws) + strings.Repeat("L", losses)
+	out := make([]match.FileGame, len(results))
+	for i, r := range results {
+		g := match.FileGame{Pair: i / 2, Attacker: a, Defender: b, Winner: "draw", Plies: 40, Moves: "d1-d3"}
+		if i%2 == 1 {
 			g.Attacker, g.Defender = b, a
 		}
-		switch {
-		case i < wins && aAttacks, i >= wins+draws && !aAttacks:
-			g.Winner = "attackers"
-		case i < wins, i >= wins+draws:
-			g.Winner = "defenders"
-		default:
-			g.Winner = "draw"
+		if r != 'D' {
+			g.Winner = map[bool]string{true: "attackers", false: "defenders"}[(r == 'W') == (g.Attacker == a)]
 		}
-		out = append(out, g)
+		out[i] = g
 	}
 	return out
 }
 
-// matchOf is a match file of a against b.
+// matchOf is a match file of n games of a against b (games).
 func matchOf(variant, a, b string, n, wins, draws int) match.File {
 	return match.File{Variant: variant, A: match.PlayerInfo{Name: a, Playouts: 16}, B: match.PlayerInfo{Name: b, Playouts: 16},
-		Decision: "none", Stopped: "max-pairs", Games: pairGames(a, b, n, wins, draws)}
+		Decision: "none", Stopped: "max-pairs", Games: games(a, b, wins, draws, n-wins-draws)}
 }
 
 const (
