@@ -3,9 +3,12 @@ package loop
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"taflab/internal/fileio"
+	"taflab/match"
+	"taflab/stats"
 )
 
 // BestPointer is the best-network pointer that gating writes: which network
@@ -30,4 +33,20 @@ func ReadBestPointer(path string) (BestPointer, error) {
 		return BestPointer{}, fmt.Errorf("loop: best-network pointer %s: not a pointer (%v)", path, err)
 	}
 	return p, nil
+}
+
+// Promote makes network the best one if its match f (A the network, its
+// folder dir) accepted H1, A is stronger: it writes the best-network
+// pointer at path (a run's BestFile, eval match -gate's -best) whole,
+// naming the match and its result. It reports whether it promoted.
+func Promote(path, network, dir string, f match.File) (bool, error) {
+	if f.Report.Decision != stats.AcceptH1 {
+		return false, nil
+	}
+	abs, err := filepath.Abs(network)
+	if err != nil {
+		return false, fmt.Errorf("loop: promoting %s: %w", network, err)
+	}
+	p := BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: dir, Elo: f.Report.Elo, LLR: f.Report.LLR}
+	return true, fileio.WriteJSON(path, p)
 }

@@ -16,6 +16,7 @@ import (
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/match"
+	"taflab/player"
 	"taflab/selfplay"
 )
 
@@ -147,13 +148,13 @@ func readSelfplayStats(dir string) (selfplayStats, error) {
 // replaced) are never counted; a player's games beyond a quota wait for
 // the next generation with the same player (when a candidate is not
 // promoted).
-func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, self playerSpec, poll time.Duration, log io.Writer) error {
+func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, self playerSpec, players *player.Loader, poll time.Duration, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
 	st, err := readSelfplayStats(dir)
 	if err != nil {
 		return err
 	}
-	_, label, err := playerEvaluators(self)
+	_, label, err := self.evaluators(players)
 	if err != nil {
 		return err
 	}

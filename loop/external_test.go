@@ -22,6 +22,7 @@ import (
 	"taflab/datasets"
 	"taflab/match"
 	"taflab/net"
+	"taflab/player"
 )
 
 // lockedBuffer is a follower's output, written by its process's copier
@@ -306,8 +307,8 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 func TestExternalStageResumes(t *testing.T) {
 	run, cfg := tinyRun(t)
 	cfg.SelfPlay.Games = 3
-	player := playerSpec{} // the network-free searcher: nothing is trained
-	_, label, err := playerEvaluators(player)
+	self := playerSpec{} // the network-free searcher: nothing is trained
+	_, label, err := self.evaluators(new(player.Loader))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestExternalStageResumes(t *testing.T) {
 		if err := os.MkdirAll(GenDir(run, g), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return externalSelfPlayStage(ctx, run, GenDir(run, g), cfg, g, player, time.Millisecond, io.Discard)
+		return externalSelfPlayStage(ctx, run, GenDir(run, g), cfg, g, self, new(player.Loader), time.Millisecond, io.Discard)
 	}
 	dataDir := filepath.Join(run, DataDir)
 

@@ -202,7 +202,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 		if err != nil {
 			return sum, err
 		}
-		newEval, label, err := playerEvaluators(self)
+		newEval, label, err := self.evaluators(new(player.Loader)) // a follower keeps no old network
 		if err != nil {
 			return sum, err
 		}
@@ -317,17 +317,21 @@ func currentPlayer(run string, cfg configs.Loop, v *rules.Variant) (playerSpec, 
 	return selfPlayer(run, cfg, v, b)
 }
 
-// playerEvaluators returns the evaluators of a player's workers and the
-// label its games carry in the dataset's evaluator column: the label by
-// which the loop counts a generation's games.
-func playerEvaluators(p playerSpec) (func() (mcts.Evaluator, error), string, error) {
+// evaluators returns the evaluators of the player's workers, its network
+// loaded by players, and the label its games carry in the dataset's
+// evaluator column (the evaluators' ID): the label by which the loop
+// counts a generation's games.
+func (p playerSpec) evaluators(players *player.Loader) (func() (mcts.Evaluator, error), string, error) {
 	if p.net == "" {
 		return func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }, mcts.NewHeuristic().ID(), nil
 	}
-	factory, _, err := player.NetworkEvaluators(p.net, 1, p.planes)
+	n, err := players.Network(p.net)
 	if err != nil {
 		return nil, "", err
 	}
+	// The planes of the records' rule set (selfPlayer) are of the
+	// network's board size: training refuses other records.
+	factory := player.Evaluators(n, 1, p.planes)
 	e, err := factory()
 	if err != nil {
 		return nil, "", err

@@ -313,14 +313,16 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	if err != nil {
 		return err
 	}
+	// The generation's players load each network file once: the best one
+	// plays self-play and the gate, the candidate the gate and the baseline.
+	players := new(player.Loader)
 	if !done(dir, "selfplay") {
-		stage := selfPlayStage
 		if cfg.SelfPlay.External {
-			stage = func(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, self playerSpec, log io.Writer) error {
-				return externalSelfPlayStage(ctx, run, dir, cfg, g, self, poll, log)
-			}
+			err = externalSelfPlayStage(ctx, run, dir, cfg, g, self, players, poll, log)
+		} else {
+			err = selfPlayStage(ctx, run, dir, cfg, v, g, self, players, log)
 		}
-		if err := stage(ctx, run, dir, cfg, v, g, self, log); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -342,12 +344,12 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 			}
 			init = last
 		}
-		if err := trainStage(ctx, run, dir, cfg, g, init, log); err != nil {
+		if err := trainStage(ctx, run, dir, cfg, g, init, players, log); err != nil {
 			return err
 		}
 	}
 	if !done(dir, "gate") {
-		if err := gateStage(ctx, run, dir, cfg, v, g, candidate, bestNet, log); err != nil {
+		if err := gateStage(ctx, run, dir, cfg, v, g, candidate, bestNet, players, log); err != nil {
 			return err
 		}
 	}
@@ -357,25 +359,7 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		}
 	}
 	if cfg.Baseline.Games > 0 && !done(dir, "baseline") {
-		builtin := fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts)
-		a, err := player.Parse(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Baseline.Playouts))
-		if err != nil {
-			return err
-		}
-		a.Name = GenName(g)
-		b, err := player.Parse(builtin)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games\n", g, builtin, cfg.Baseline.Games)
-		// A fixed number of pairs: the test's bounds are out of reach.
-		test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}
-		if err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, test, GenSeed(cfg.Seed, g)+1); err != nil {
-			return err
-		}
-		if err := mark(dir, "baseline"); err != nil {
-			return err
-		}
+		return baselineStage(ctx, dir, cfg, v, g, candidate, players, log)
 	}
 	return nil
 }
@@ -397,7 +381,7 @@ type ladderFile struct {
 // settings is climbed again.
 func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
 	path := filepath.Join(run, LadderFile)
-	b, err := player.Parse(fmt.Sprintf("builtin:playouts=%d", cfg.Baseline.Playouts))
+	b, err := new(player.Loader).Load(player.BuiltinSpec(cfg.Baseline.Playouts))
 	if err != nil {
 		return err
 	}
@@ -575,7 +559,7 @@ func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) 
 	return playerSpec{net: pre, planes: rv}, nil
 }
 
-func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, self playerSpec, log io.Writer) error {
+func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, self playerSpec, players *player.Loader, log io.Writer) error {
 	statsPath := filepath.Join(dir, "selfplay.json")
 	st, err := readSelfplayStats(dir)
 	if err != nil {
@@ -594,14 +578,18 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
 	sp.Seed, sp.Out, sp.Search, sp.Net = GenSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, self.net
 	sp.Mix = cfg.SelfPlay.Mix
-	opts := selfplay.Options{WorkerName: worker, Played: played}
+	newEval, _, err := self.evaluators(players)
+	if err != nil {
+		return err
+	}
+	opts := selfplay.Options{WorkerName: worker, Played: played, NewEvaluator: newEval}
 	st.Evaluator = "builtin"
 	if self.net != "" {
-		factory, n, err := player.NetworkEvaluators(self.net, 1, self.planes)
+		n, err := players.Network(self.net) // loaded by evaluators
 		if err != nil {
 			return err
 		}
-		opts.NewEvaluator, st.Evaluator = factory, "net-"+n.Hash()
+		st.Evaluator = "net-" + n.Hash()
 		if self.planes != nil {
 			st.Evaluator += " (with the planes of " + self.planes.Name() + ")"
 		}
@@ -672,7 +660,7 @@ func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 
 // trainStage trains generation g's candidate from the weights of init (the
 // best network or generation 0's, or the last candidate; "": new weights).
-func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, init string, log io.Writer) error {
+func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, init string, players *player.Loader, log io.Writer) error {
 	tc := trainConfig(run, dir, cfg, g)
 	opts := training.Options{Log: log}
 	st, err := readSelfplayStats(dir)
@@ -687,11 +675,9 @@ func trainStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, i
 	if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
 		opts.Resume = true
 	} else if init != "" {
-		n, _, err := net.Load(init)
-		if err != nil {
+		if opts.Init, err = players.Network(init); err != nil { // training starts from a copy
 			return err
 		}
-		opts.Init = n
 	}
 	from := "new weights"
 	switch {
@@ -725,17 +711,20 @@ func runTraining(ctx context.Context, tc configs.Train, opts training.Options, l
 	return nil
 }
 
-func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate, bestNet string, log io.Writer) error {
-	a, err := player.Parse(fmt.Sprintf("net=%s,playouts=%d", candidate, cfg.Gate.Playouts))
+// gateStage plays generation g's candidate against the best network
+// (bestNet; "" for the network-free searcher) under the gate's test, and
+// promotes it if the test accepts it.
+func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate, bestNet string, players *player.Loader, log io.Writer) error {
+	a, err := players.Load(player.NetworkSpec(candidate, cfg.Gate.Playouts))
 	if err != nil {
 		return err
 	}
 	a.Name = GenName(g)
-	bSpec := fmt.Sprintf("builtin:playouts=%d", cfg.Gate.Playouts)
+	bSpec := player.BuiltinSpec(cfg.Gate.Playouts)
 	if bestNet != "" {
-		bSpec = fmt.Sprintf("net=%s,playouts=%d", bestNet, cfg.Gate.Playouts)
+		bSpec = player.NetworkSpec(bestNet, cfg.Gate.Playouts)
 	}
-	b, err := player.Parse(bSpec)
+	b, err := players.Load(bSpec)
 	if err != nil {
 		return err
 	}
@@ -744,24 +733,42 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	}
 	fmt.Fprintf(log, "loop: generation %d: gating %s against %s\n", g, a.Name, b.Name)
 	matchDir := filepath.Join(dir, "gate")
-	if err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), GenSeed(cfg.Seed, g)); err != nil {
-		return err
-	}
-	f, err := match.ReadFile(matchDir)
+	f, err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), GenSeed(cfg.Seed, g))
 	if err != nil {
 		return err
 	}
-	if f.Decision == "H1" {
-		abs, _ := filepath.Abs(candidate)
-		p := BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: matchDir, Elo: f.Report.Elo, LLR: f.Report.LLR}
-		if err := fileio.WriteJSON(filepath.Join(run, BestFile), p); err != nil {
-			return err
-		}
+	promoted, err := Promote(filepath.Join(run, BestFile), candidate, matchDir, f)
+	if err != nil {
+		return err
+	}
+	if promoted {
 		fmt.Fprintf(log, "loop: generation %d: promoted (%s)\n", g, f.Report)
 	} else {
 		fmt.Fprintf(log, "loop: generation %d: not promoted (%s)\n", g, f.Report)
 	}
 	return mark(dir, "gate")
+}
+
+// baselineStage rates generation g's candidate against the network-free
+// searcher at the baseline's playouts: a fixed number of pairs.
+func baselineStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate string, players *player.Loader, log io.Writer) error {
+	a, err := players.Load(player.NetworkSpec(candidate, cfg.Baseline.Playouts))
+	if err != nil {
+		return err
+	}
+	a.Name = GenName(g)
+	base := player.BuiltinSpec(cfg.Baseline.Playouts)
+	b, err := players.Load(base)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games\n", g, base, cfg.Baseline.Games)
+	// A fixed number of pairs: the test's bounds are out of reach.
+	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}
+	if _, err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, test, GenSeed(cfg.Seed, g)+1); err != nil {
+		return err
+	}
+	return mark(dir, "baseline")
 }
 
 // bestName names the best network by its generation folder. best.json
@@ -776,25 +783,26 @@ func bestName(run, bestNet string) string {
 	return strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
 }
 
-// playMatch plays a match into dir. Each pair is appended to a journal
-// (dir + PairsJournalSuffix) as it finishes, so a match that is interrupted
-// picks up on resume with its finished games kept; the journal is removed
-// once the match files are written.
-func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, a, b match.Player, pairs int, test stats.SPRT, seed uint64) error {
+// playMatch plays a match into dir and returns its file (what dir's
+// match.json holds). Each pair is appended to a journal (dir +
+// PairsJournalSuffix) as it finishes, so a match that is interrupted picks
+// up on resume with its finished games kept; the journal is removed once
+// the match files are written.
+func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, a, b match.Player, pairs int, test stats.SPRT, seed uint64) (match.File, error) {
 	journal := dir + PairsJournalSuffix
 	played, err := readPairs(journal)
 	if err != nil {
-		return err
+		return match.File{}, err
 	}
 	openings, openingsDesc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, seed)
 	if err != nil {
-		return fmt.Errorf("loop: gate.openings: %w", err)
+		return match.File{}, fmt.Errorf("loop: gate.openings: %w", err)
 	}
 	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: openings,
 		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers, Played: played}
 	jf, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return match.File{}, fmt.Errorf("loop: %w", err)
 	}
 	defer jf.Close()
 	var werr error // the first failed journal write; the match goes on
@@ -804,22 +812,22 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 		}
 	})
 	if err != nil {
-		return err
+		return match.File{}, err
 	}
 	if werr != nil {
-		return fmt.Errorf("loop: %s: %w", journal, werr)
+		return match.File{}, fmt.Errorf("loop: %s: %w", journal, werr)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return match.File{}, fmt.Errorf("loop: %w", err)
 	}
 	f := match.NewFile(v, a, b, test, res)
 	f.Openings = openingsDesc
 	if err := match.WriteFiles(dir, f); err != nil {
-		return err
+		return match.File{}, err
 	}
 	jf.Close()
 	if err := os.Remove(journal); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return match.File{}, fmt.Errorf("loop: %w", err)
 	}
-	return nil
+	return f, nil
 }

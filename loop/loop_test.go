@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -110,12 +111,16 @@ func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
 	a, _ := player.Parse("builtin:playouts=8")
 	b, _ := player.Parse("builtin:playouts=4")
 	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}
-	if err := playMatch(context.Background(), dir, cfg, v, a, b, 5, test, 1); err != nil {
+	played, err := playMatch(context.Background(), dir, cfg, v, a, b, 5, test, 1)
+	if err != nil {
 		t.Fatal(err)
 	}
 	f, err := match.ReadFile(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(played, f) {
+		t.Errorf("got the match %+v returned, want the file's %+v", played, f)
 	}
 	if got, want := len(f.Games), 10; got != want {
 		t.Fatalf("got %d games, want %d", got, want)
@@ -396,5 +401,31 @@ func TestGenName(t *testing.T) {
 		if g, ok := ParseGenName(name); ok {
 			t.Errorf("ParseGenName(%q): got %d, ok; want a name of another form", name, g)
 		}
+	}
+}
+
+// TestPromote: a match that accepted H1 promotes its network (the pointer
+// holds the absolute path, the match and its result); any other decision
+// writes nothing.
+func TestPromote(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, BestFile)
+	for _, d := range []stats.Decision{stats.AcceptH0, stats.Continue} {
+		f := match.File{Report: stats.Report{Decision: d, Elo: 10}}
+		if promoted, err := Promote(path, "net.safetensors", "gate", f); promoted || err != nil {
+			t.Errorf("%v: got promoted %v, %v; want no promotion", d, promoted, err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("%v: got %v, want no pointer written", d, err)
+		}
+	}
+	f := match.File{Report: stats.Report{Decision: stats.AcceptH1, Elo: 42, LLR: 3}}
+	if promoted, err := Promote(path, "net.safetensors", "gate", f); !promoted || err != nil {
+		t.Fatalf("H1: got promoted %v, %v; want a promotion", promoted, err)
+	}
+	p, err := ReadBestPointer(path)
+	abs, _ := filepath.Abs("net.safetensors")
+	if err != nil || p.Network != abs || p.Match != "gate" || p.Elo != 42 || p.LLR != 3 {
+		t.Errorf("got %+v, %v; want %s promoted by gate at Elo 42, LLR 3", p, err, abs)
 	}
 }
