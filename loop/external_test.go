@@ -94,11 +94,7 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 	// (the network-free searcher, as nothing is trained yet) until each has
 	// written a shard: so both hosts are in the summary and both switch
 	// networks mid-run, whatever the timing.
-	text, err := WithExternal(configs.TinyLoopFile(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := setUp(run, cfg, text, variants.MustLoad(cfg.Variant)); err != nil {
+	if err := setUp(run, cfg, configs.TinyLoopFile(), variants.MustLoad(cfg.Variant)); err != nil {
 		t.Fatal(err)
 	}
 	a, b := start("host-a"), start("host-b")

@@ -29,12 +29,8 @@ func tinyRun(t *testing.T) (string, configs.Loop) {
 		t.Fatal(err)
 	}
 	cfg.SelfPlay.External = true
-	text, err := WithExternal(configs.TinyLoopFile(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := filepath.Join(t.TempDir(), "run")
-	if err := setUp(run, cfg, text, variants.MustLoad(cfg.Variant)); err != nil {
+	if err := setUp(run, cfg, configs.TinyLoopFile(), variants.MustLoad(cfg.Variant)); err != nil {
 		t.Fatal(err)
 	}
 	return run, cfg

@@ -2,10 +2,11 @@
 // self-play, training and gating, each stage resumable, and a summary of the
 // run.
 //
-//	err := loop.Run(ctx, runDir, cfg, loop.Options{Log: os.Stdout})
+//	cfg, err := configs.ParseLoop("my.toml", text)
+//	err = loop.Run(ctx, runDir, cfg, text, loop.Options{Log: os.Stdout})
 //
-// A run folder holds: loop.toml (the configuration the run uses),
-// variant.toml (its rule set), selfplay-suite.txt (a copy of the suite
+// A run folder holds: loop.toml (the configuration the run was given),
+// mode.json (its self-play mode, ModeFile), variant.toml (its rule set), selfplay-suite.txt (a copy of the suite
 // file selfplay.mix.suite names, if any), manifest.json (versions, seeds, start),
 // data/ (the self-play shards of every generation), gen-NNN/ (per
 // generation: selfplay.json, train/ (a training run folder), gate/ and
@@ -121,12 +122,9 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if err != nil {
 		return fmt.Errorf("loop: variant: %w", err)
 	}
-	// The run's loop.toml records its self-play mode, which a flag may
-	// have set (train loop -external), and a resumed run keeps it.
+	// The run records its self-play mode (ModeFile), which a flag may have
+	// chosen (train loop -external), and a resumed run keeps it.
 	if err := checkMode(run, cfg); err != nil {
-		return err
-	}
-	if configText, err = WithExternal(configText, cfg.SelfPlay.External); err != nil {
 		return err
 	}
 	if err := setUp(run, cfg, configText, v); err != nil {
@@ -196,6 +194,13 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 	if err := fileio.WriteFile(filepath.Join(run, ConfigFile), configText); err != nil {
 		return err
 	}
+	if err := recordMode(run, cfg); err != nil {
+		return err
+	}
+	repeat := "go run ./cmd/train loop -run NEWDIR -config " + filepath.Join(run, ConfigFile)
+	if cfg.SelfPlay.External {
+		repeat += " -external"
+	}
 	manifestPath := filepath.Join(run, ManifestFile)
 	if _, err := os.Stat(manifestPath); err == nil {
 		return nil
@@ -204,7 +209,7 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		"started": time.Now().UTC(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH,
 		"cores": runtime.NumCPU(), "seed": cfg.Seed, "variant": v.Name(), "input_encoding": net.InputEncoding,
 		"dataset_schema_version": datasets.SchemaVersion,
-		"repeat":                 "go run ./cmd/train loop -run NEWDIR -config " + filepath.Join(run, ConfigFile) + " (with -variant's file: " + filepath.Join(run, VariantFile) + ")",
+		"repeat":                 repeat + " (with -variant's file: " + filepath.Join(run, VariantFile) + ")",
 	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		m["module"] = info.Main.Path + "@" + info.Main.Version

@@ -4,52 +4,50 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"taflab/configs"
+	"taflab/configs/variants"
 )
 
-// TestWithExternal records the mode in texts of each layout: the key's
-// line (comment kept), a [selfplay] table without it, no such table, and
-// a table header with a comment; every other key and comment stays.
-func TestWithExternal(t *testing.T) {
-	for _, c := range []struct{ name, text, want string }{
-		{"the key's line", "[selfplay]\ngames = 4\nexternal = false # here or there\n", "external = true # here or there\n"},
-		{"no key", "generations = 2\n[selfplay]\ngames = 4\n[train]\nsteps = 3\n", "[selfplay]\nexternal = true\ngames = 4\n"},
-		{"no table", "generations = 2\n# the end", "# the end\n\n[selfplay]\nexternal = true\n"},
-		{"sub-tables only", "[selfplay.mix]\nodds = 2\n", "odds = 2\n\n[selfplay]\nexternal = true\n"},
-		{"the embedded tiny config", string(configs.TinyLoopFile()), "external = true\n# Where games start"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			before, err := configs.ParseLoop("in.toml", []byte(c.text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := WithExternal([]byte(c.text), true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(out), c.want) {
-				t.Errorf("got\n%s\nwant it to hold %q", out, c.want)
-			}
-			after, err := configs.ParseLoop("out.toml", out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before.SelfPlay.External = true
-			if !reflect.DeepEqual(after, before) {
-				t.Errorf("got %+v, want the input's config with selfplay.external = true", after)
-			}
-			if again, err := WithExternal(out, true); err != nil || string(again) != string(out) {
-				t.Errorf("a text that says so already: got %v and a change, want it as it is", err)
-			}
-		})
+// TestReadMode: a new run has no mode; a run records the mode it starts
+// in (ModeFile), whatever its loop.toml says, and keeps it; a run set up
+// before there was a ModeFile has its loop.toml's.
+func TestReadMode(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
 	}
-	// A layout the edit does not know is refused, not written wrong.
-	if _, err := WithExternal([]byte("selfplay = {games = 4}\n"), true); err == nil || !strings.Contains(err.Error(), "selfplay.external") {
-		t.Errorf("an inline table: got %v, want an error naming selfplay.external", err)
+	run := filepath.Join(t.TempDir(), "run")
+	if m, where, err := ReadMode(run); err != nil || where != "" || m.External {
+		t.Errorf("a new run: got %+v from %q, %v; want no mode", m, where, err)
+	}
+	ext := cfg
+	ext.SelfPlay.External = true
+	if err := setUp(run, ext, configs.TinyLoopFile(), variants.MustLoad(cfg.Variant)); err != nil {
+		t.Fatal(err)
+	}
+	if m, where, err := ReadMode(run); err != nil || where != filepath.Join(run, ModeFile) || !m.External {
+		t.Errorf("a run started with external self-play: got %+v from %q, %v; want external from %s", m, where, err, ModeFile)
+	}
+	if err := setUp(run, cfg, configs.TinyLoopFile(), variants.MustLoad(cfg.Variant)); err != nil {
+		t.Fatal(err)
+	}
+	if m, _, err := ReadMode(run); err != nil || !m.External {
+		t.Errorf("set up again: got %+v, %v; want the mode kept", m, err)
+	}
+
+	old := filepath.Join(t.TempDir(), "old")
+	text := strings.Replace(string(configs.TinyLoopFile()), "external = false", "external = true", 1)
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, ConfigFile), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m, where, err := ReadMode(old); err != nil || where != filepath.Join(old, ConfigFile) || !m.External {
+		t.Errorf("a run of loop.toml alone: got %+v from %q, %v; want external from its loop.toml", m, where, err)
 	}
 }
 
@@ -70,12 +68,8 @@ func TestRunKeepsItsMode(t *testing.T) {
 	if err := Run(ctx, run, ext, configs.TinyLoopFile(), Options{}); err == nil {
 		t.Fatal("got no error from a stopped run, want the context's")
 	}
-	text, err := os.ReadFile(filepath.Join(run, ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if own, err := configs.ParseLoop("loop.toml", text); err != nil || !own.SelfPlay.External {
-		t.Fatalf("the run's loop.toml: got external %v (%v), want true", own.SelfPlay.External, err)
+	if own, _, err := ReadMode(run); err != nil || !own.External {
+		t.Fatalf("the run's mode: got external %v (%v), want true", own.External, err)
 	}
 	err = Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{})
 	if err == nil || !strings.Contains(err.Error(), "selfplay.external = true") || !strings.Contains(err.Error(), ConfigFile) {

@@ -36,9 +36,9 @@ With -external (or selfplay.external in the config) the loop plays no
 self-play itself: each generation waits until followers (selfplay -follow
 DIR, on any machines that share the run folder) have written its games
 with the best network, showing the count and the rate, then trains and
-gates as usual. The run's loop.toml records the mode (selfplay.external,
-also when -external chose it): a resumed run keeps it, and a start that
-would change it is refused.
+gates as usual. The run records the mode in its mode.json (also when
+-external chose it): a resumed run keeps it, and a start that would change
+it is refused.
 Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by a
 signal.
 
@@ -78,20 +78,25 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "train loop:", err)
 		return 2
 	}
-	if cli.SetFlags(fs)["external"] {
-		// The run's loop.toml records the mode the flag chose.
-		if text, err = loop.WithExternal(text, *external); err != nil {
-			fmt.Fprintln(stderr, "train loop: -external:", err)
-			return 2
-		}
-		cfg.SelfPlay.External = *external
+	// The self-play mode: the flag's, else the one the run recorded as it
+	// started (which a flag may have chosen), else the config's.
+	have, where, err := loop.ReadMode(*runDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "train loop:", err)
+		return 2
 	}
-	if ownErr == nil && string(text) != string(ownText) {
-		if ownCfg, err := configs.ParseLoop(own, ownText); err == nil && ownCfg.SelfPlay.External != cfg.SelfPlay.External {
-			fmt.Fprintf(stderr, "train loop: %s has selfplay.external = %v, and this start asks for %v: a run keeps its self-play mode (run it without -external to go on in its own mode, or start a new -run)\n",
-				own, ownCfg.SelfPlay.External, cfg.SelfPlay.External)
-			return 2
-		}
+	sameConfig := ownErr != nil || string(text) == string(ownText)
+	if cli.SetFlags(fs)["external"] {
+		cfg.SelfPlay.External = *external
+	} else if where != "" && sameConfig {
+		cfg.SelfPlay.External = have.External
+	}
+	if where != "" && have.External != cfg.SelfPlay.External {
+		fmt.Fprintf(stderr, "train loop: %s has selfplay.external = %v, and this start asks for %v: a run keeps its self-play mode (run it without -external to go on in its own mode, or start a new -run)\n",
+			where, have.External, cfg.SelfPlay.External)
+		return 2
+	}
+	if !sameConfig {
 		fmt.Fprintf(stderr, "train loop: -config %s differs from the run's own %s: a run keeps its config (start a new -run)\n", *configFile, own)
 		return 2
 	}
