@@ -130,3 +130,45 @@ func TestMaxOpeningPlies(t *testing.T) {
 		t.Errorf("got %d, want match.MaxBookPlies (%d)", configs.MaxOpeningPlies, match.MaxBookPlies)
 	}
 }
+
+// TestSharedSections: the keys a self-play run and the loop's [selfplay]
+// share, and those a training run and the loop's [train] share, are read
+// alike into the same types; an unknown key's error lists them.
+func TestSharedSections(t *testing.T) {
+	set := func(g configs.SelfPlayGames) configs.SelfPlayGames {
+		g.Games, g.Workers, g.GamesPerWorker, g.Mix.OddsShare, g.Mix.Odds, g.Search.Playouts, g.Search.CheapPlayouts = 7, 2, 3, 0.5, 4, 64, 16
+		return g
+	}
+	games := "games = 7\nworkers = 2\ngames_per_worker = 3\n[mix]\nodds_share = 0.5\nodds = 4\n[search]\nplayouts = 64\ncheap_playouts = 16\n"
+	sp, err := configs.ParseSelfPlay("sp.toml", []byte(games))
+	if want := set(configs.DefaultSelfPlay().SelfPlayGames); err != nil || sp.SelfPlayGames != want {
+		t.Errorf("self-play run: got %+v, %v; want %+v", sp.SelfPlayGames, err, want)
+	}
+	loopText := strings.NewReplacer("[mix]", "[selfplay.mix]", "[search]", "[selfplay.search]").Replace("[selfplay]\n" + games)
+	lp, err := configs.ParseLoop("loop.toml", []byte(loopText))
+	if want := set(configs.DefaultLoop().SelfPlay.SelfPlayGames); err != nil || lp.SelfPlay.SelfPlayGames != want {
+		t.Errorf("the loop's self-play: got %+v, %v; want %+v", lp.SelfPlay.SelfPlayGames, err, want)
+	}
+
+	setTrain := func(tr configs.Training) configs.Training {
+		tr.Steps, tr.BatchSize, tr.Window, tr.CheckpointEvery, tr.SearchValueWeight, tr.Network.Blocks, tr.Optimizer.WarmupSteps = 9, 32, 1000, 3, 0.25, 1, 2
+		return tr
+	}
+	train := "steps = 9\nbatch_size = 32\nwindow = 1000\ncheckpoint_every = 3\nsearch_value_weight = 0.25\n[network]\nblocks = 1\n[optimizer]\nwarmup_steps = 2\n"
+	tr, err := configs.ParseTrain("train.toml", []byte(train))
+	if want := setTrain(configs.DefaultTrain().Training); err != nil || tr.Training != want {
+		t.Errorf("training run: got %+v, %v; want %+v", tr.Training, err, want)
+	}
+	loopText = strings.NewReplacer("[network]", "[train.network]", "[optimizer]", "[train.optimizer]").Replace("[train]\n" + train)
+	lp, err = configs.ParseLoop("loop.toml", []byte(loopText))
+	if want := setTrain(configs.DefaultLoop().Train.Training); err != nil || lp.Train.Training != want {
+		t.Errorf("the loop's training: got %+v, %v; want %+v", lp.Train.Training, err, want)
+	}
+
+	_, err = configs.ParseSelfPlay("sp.toml", []byte("gamez = 1\n"))
+	for _, key := range []string{"variant", "games", "games_per_worker", "mix.odds", "search.playouts", "net_planes"} {
+		if err == nil || !strings.Contains(err.Error(), " "+key+",") && !strings.HasSuffix(err.Error(), " "+key+")") {
+			t.Errorf("unknown key: got %v, want the known keys to list %s", err, key)
+		}
+	}
+}

@@ -35,11 +35,9 @@ type Loop struct {
 
 // LoopSelfPlay is the self-play stage of a generation.
 type LoopSelfPlay struct {
-	Games          int         `toml:"games"`            // games per generation
-	Workers        int         `toml:"workers"`          // worker goroutines; 0 = one per core
-	GamesPerWorker int         `toml:"games_per_worker"` // games a worker plays at once
-	Mix            GameMix     `toml:"mix"`              // where games start, and odds
-	Search         mcts.Config `toml:"search"`
+	// SelfPlayGames are its games (Games: per generation), as a self-play
+	// run's.
+	SelfPlayGames
 	// External leaves a generation's games to followers (selfplay -follow
 	// RUN, on any machines that share the run folder): the loop waits until
 	// the data folder holds Games new games of the current best network.
@@ -49,26 +47,20 @@ type LoopSelfPlay struct {
 
 // LoopTrain is the training stage of a generation.
 type LoopTrain struct {
-	Steps             int     `toml:"steps"`               // optimizer steps per generation
-	BatchSize         int     `toml:"batch_size"`          // positions per step
-	Window            int     `toml:"window"`              // newest positions trained on
-	CheckpointEvery   int     `toml:"checkpoint_every"`    // steps between checkpoints
-	Symmetries        bool    `toml:"symmetries"`          // random board symmetry per sample
-	SearchValueWeight float64 `toml:"search_value_weight"` // share of the value target from the search's value
-	FromBest          bool    `toml:"from_best"`           // start each candidate from the best network
+	// Training is its training (Steps: per generation), as a training
+	// run's.
+	Training
+	FromBest bool `toml:"from_best"` // start each candidate from the best network
 	// FromLast starts each candidate from the last generation's candidate,
 	// promoted or not, so that training goes on across generations (as in
 	// KataGo and Leela Chess Zero, where the gate only picks the network
 	// that plays); the first candidate starts as FromBest says.
-	FromLast bool    `toml:"from_last"`
-	Records  Records `toml:"records"` // game records mixed into each batch (configs.Records)
+	FromLast bool `toml:"from_last"`
 	// PretrainSteps trains a generation-0 network on the records alone
 	// before the first generation, from which the first candidate starts
 	// and which plays the first self-play (shown the planes of the records'
 	// rule set where the run plays another); 0: none.
-	PretrainSteps int             `toml:"pretrain_steps"`
-	Network       net.Config      `toml:"network"`
-	Optimizer     net.TrainConfig `toml:"optimizer"`
+	PretrainSteps int `toml:"pretrain_steps"`
 }
 
 // LoopGate is the gating match of a generation.
@@ -155,28 +147,11 @@ func (c *Loop) Validate() error {
 	if c.Generations < 1 {
 		bad("generations", c.Generations, "want at least 1")
 	}
-	if c.SelfPlay.Games < 1 {
-		bad("selfplay.games", c.SelfPlay.Games, "want at least 1")
-	}
-	if c.SelfPlay.Workers < 0 || c.SelfPlay.Workers > MaxWorkers || c.SelfPlay.GamesPerWorker < 1 || c.SelfPlay.GamesPerWorker > MaxGamesPerWorker {
-		bad("selfplay.workers, selfplay.games_per_worker", fmt.Sprint(c.SelfPlay.Workers, ", ", c.SelfPlay.GamesPerWorker),
-			fmt.Sprintf("want 0 (one per core) to %d workers and 1 to %d games each", MaxWorkers, MaxGamesPerWorker))
-	}
-	if err := errors.Join(c.SelfPlay.Mix.Validate(), c.SelfPlay.Mix.CheckPlayouts(c.SelfPlay.Search.Playouts)); err != nil {
-		errs = append(errs, fmt.Errorf("[selfplay]: %w", err))
-	}
-	if err := c.SelfPlay.Search.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[selfplay.search]: %w", err))
-	}
-	t := Train{Data: "-", Out: "-", Steps: c.Train.Steps, BatchSize: c.Train.BatchSize, Window: c.Train.Window,
-		CheckpointEvery: c.Train.CheckpointEvery, SearchValueWeight: c.Train.SearchValueWeight, Records: c.Train.Records,
-		Network: c.Train.Network, Optimizer: c.Train.Optimizer}
+	errs = append(errs, c.SelfPlay.validate("selfplay.")...)
 	if c.Train.Steps < 1 {
 		bad("train.steps", c.Train.Steps, "want at least 1")
 	}
-	if err := t.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[train]: %w", err))
-	}
+	errs = append(errs, c.Train.validate("train.")...)
 	if c.Gate.MaxGames < 2 {
 		bad("gate.max_games", c.Gate.MaxGames, "want at least 2 (one pair)")
 	}

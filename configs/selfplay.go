@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"taflab/configs/internal/strict"
 	"taflab/mcts"
@@ -30,12 +31,9 @@ type SelfPlay struct {
 	// Variant names an embedded rule set or a rule-set file. Default
 	// "copenhagen".
 	Variant string `toml:"variant"`
-	// Games is the number of games of the run. Default 24.
-	Games int `toml:"games"`
-	// Workers is the number of worker goroutines; 0 means one per core.
-	Workers int `toml:"workers"`
-	// GamesPerWorker is the number of games a worker plays at once. Default 8.
-	GamesPerWorker int `toml:"games_per_worker"`
+	// SelfPlayGames: the games (default 24), the workers and the games
+	// each plays at once (default 8), the mix and the search settings.
+	SelfPlayGames
 	// Seed fixes every random choice of the run. Default 1.
 	Seed uint64 `toml:"seed"`
 	// Out is the dataset folder. Default "data/selfplay".
@@ -52,10 +50,50 @@ type SelfPlay struct {
 	// learnt another rule set, from game records say, making the first
 	// self-play of this one. "" for the played rule set's. Default "".
 	NetPlanes string `toml:"net_planes"`
+}
+
+// SelfPlayGames are the games self-play plays and how: the keys a
+// self-play run (selfplay.toml) and the loop's self-play stage ([selfplay]
+// of loop.toml) share.
+type SelfPlayGames struct {
+	// Games is the number of games.
+	Games int `toml:"games"`
+	// Workers is the number of worker goroutines; 0 means one per core.
+	Workers int `toml:"workers"`
+	// GamesPerWorker is the number of games a worker plays at once.
+	GamesPerWorker int `toml:"games_per_worker"`
 	// Mix says where games start and which give one side odds.
 	Mix GameMix `toml:"mix"`
 	// Search holds the search settings.
 	Search mcts.Config `toml:"search"`
+}
+
+// validate reports every key out of range; table is the keys' table in
+// the errors: "" for a self-play run's, "selfplay." for the loop's.
+func (g *SelfPlayGames) validate(table string) []error {
+	var errs []error
+	bad := func(key string, value any, want string) {
+		errs = append(errs, fmt.Errorf("configs: %s%s = %v: %s", table, key, value, want))
+	}
+	if g.Games < 1 {
+		bad("games", g.Games, "want at least 1")
+	}
+	if g.Workers < 0 || g.Workers > MaxWorkers {
+		bad("workers", g.Workers, fmt.Sprintf("want 0 (one per core) to %d", MaxWorkers))
+	}
+	if g.GamesPerWorker < 1 || g.GamesPerWorker > MaxGamesPerWorker {
+		bad("games_per_worker", g.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker))
+	}
+	if err := errors.Join(g.Mix.Validate(), g.Mix.CheckPlayouts(g.Search.Playouts)); err != nil {
+		if table != "" {
+			err = fmt.Errorf("[%s]: %w", strings.TrimSuffix(table, "."), err)
+		}
+		errs = append(errs, err)
+	}
+	if err := g.Search.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("[%ssearch]: %w", table, err))
+	}
+	return errs
 }
 
 // GameMix says where self-play games start and which give one side more
@@ -140,7 +178,7 @@ func (m GameMix) CheckPlayouts(playouts int) error {
 
 // DefaultSelfPlay returns the embedded self-play configuration.
 func DefaultSelfPlay() SelfPlay {
-	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{Search: mcts.DefaultConfig(), Mix: DefaultGameMix()})
+	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{SelfPlayGames: SelfPlayGames{Search: mcts.DefaultConfig(), Mix: DefaultGameMix()}})
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
@@ -183,15 +221,7 @@ func (c *SelfPlay) Validate() error {
 	if c.Variant == "" {
 		bad("variant", `""`, "name a rule set")
 	}
-	if c.Games < 1 {
-		bad("games", c.Games, "want at least 1")
-	}
-	if c.Workers < 0 || c.Workers > MaxWorkers {
-		bad("workers", c.Workers, fmt.Sprintf("want 0 (one per core) to %d", MaxWorkers))
-	}
-	if c.GamesPerWorker < 1 || c.GamesPerWorker > MaxGamesPerWorker {
-		bad("games_per_worker", c.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker))
-	}
+	errs = append(errs, c.SelfPlayGames.validate("")...)
 	if c.Out == "" {
 		bad("out", `""`, "name a folder")
 	}
@@ -200,12 +230,6 @@ func (c *SelfPlay) Validate() error {
 	}
 	if c.ShardSeconds <= 0 {
 		bad("shard_seconds", c.ShardSeconds, "want more than 0")
-	}
-	if err := errors.Join(c.Mix.Validate(), c.Mix.CheckPlayouts(c.Search.Playouts)); err != nil {
-		errs = append(errs, err)
-	}
-	if err := c.Search.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[search]: %w", err))
 	}
 	return errors.Join(errs...)
 }

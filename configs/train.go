@@ -19,16 +19,26 @@ type Train struct {
 	Data string `toml:"data"`
 	// Out is the run folder. Default "runs/train".
 	Out string `toml:"out"`
-	// Steps is the number of optimizer steps. Default 1000.
-	Steps int `toml:"steps"`
-	// BatchSize is the number of positions per step. Default 256.
-	BatchSize int `toml:"batch_size"`
-	// Window is the number of newest positions trained on. Default 500000.
-	Window int `toml:"window"`
-	// CheckpointEvery is the number of steps between checkpoints. Default 100.
-	CheckpointEvery int `toml:"checkpoint_every"`
 	// Seed fixes the data order, the symmetries and the initial weights.
 	Seed uint64 `toml:"seed"`
+	// Training: the steps (default 1000), the batch size (default 256),
+	// the window (default 500000), the checkpoints (default every 100
+	// steps), the data's symmetries and value targets, the records, the
+	// network and the optimizer.
+	Training
+}
+
+// Training is what a network trains on and how: the keys a training run
+// (train.toml) and the loop's training stage ([train] of loop.toml) share.
+type Training struct {
+	// Steps is the number of optimizer steps.
+	Steps int `toml:"steps"`
+	// BatchSize is the number of positions per step.
+	BatchSize int `toml:"batch_size"`
+	// Window is the number of newest positions trained on.
+	Window int `toml:"window"`
+	// CheckpointEvery is the number of steps between checkpoints.
+	CheckpointEvery int `toml:"checkpoint_every"`
 	// Symmetries shows each position in a random board symmetry.
 	Symmetries bool `toml:"symmetries"`
 	// SearchValueWeight is the share (0 to 1) of each value target taken
@@ -43,9 +53,42 @@ type Train struct {
 	Optimizer net.TrainConfig `toml:"optimizer"`
 }
 
+// validate reports every key out of range; table is the keys' table in
+// the errors: "" for a training run's, "train." for the loop's.
+func (t *Training) validate(table string) []error {
+	var errs []error
+	bad := func(key string, value any, want string) {
+		errs = append(errs, fmt.Errorf("configs: %s%s = %v: %s", table, key, value, want))
+	}
+	if t.Steps < 0 {
+		bad("steps", t.Steps, "want 0 or more")
+	}
+	if t.BatchSize < 1 || t.BatchSize > 1<<16 {
+		bad("batch_size", t.BatchSize, "want from 1 to 65536")
+	}
+	if t.Window < 1 {
+		bad("window", t.Window, "want at least 1")
+	}
+	if t.CheckpointEvery < 1 {
+		bad("checkpoint_every", t.CheckpointEvery, "want at least 1")
+	}
+	if !(t.SearchValueWeight >= 0 && t.SearchValueWeight <= 1) {
+		bad("search_value_weight", t.SearchValueWeight, "want 0 to 1")
+	}
+	for _, sub := range []struct {
+		name string
+		err  error
+	}{{"records", t.Records.Validate()}, {"network", t.Network.Validate()}, {"optimizer", t.Optimizer.Validate()}} {
+		if sub.err != nil {
+			errs = append(errs, fmt.Errorf("[%s%s]: %w", table, sub.name, sub.err))
+		}
+	}
+	return errs
+}
+
 // DefaultTrain returns the embedded training configuration.
 func DefaultTrain() Train {
-	c, err := parseTrainOver("train.toml (embedded)", trainFile, Train{Network: net.DefaultConfig(), Optimizer: net.DefaultTrainConfig()})
+	c, err := parseTrainOver("train.toml (embedded)", trainFile, Train{Training: Training{Network: net.DefaultConfig(), Optimizer: net.DefaultTrainConfig()}})
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
@@ -85,30 +128,7 @@ func (c *Train) Validate() error {
 	if c.Out == "" {
 		bad("out", `""`, "name the run folder")
 	}
-	if c.Steps < 0 {
-		bad("steps", c.Steps, "want 0 or more")
-	}
-	if c.BatchSize < 1 || c.BatchSize > 1<<16 {
-		bad("batch_size", c.BatchSize, "want from 1 to 65536")
-	}
-	if c.Window < 1 {
-		bad("window", c.Window, "want at least 1")
-	}
-	if c.CheckpointEvery < 1 {
-		bad("checkpoint_every", c.CheckpointEvery, "want at least 1")
-	}
-	if !(c.SearchValueWeight >= 0 && c.SearchValueWeight <= 1) {
-		bad("search_value_weight", c.SearchValueWeight, "want 0 to 1")
-	}
-	if err := c.Records.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[records]: %w", err))
-	}
-	if err := c.Network.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[network]: %w", err))
-	}
-	if err := c.Optimizer.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[optimizer]: %w", err))
-	}
+	errs = append(errs, c.Training.validate("")...)
 	return errors.Join(errs...)
 }
 

@@ -163,9 +163,8 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 		}
 	}
 	sp := configs.DefaultSelfPlay()
-	sp.Variant, sp.Games, sp.Out = cfg.Variant, math.MaxInt32, filepath.Join(run, DataDir)
-	sp.Workers, sp.GamesPerWorker = cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
-	sp.Search, sp.Mix = cfg.SelfPlay.Search, cfg.SelfPlay.Mix
+	sp.Variant, sp.SelfPlayGames, sp.Out = cfg.Variant, cfg.SelfPlay.SelfPlayGames, filepath.Join(run, DataDir)
+	sp.Games = math.MaxInt32 // until stopped
 	if opt.Workers >= 0 {
 		sp.Workers = opt.Workers
 	}

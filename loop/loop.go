@@ -580,9 +580,8 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 		played[r.Seed] = true
 	}
 	sp := configs.DefaultSelfPlay()
-	sp.Variant, sp.Games, sp.Workers, sp.GamesPerWorker = cfg.Variant, cfg.SelfPlay.Games, cfg.SelfPlay.Workers, cfg.SelfPlay.GamesPerWorker
-	sp.Seed, sp.Out, sp.Search, sp.Net = GenSeed(cfg.Seed, g), filepath.Join(run, DataDir), cfg.SelfPlay.Search, self.net
-	sp.Mix = cfg.SelfPlay.Mix
+	sp.Variant, sp.SelfPlayGames = cfg.Variant, cfg.SelfPlay.SelfPlayGames
+	sp.Seed, sp.Out, sp.Net = GenSeed(cfg.Seed, g), filepath.Join(run, DataDir), self.net
 	newEval, _, err := self.evaluators(players)
 	if err != nil {
 		return err
@@ -653,10 +652,7 @@ func generationGames(dataDir, worker string) ([]datasets.GameRow, error) {
 // trainConfig is the training configuration of generation g's stage.
 func trainConfig(run, dir string, cfg configs.Loop, g int) configs.Train {
 	tc := configs.DefaultTrain()
-	tc.Data, tc.Out = filepath.Join(run, DataDir), filepath.Join(dir, "train")
-	tc.Steps, tc.BatchSize, tc.Window, tc.CheckpointEvery = cfg.Train.Steps, cfg.Train.BatchSize, cfg.Train.Window, cfg.Train.CheckpointEvery
-	tc.Seed, tc.Symmetries, tc.Network, tc.Optimizer = GenSeed(cfg.Seed, g), cfg.Train.Symmetries, cfg.Train.Network, cfg.Train.Optimizer
-	tc.SearchValueWeight, tc.Records = cfg.Train.SearchValueWeight, cfg.Train.Records
+	tc.Data, tc.Out, tc.Seed, tc.Training = filepath.Join(run, DataDir), filepath.Join(dir, "train"), GenSeed(cfg.Seed, g), cfg.Train.Training
 	if done(GenDir(run, 0), "skipped") {
 		tc.Records = configs.Records{} // absent when the run began (pretrainStage)
 	}

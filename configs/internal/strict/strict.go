@@ -37,12 +37,17 @@ func Decode(prefix, file string, data []byte, dst any) (toml.MetaData, error) {
 }
 
 // Keys lists the toml keys of a struct type in field order, with the keys of
-// nested tables as "table.key".
+// nested tables as "table.key" and those of an embedded struct as the
+// outer struct's.
 func Keys(t reflect.Type, prefix string) []string {
 	var keys []string
 	for i := range t.NumField() {
 		f := t.Field(i)
 		key := f.Tag.Get("toml")
+		if key == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			keys = append(keys, Keys(f.Type, prefix)...) // an embedded struct's keys are its outer table's
+			continue
+		}
 		if key == "" || key == "-" {
 			continue
 		}
