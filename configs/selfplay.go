@@ -68,21 +68,22 @@ type SelfPlayGames struct {
 	Search mcts.Config `toml:"search"`
 }
 
+// keyError is the error of a key out of range: "configs: KEY = VALUE: WANT".
+func keyError(key string, value any, want string) error {
+	return fmt.Errorf("configs: %s = %v: %s", key, value, want)
+}
+
 // validate reports every key out of range; table is the keys' table in
 // the errors: "" for a self-play run's, "selfplay." for the loop's.
-func (g *SelfPlayGames) validate(table string) []error {
-	var errs []error
-	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: %s%s = %v: %s", table, key, value, want))
-	}
+func (g *SelfPlayGames) validate(table string) (errs []error) {
 	if g.Games < 1 {
-		bad("games", g.Games, "want at least 1")
+		errs = append(errs, keyError(table+"games", g.Games, "want at least 1"))
 	}
 	if g.Workers < 0 || g.Workers > MaxWorkers {
-		bad("workers", g.Workers, fmt.Sprintf("want 0 (one per core) to %d", MaxWorkers))
+		errs = append(errs, keyError(table+"workers", g.Workers, fmt.Sprintf("want 0 (one per core) to %d", MaxWorkers)))
 	}
 	if g.GamesPerWorker < 1 || g.GamesPerWorker > MaxGamesPerWorker {
-		bad("games_per_worker", g.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker))
+		errs = append(errs, keyError(table+"games_per_worker", g.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker)))
 	}
 	if err := errors.Join(g.Mix.Validate(), g.Mix.CheckPlayouts(g.Search.Playouts)); err != nil {
 		if table != "" {

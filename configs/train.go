@@ -55,25 +55,21 @@ type Training struct {
 
 // validate reports every key out of range; table is the keys' table in
 // the errors: "" for a training run's, "train." for the loop's.
-func (t *Training) validate(table string) []error {
-	var errs []error
-	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: %s%s = %v: %s", table, key, value, want))
-	}
+func (t *Training) validate(table string) (errs []error) {
 	if t.Steps < 0 {
-		bad("steps", t.Steps, "want 0 or more")
+		errs = append(errs, keyError(table+"steps", t.Steps, "want 0 or more"))
 	}
 	if t.BatchSize < 1 || t.BatchSize > 1<<16 {
-		bad("batch_size", t.BatchSize, "want from 1 to 65536")
+		errs = append(errs, keyError(table+"batch_size", t.BatchSize, "want from 1 to 65536"))
 	}
 	if t.Window < 1 {
-		bad("window", t.Window, "want at least 1")
+		errs = append(errs, keyError(table+"window", t.Window, "want at least 1"))
 	}
 	if t.CheckpointEvery < 1 {
-		bad("checkpoint_every", t.CheckpointEvery, "want at least 1")
+		errs = append(errs, keyError(table+"checkpoint_every", t.CheckpointEvery, "want at least 1"))
 	}
 	if !(t.SearchValueWeight >= 0 && t.SearchValueWeight <= 1) {
-		bad("search_value_weight", t.SearchValueWeight, "want 0 to 1")
+		errs = append(errs, keyError(table+"search_value_weight", t.SearchValueWeight, "want 0 to 1"))
 	}
 	for _, sub := range []struct {
 		name string
