@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"taflab/configs/internal/strict"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/stats"
@@ -104,7 +103,7 @@ func zeroLoop() Loop {
 
 // DefaultLoop returns the embedded loop configuration (loop.toml).
 func DefaultLoop() Loop {
-	c, err := parseLoopOver("loop.toml (embedded)", loopFile, zeroLoop())
+	c, err := parseOver("loop.toml (embedded)", loopFile, zeroLoop())
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
@@ -122,17 +121,7 @@ func TinyLoopFile() []byte { return tinyFile }
 // file leaves out keep their embedded values. Unknown keys, values of the
 // wrong type and values out of range are refused, naming the key and file.
 func ParseLoop(file string, data []byte) (Loop, error) {
-	return parseLoopOver(file, data, DefaultLoop())
-}
-
-func parseLoopOver(file string, data []byte, c Loop) (Loop, error) {
-	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
-		return Loop{}, err
-	}
-	if err := c.Validate(); err != nil {
-		return Loop{}, fmt.Errorf("configs: %s: %w", file, err)
-	}
-	return c, nil
+	return parseOver(file, data, DefaultLoop())
 }
 
 // Validate reports every key out of range.

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"taflab/configs/internal/strict"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -179,7 +178,7 @@ func (m GameMix) CheckPlayouts(playouts int) error {
 
 // DefaultSelfPlay returns the embedded self-play configuration.
 func DefaultSelfPlay() SelfPlay {
-	c, err := parseSelfPlayOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{SelfPlayGames: SelfPlayGames{Search: mcts.DefaultConfig(), Mix: DefaultGameMix()}})
+	c, err := parseOver("selfplay.toml (embedded)", selfPlayFile, SelfPlay{SelfPlayGames: SelfPlayGames{Search: mcts.DefaultConfig(), Mix: DefaultGameMix()}})
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
@@ -200,17 +199,7 @@ func SelfPlayFile() []byte { return selfPlayFile }
 // of the wrong type and values out of range are refused, naming the key and
 // file.
 func ParseSelfPlay(file string, data []byte) (SelfPlay, error) {
-	return parseSelfPlayOver(file, data, DefaultSelfPlay())
-}
-
-func parseSelfPlayOver(file string, data []byte, c SelfPlay) (SelfPlay, error) {
-	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
-		return SelfPlay{}, err
-	}
-	if err := c.Validate(); err != nil {
-		return SelfPlay{}, fmt.Errorf("configs: %s: %w", file, err)
-	}
-	return c, nil
+	return parseOver(file, data, DefaultSelfPlay())
 }
 
 // Validate reports every key out of range.

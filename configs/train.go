@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"taflab/configs/internal/strict"
 	"taflab/net"
 )
 
@@ -84,7 +83,7 @@ func (t *Training) validate(table string) (errs []error) {
 
 // DefaultTrain returns the embedded training configuration.
 func DefaultTrain() Train {
-	c, err := parseTrainOver("train.toml (embedded)", trainFile, Train{Training: Training{Network: net.DefaultConfig(), Optimizer: net.DefaultTrainConfig()}})
+	c, err := parseOver("train.toml (embedded)", trainFile, Train{Training: Training{Network: net.DefaultConfig(), Optimizer: net.DefaultTrainConfig()}})
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}
@@ -99,17 +98,7 @@ func TrainFile() []byte { return trainFile }
 // of the wrong type and values out of range are refused, naming the key and
 // file.
 func ParseTrain(file string, data []byte) (Train, error) {
-	return parseTrainOver(file, data, DefaultTrain())
-}
-
-func parseTrainOver(file string, data []byte, c Train) (Train, error) {
-	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
-		return Train{}, err
-	}
-	if err := c.Validate(); err != nil {
-		return Train{}, fmt.Errorf("configs: %s: %w", file, err)
-	}
-	return c, nil
+	return parseOver(file, data, DefaultTrain())
 }
 
 // Validate reports every key out of range.
