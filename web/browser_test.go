@@ -32,7 +32,7 @@ import (
 // game with the keyboard alone, replays a dataset's game, analyses a
 // position with a network and draws a run's charts, checking what the page
 // shows against the rules core. With TAFLAB_SCREENSHOTS=1 it writes the
-// README's screenshots into docs/web/; otherwise into a temporary folder.
+// screenshots of docs/web/README.md (two of which the README shows) into docs/web/; otherwise into a temporary folder.
 
 // forkStart is a copenhagen position, defenders to move, in which the king's
 // c3-c1 captures the attacker on b1 (against the corner) and opens both ways
