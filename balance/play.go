@@ -95,15 +95,9 @@ func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Playe
 	search := p.SelfPlaySearch(mcts.DefaultConfig())
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	players := make([]*mcts.SelfPlayer, workers)
-	for w := range players {
-		eval, err := p.NewEvaluator()
-		if err == nil {
-			players[w], err = mcts.NewSelfPlayer(search, v, eval, perWorker)
-		}
-		if err != nil {
-			return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
-		}
+	players, err := mcts.NewPlayers(search, v, workers, perWorker, p.NewEvaluator)
+	if err != nil {
+		return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
 	}
 	results, wait := mcts.PlayAll(runCtx, players, source, workers*perWorker)
 	r.report(false)

@@ -764,9 +764,7 @@ func baselineStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.V
 		return err
 	}
 	fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games\n", g, base, cfg.Baseline.Games)
-	// A fixed number of pairs: the test's bounds are out of reach.
-	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}
-	if _, err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, test, GenSeed(cfg.Seed, g)+1); err != nil {
+	if _, err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, match.FixedPairs, GenSeed(cfg.Seed, g)+1); err != nil {
 		return err
 	}
 	return mark(dir, "baseline")

@@ -33,6 +33,11 @@ type Rung struct {
 	Report     stats.Report
 }
 
+// FixedPairs is a test that never decides, for a match of a fixed number
+// of pairs (Config.MaxPairs) run through RunSPRT: its bounds are out of
+// reach, and its report still gives the Elo and its interval.
+var FixedPairs = stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}
+
 // Point returns the rung as stats.PlayoutOdds reads it.
 func (r Rung) Point() stats.LadderPoint {
 	return stats.LadderPoint{Multiplier: float64(r.Multiplier), Elo: r.Report.Elo, Lo: r.Report.EloLo, Hi: r.Report.EloHi}
@@ -61,8 +66,7 @@ func Ladder(ctx context.Context, cfg LadderConfig, onRung func(Rung)) ([]Rung, e
 		mc.A.Playouts = k * cfg.Base.Playouts
 		mc.A.Name = fmt.Sprintf("%s-x%d", cfg.Base.Name, k)
 		mc.MaxPairs, mc.Played = cfg.Pairs, nil
-		// A fixed number of pairs: the test's bounds are out of reach.
-		res, err := RunSPRT(ctx, mc, stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-12, Beta: 1e-12}, nil)
+		res, err := RunSPRT(ctx, mc, FixedPairs, nil)
 		if err != nil {
 			return rungs, err
 		}

@@ -240,15 +240,9 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	players := make([]*mcts.SelfPlayer, cfg.Workers)
-	for w := range players {
-		eval, err := cfg.Reference.NewEvaluator()
-		if err == nil {
-			players[w], err = mcts.NewSelfPlayer(cfg.Search, cfg.Variant, eval, cfg.GamesPerWorker)
-		}
-		if err != nil {
-			return nil, st, fmt.Errorf("match: suite: player %s: %w", cfg.Reference.Name, err)
-		}
+	players, err := mcts.NewPlayers(cfg.Search, cfg.Variant, cfg.Workers, cfg.GamesPerWorker, cfg.Reference.NewEvaluator)
+	if err != nil {
+		return nil, st, fmt.Errorf("match: suite: player %s: %w", cfg.Reference.Name, err)
 	}
 	results, wait := mcts.PlayAll(runCtx, players, source, cfg.Workers*cfg.GamesPerWorker)
 
