@@ -13,7 +13,6 @@ import (
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
-	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/loop"
 	"taflab/match"
@@ -192,14 +191,15 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
 	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
-	if *gate && file.Decision == "H1" {
-		abs, _ := filepath.Abs(a.Network)
-		p := loop.BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: *out, Elo: res.Report.Elo, LLR: res.Report.LLR}
-		if err := fileio.WriteJSON(*best, p); err != nil {
+	if *gate {
+		promoted, err := loop.Promote(*best, a.Network, *out, file)
+		if err != nil {
 			fmt.Fprintf(stderr, "eval match: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "eval match: promoted %s: %s\n", a.Network, *best)
+		if promoted {
+			fmt.Fprintf(stdout, "eval match: promoted %s: %s\n", a.Network, *best)
+		}
 	}
 	if interrupted {
 		return 130
