@@ -87,13 +87,16 @@ func TestStagesAsLibraries(t *testing.T) {
 		}
 		cfg.Generations = 2
 		run := filepath.Join(t.TempDir(), "run")
-		if err := loop.Run(ctx, run, cfg, text, loop.Options{}); err != nil {
+		var sum loop.RunSummary
+		calls := 0
+		onGeneration := func(s loop.RunSummary) { sum, calls = s, calls+1 }
+		if err := loop.Run(ctx, run, cfg, text, loop.Options{OnGeneration: onGeneration}); err != nil {
 			t.Fatal(err)
 		}
-		gens, ratings, err := loop.Summarize(run, cfg)
-		if err != nil {
-			t.Fatal(err)
+		if calls != 2 {
+			t.Errorf("got %d summaries, want one a generation, 2", calls)
 		}
+		gens, ratings := sum.Generations, sum.Ratings
 		if len(gens) != 2 {
 			t.Fatalf("got %d generations summarized, want 2", len(gens))
 		}

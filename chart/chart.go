@@ -6,7 +6,8 @@
 //
 //	p.Y.Tick.Marker = chart.Ticks{}
 //	l.Color = chart.Color(i)
-//	chart.LegendRoom(p, chart.Canvas(8*vg.Inch, 5*vg.Inch), lo, hi)
+//	chart.LegendRoom(p, chart.Canvas(chart.Width, chart.Height), lo, hi)
+//	err := chart.SavePNG(p, "ratings.png") // whole or not at all
 package chart
 
 import (

@@ -3,7 +3,9 @@
 // run.
 //
 //	cfg, err := configs.ParseLoop("my.toml", text)
-//	err = loop.Run(ctx, runDir, cfg, text, loop.Options{Log: os.Stdout})
+//	var sum loop.RunSummary
+//	err = loop.Run(ctx, runDir, cfg, text, loop.Options{Log: os.Stdout, OnGeneration: func(s loop.RunSummary) { sum = s }})
+//	fmt.Println(sum.Ratings.ByGeneration())
 //
 // A run folder holds: loop.toml (the configuration the run was given),
 // mode.json (its self-play mode, ModeFile), variant.toml (its rule set), selfplay-suite.txt (a copy of the suite
@@ -85,6 +87,9 @@ type Options struct {
 	// Poll is how often external self-play (selfplay.external) looks at
 	// the data folder for new games; 0 means 2 seconds.
 	Poll time.Duration
+	// OnGeneration, if set, receives the run's summary (what summary.json
+	// holds) after each generation: the results as values.
+	OnGeneration func(RunSummary)
 }
 
 // GenName is generation g's name ("gen-001"): its folder in the run
@@ -145,8 +150,12 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 		if err := generation(ctx, run, cfg, v, g, opt.Poll, log); err != nil {
 			return err
 		}
-		if err := writeSummary(run, cfg, log); err != nil {
+		sum, err := writeSummary(run, cfg, log)
+		if err != nil {
 			return err
+		}
+		if opt.OnGeneration != nil {
+			opt.OnGeneration(sum)
 		}
 	}
 	return selfplayDone(run, cfg.Generations)

@@ -261,17 +261,18 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 
 // writeSummary writes summary.md, summary.json and summary.png, and logs
 // the generations' ratings.
-func writeSummary(run string, cfg configs.Loop, log io.Writer) error {
+func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, error) {
 	gens, ratings, err := Summarize(run, cfg)
 	if err != nil {
-		return err
+		return RunSummary{}, err
 	}
 	hosts, err := Throughput(run, cfg)
 	if err != nil {
-		return err
+		return RunSummary{}, err
 	}
-	if err := fileio.WriteJSON(filepath.Join(run, "summary.json"), RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}); err != nil {
-		return err
+	sum := RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}
+	if err := fileio.WriteJSON(filepath.Join(run, "summary.json"), sum); err != nil {
+		return RunSummary{}, err
 	}
 	if ratings != nil {
 		fmt.Fprintf(log, "loop: %s\n", ratings.ByGeneration())
@@ -332,9 +333,9 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) error {
 	}
 	md.WriteString("\n![summary](summary.png)\n")
 	if err := fileio.WriteFile(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
-		return err
+		return RunSummary{}, err
 	}
-	return plotSummary(filepath.Join(run, "summary.png"), gens)
+	return sum, plotSummary(filepath.Join(run, "summary.png"), gens)
 }
 
 // plotSummary draws four panels: rating against the baseline, losses,

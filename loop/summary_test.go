@@ -131,7 +131,7 @@ func TestWriteSummaryShowsRatings(t *testing.T) {
 	cfg := configs.DefaultLoop()
 	cfg.Generations = 1
 	var log bytes.Buffer
-	if err := writeSummary(run, cfg, &log); err != nil {
+	if _, err := writeSummary(run, cfg, &log); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(log.String(), "gen-001 ") {

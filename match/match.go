@@ -6,7 +6,7 @@
 //	res, err := match.Play(ctx, match.Config{Variant: v, A: a, B: b, Openings: book, ...}, onPair)
 //
 // A player is a search budget with an evaluator (a network's, or the
-// built-in one); the commands turn "net=FILE,playouts=200" into one. A
+// built-in one); player.Parse turns a spec such as "net=FILE,playouts=200" into one. A
 // player may also be an engine program (Player.NewEngine, an Engine): the
 // match's rules referee its moves, and an illegal move, a move past its
 // time allowance or a failure of the program loses that game for it

@@ -1,3 +1,14 @@
+// Package player turns the player specs of match play ("builtin:playouts=200",
+// "net=FILE,playouts=800,root=gumbel", "otep:cmd=PROGRAM,movetime=MS") into
+// values: a Spec is parsed once, changed as a value, and loaded into a
+// match.Player by a Loader that reads each network file once. Its main use is
+//
+//	spec, err := player.ParseSpec("net=networks/copenhagen.safetensors,playouts=200")
+//	var loader player.Loader
+//	for _, n := range []int{200, 800, 3200} {
+//		p, err := loader.Load(spec.WithPlayouts(n)) // one network in memory
+//		...
+//	}
 package player
 
 import (
