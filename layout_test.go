@@ -56,6 +56,9 @@ func TestCommandsStaySmall(t *testing.T) {
 // folder in backquotes.
 var layoutRow = regexp.MustCompile("^\\| `([a-z0-9_/.-]+?)/?` \\|")
 
+// backquoted matches a name in backquotes.
+var backquoted = regexp.MustCompile("`([a-z0-9_/.-]+?)/?`")
+
 // TestReadmeLayoutOrder reads the README's layout table and fails unless
 // it lists every library package of the module, each below every package
 // of ours it imports: the table reads in dependency order.
@@ -64,11 +67,17 @@ func TestReadmeLayoutOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := map[string]int{} // folder: its row in the table
+	row := map[string]int{}         // folder: its row in the table
+	stated := map[string][]string{} // folder: the imports its row names
 	for _, line := range strings.Split(string(data), "\n") {
 		if m := layoutRow.FindStringSubmatch(line); m != nil {
 			if _, dup := row[m[1]]; !dup {
 				row[m[1]] = len(row)
+				if cells := strings.Split(line, "|"); len(cells) > 3 {
+					for _, name := range backquoted.FindAllStringSubmatch(cells[3], -1) {
+						stated[m[1]] = append(stated[m[1]], name[1])
+					}
+				}
 			}
 		}
 	}
@@ -99,13 +108,23 @@ func TestReadmeLayoutOrder(t *testing.T) {
 			t.Errorf("README layout table: package %s is not listed", pkg)
 			continue
 		}
+		var deps []string // the listed packages pkg imports
 		for _, dep := range imports[pkg] {
 			depAt, depRow, ok := listed(dep)
 			if !ok || depAt == at || (dep != depAt && strings.HasPrefix(pkg, depAt+"/")) {
 				continue // within the package's own folder, or an internal one of a folder that holds it
 			}
+			deps = append(deps, depAt)
 			if depRow > r {
 				t.Errorf("README layout table: %s (row %d) imports %s, listed below it (row %d): want dependencies above", pkg, r+1, dep, depRow+1)
+			}
+		}
+		if pkg == at {
+			slices.Sort(deps)
+			deps = slices.Compact(deps)
+			want := slices.Sorted(slices.Values(stated[at]))
+			if !slices.Equal(deps, want) {
+				t.Errorf("README layout table: %s's row names the imports %v, got %v from its files", at, want, deps)
 			}
 		}
 	}
