@@ -80,13 +80,10 @@ type SuiteCandidate struct {
 
 // SuiteResult is the measurement of one candidate.
 type SuiteResult struct {
-	Candidate                         int // its index in BuildSuite's candidates
-	DefenderWins, AttackerWins, Draws int
-	Kept                              bool
+	Candidate int // its index in BuildSuite's candidates
+	Tally         // its games
+	Kept      bool
 }
-
-// Games returns the candidate's number of games.
-func (r SuiteResult) Games() int { return r.DefenderWins + r.AttackerWins + r.Draws }
 
 // SuiteStats describes a build.
 type SuiteStats struct {
@@ -178,7 +175,7 @@ func (c SuiteConfig) Validate() error {
 // SuiteComment is the comment of a kept position: its source and the
 // result measured there, such as "human line 123, ply 20; defenders 3/8".
 func SuiteComment(source string, r SuiteResult) string {
-	s := fmt.Sprintf("defenders %d/%d", r.DefenderWins, r.Games())
+	s := fmt.Sprintf("defenders %d/%d", r.DefenderWins, r.Games)
 	if r.Draws > 0 {
 		s += fmt.Sprintf(", draws %d", r.Draws)
 	}
@@ -258,15 +255,7 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 		}
 		games++
 		i := r.Index / cfg.Games
-		m := &measured[i]
-		switch r.Outcome.Winner {
-		case rules.DefendersWin:
-			m.DefenderWins++
-		case rules.AttackersWin:
-			m.AttackerWins++
-		default:
-			m.Draws++
-		}
+		measured[i].Add(r.Outcome.Winner, len(r.Moves))
 		finished[i]++
 		for st.Tried < len(order) && finished[st.Tried] == cfg.Games && !complete {
 			m := &measured[st.Tried]

@@ -187,8 +187,8 @@ func TestBuildSuiteFilter(t *testing.T) {
 				}
 			}
 			for _, r := range st.Results {
-				if c.cands[r.Candidate].Position == near.Position && (r.DefenderWins != c.games || r.Games() != c.games) {
-					t.Errorf("king next to a corner: got defenders %d/%d, want %d/%d", r.DefenderWins, r.Games(), c.games, c.games)
+				if c.cands[r.Candidate].Position == near.Position && (r.DefenderWins != c.games || r.Games != c.games) {
+					t.Errorf("king next to a corner: got defenders %d/%d, want %d/%d", r.DefenderWins, r.Games, c.games, c.games)
 				}
 			}
 			kept := 0

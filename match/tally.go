@@ -1,8 +1,6 @@
 package match
 
 import (
-	"slices"
-
 	"taflab/rules"
 	"taflab/stats"
 )
@@ -22,9 +20,10 @@ type Tally struct {
 	// Endings counts the games by how they ended (a rules.Reason's text, a
 	// forfeit, a record's word), when AddEnding counted them.
 	Endings map[string]int `json:"endings,omitempty"`
-	// Lengths are the plies of every game counted, in the order they came,
-	// for medians; not in the JSON.
-	Lengths []int `json:"-"`
+	// ByPlies[n] counts the games of n plies, for medians: a histogram, so
+	// that a tally does not depend on the order games came in. Not in the
+	// JSON.
+	ByPlies []int `json:"-"`
 }
 
 // Add counts a finished game: its winner (rules.Draw for a draw) and its
@@ -42,7 +41,10 @@ func (t *Tally) Add(w rules.Winner, plies int) {
 		t.Draws++
 		t.DrawPlies += plies
 	}
-	t.Lengths = append(t.Lengths, plies)
+	if plies >= len(t.ByPlies) {
+		t.ByPlies = append(t.ByPlies, make([]int, plies+1-len(t.ByPlies))...)
+	}
+	t.ByPlies[plies]++
 }
 
 // AddEnding counts a game with how it ended. A game without a winner
@@ -73,7 +75,12 @@ func (t *Tally) Merge(o Tally) {
 		}
 		t.Endings[k] += n
 	}
-	t.Lengths = append(t.Lengths, o.Lengths...)
+	if len(o.ByPlies) > len(t.ByPlies) {
+		t.ByPlies = append(t.ByPlies, make([]int, len(o.ByPlies)-len(t.ByPlies))...)
+	}
+	for n, k := range o.ByPlies {
+		t.ByPlies[n] += k
+	}
 }
 
 // Outcomes returns the counts of wins and draws, for their rates.
@@ -108,18 +115,37 @@ type Lengths struct {
 // LengthSummary returns the mean, median, shortest and longest of the
 // games' lengths (the zero Lengths for none).
 func (t Tally) LengthSummary() Lengths {
-	n := len(t.Lengths)
+	n, sum := 0, 0
+	l := Lengths{Min: -1}
+	for plies, k := range t.ByPlies {
+		if k == 0 {
+			continue
+		}
+		if l.Min < 0 {
+			l.Min = plies
+		}
+		l.Max = plies
+		n += k
+		sum += k * plies
+	}
 	if n == 0 {
 		return Lengths{}
 	}
-	s := slices.Sorted(slices.Values(t.Lengths))
-	sum := 0
-	for _, x := range s {
-		sum += x
-	}
-	l := Lengths{Mean: float64(sum) / float64(n), Min: s[0], Max: s[n-1], Median: float64(s[n/2])}
+	l.Mean = float64(sum) / float64(n)
+	l.Median = float64(t.nth(n / 2)) // the upper middle; the mean of both for an even count
 	if n%2 == 0 {
-		l.Median = float64(s[n/2-1]+s[n/2]) / 2
+		l.Median = float64(t.nth(n/2-1)+t.nth(n/2)) / 2
 	}
 	return l
+}
+
+// nth returns the length of the i-th shortest game, from 0.
+func (t Tally) nth(i int) int {
+	for plies, k := range t.ByPlies {
+		if i < k {
+			return plies
+		}
+		i -= k
+	}
+	return -1
 }

@@ -86,7 +86,7 @@ func TestSuiteHeader(t *testing.T) {
 	b := SuiteBuild{Program: "eval suite", Args: []string{"-variant", "copenhagen", "-out", "my suite.txt"}, Candidates: cands, Gathered: got,
 		Config: match.SuiteConfig{Variant: v, Reference: match.Player{Name: "builtin-8", Playouts: 8}, Games: 4, MinDefenderRate: 0.25, MaxDefenderRate: 0.75, Size: 2, Seed: 1},
 		Stats: match.SuiteStats{Tried: 2, Kept: 1, Games: 8, Before: []int{0, 0, 1, 0, 1}, After: []int{0, 0, 1, 0, 0}, MeanBefore: 0.75, MeanAfter: 0.5,
-			Results: []match.SuiteResult{{Candidate: 0, DefenderWins: 2, Kept: true}, {Candidate: 1, DefenderWins: 4}}}}
+			Results: []match.SuiteResult{{Candidate: 0, Tally: match.Tally{Games: 4, DefenderWins: 2, AttackerWins: 2}, Kept: true}, {Candidate: 1, Tally: match.Tally{Games: 4, DefenderWins: 4}}}}}
 	h := b.Header()
 	for i, want := range []string{
 		"copenhagen: opening suite built by eval suite",
