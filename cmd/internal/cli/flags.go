@@ -1,3 +1,6 @@
+// Package cli is what the commands share: their flag sets, -config and
+// -print-config, whole-number lists, and the documented range of every
+// numeric flag (FlagRanges), checked where each command parses its flags.
 package cli
 
 import (
@@ -7,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
 	"taflab/internal/fileio"
 )
 

@@ -8,17 +8,16 @@ import (
 	"taflab/player"
 )
 
-// The names the commands' tests know these by, in the packages that own them.
+// The names the commands' tests (only they) know these by, in the packages
+// that own them.
 type (
 	MatchFile  = match.File
 	MatchGame  = match.FileGame
 	PlayerInfo = match.PlayerInfo
 )
 
-// MatchFileName is match.FileName.
-const MatchFileName = match.FileName
-
 var (
+	MatchFileName   = match.FileName
 	ReadMatchFile   = match.ReadFile
 	ReadBestPointer = loop.ReadBestPointer
 	WriteJSON       = fileio.WriteJSON

@@ -16,10 +16,8 @@ import (
 
 // The ranges that several commands share.
 const (
-	// MaxPlayouts is the most playouts a search may be given by a flag or
-	// a player spec (builtin:playouts=N, net=FILE,playouts=N): the search's
-	// own maximum, mcts.MaxPlayouts (1<<24). A search counted playouts in
-	// 32 bits, so a larger count wrapped.
+	// MaxPlayouts is the most playouts a flag or a player spec may give a
+	// search: mcts.MaxPlayouts (1<<24; a count in 32 bits once wrapped).
 	MaxPlayouts = mcts.MaxPlayouts
 	// MaxWorkers is the most goroutines -workers may ask for: configs'.
 	MaxWorkers = configs.MaxWorkers
@@ -255,9 +253,7 @@ func ParseRanged(fs *flag.FlagSet, args []string, printConfig *bool, embedded []
 // RangeCase is a value out of a flag's range, for the commands' tests of
 // their ranges: every one must be refused with exit status 2 and a
 // message naming the flag.
-type RangeCase struct {
-	Flag, Value string
-}
+type RangeCase struct{ Flag, Value string }
 
 // OutOfRange returns, for each of fs's numeric flags (sorted), the values
 // just out of its documented range in ranges: its maximum plus one, its
