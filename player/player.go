@@ -13,6 +13,7 @@ package player
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -215,17 +216,17 @@ func Parse(text string) (match.Player, error) {
 	if err != nil {
 		return match.Player{}, err
 	}
-	p, err := new(Loader).Load(s)
-	if err != nil {
-		return p, fmt.Errorf("player %q: %w", text, err)
-	}
-	return p, nil
+	return new(Loader).Load(s) // a network file's error is net's, naming the file
 }
 
 // Loader turns specs into players, loading each network file once however
 // many specs name it (a balance run's budgets, a loop's gates). The zero
 // Loader is ready; it is safe for concurrent use.
 type Loader struct {
+	// EngineStderr is where engine programs' standard error goes; nil:
+	// os.Stderr.
+	EngineStderr io.Writer
+
 	mu   sync.Mutex              // guards nets
 	nets map[string]*net.Network // by file name; a loaded network is immutable
 }
@@ -255,7 +256,10 @@ func (l *Loader) Load(s Spec) (match.Player, error) {
 	switch s.Kind {
 	case Engine:
 		x := s.Engine
-		x.Stderr = os.Stderr
+		x.Stderr = l.EngineStderr
+		if x.Stderr == nil {
+			x.Stderr = os.Stderr
+		}
 		return match.Player{Name: s.Name, NewEngine: x.Start, MoveLimit: s.MoveLimit, Engine: strings.Join(x.Command, " ")}, nil
 	case Builtin:
 		p.Name = fmt.Sprintf("builtin-%d", s.Playouts)

@@ -1,9 +1,12 @@
 package player
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -271,4 +274,45 @@ func TestSpec(t *testing.T) {
 			t.Errorf("got players %+v and %+v, want 10 and 20 playouts of %s", a, b, netFile)
 		}
 	})
+}
+
+// TestParseMissingNetwork: a missing network file is net's error, naming
+// the file, with one package prefix and the file system's error kept.
+func TestParseMissingNetwork(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.safetensors")
+	_, err := Parse("net=" + missing + ",playouts=4")
+	if err == nil {
+		t.Fatal("got no error, want one naming the file")
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "net: ") || strings.Contains(msg, "player") || !strings.Contains(msg, "none.safetensors") {
+		t.Errorf("got %q, want net's error naming none.safetensors and no second package name", msg)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("got %v, want one that is os.ErrNotExist", err)
+	}
+}
+
+// TestLoaderEngineStderr: an engine program's standard error goes where
+// the Loader says.
+func TestLoaderEngineStderr(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh")
+	}
+	s, err := ParseSpec(`otep:cmd="sh -c 'echo from-the-engine >&2'",movetime=100`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	l := Loader{EngineStderr: &buf}
+	p, err := l.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := p.NewEngine(); err == nil {
+		e.Close()
+		t.Fatal("got an engine, want the start to fail: the program says no hello")
+	}
+	if !strings.Contains(buf.String(), "from-the-engine") {
+		t.Errorf("got standard error %q, want the program's line", buf.String())
+	}
 }
