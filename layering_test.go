@@ -47,7 +47,7 @@ var allowedImports = map[string][]string{
 	// Balance studies: rule sets' win rates in self-play and game records.
 	"balance": {"rules", "mcts", "stats", "match", "player", "openings", "configs/variants", "chart"},
 	// Self-play runs: games into dataset shards.
-	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "internal/fileio"},
+	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "player", "internal/fileio"},
 	// Training runs: samples from shards and records into a network.
 	"training": {"rules", "net", "datasets", "configs", "chart", "internal/fileio"},
 	// The self-play loop: generations of self-play, training and gating.

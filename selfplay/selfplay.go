@@ -1,6 +1,7 @@
-// Package selfplay runs a self-play job for the commands: workers that play
-// games with mcts, and a writer that turns finished games into dataset
-// shards, written whole every few games so that a stopped run keeps them.
+// Package selfplay runs self-play: workers that play games with mcts, and a
+// writer that turns finished games into dataset shards, written whole every
+// few games so that a stopped run keeps them. The selfplay command, the
+// loop's self-play stage and its followers run it.
 //
 //	sum, err := selfplay.Run(ctx, cfg, variant, selfplay.Options{OnProgress: show})
 package selfplay
@@ -20,13 +21,14 @@ import (
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/openings"
+	"taflab/player"
 	"taflab/rules"
 )
 
 // Options are what a caller adds to the run's configuration.
 type Options struct {
-	// NewEvaluator returns each worker's evaluator; nil means the built-in
-	// heuristic.
+	// NewEvaluator returns each worker's evaluator; nil means the run's
+	// own (Evaluators: cfg.Net's network, or the built-in heuristic).
 	NewEvaluator func() (mcts.Evaluator, error)
 	// OnProgress, if set, is called after every finished game with the
 	// figures so far (from the writer's goroutine).
@@ -126,8 +128,52 @@ func (s Summary) GamesPerMinute() float64 {
 	return float64(s.Games) / s.Elapsed.Minutes()
 }
 
-// Run plays cfg.Games games of variant and writes them into cfg.Out, adding
-// to what is there. When ctx is done it stops: unfinished games are dropped,
+// SettingError is a setting of a run's configuration that cannot be used:
+// a network file, or the rule set of its planes. Its text is the error's
+// own, which names the file or rule set; Key is the setting's key in the
+// config file ("net", "net_planes").
+type SettingError struct {
+	Key string
+	Err error
+}
+
+func (e *SettingError) Error() string { return e.Err.Error() }
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Evaluators returns what cfg's games are evaluated with when the caller
+// gives no evaluators of its own (Options.NewEvaluator): each worker's
+// evaluator over the network of cfg.Net, seeing the planes of the rule set
+// cfg.NetPlanes if set (player.NetworkEvaluators), or the built-in
+// heuristic without a network; and a description for a log line ("the
+// built-in evaluator", or the file and the planes). A network or planes
+// that cannot be used (a missing file, an unknown rule set, another board
+// size) is a *SettingError.
+func Evaluators(cfg configs.SelfPlay) (newEval func() (mcts.Evaluator, error), desc string, err error) {
+	if cfg.Net == "" { // the heuristic sees no planes: NetPlanes is unused
+		return func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }, "the built-in evaluator", nil
+	}
+	var planes *rules.Variant
+	if cfg.NetPlanes != "" {
+		if planes, err = configs.LoadVariant(cfg.NetPlanes); err != nil {
+			return nil, "", &SettingError{"net_planes", err}
+		}
+	}
+	newEval, _, err = player.NetworkEvaluators(cfg.Net, 1, planes)
+	if err != nil {
+		return nil, "", &SettingError{"net", err}
+	}
+	desc = cfg.Net
+	if planes != nil {
+		desc += " (with the planes of " + planes.Name() + ")"
+	}
+	return newEval, desc, nil
+}
+
+// Run plays cfg.Games games of variant (nil: the rule set cfg.Variant
+// names) and writes them into cfg.Out, adding to what is there. The games
+// are evaluated by opt.NewEvaluator's evaluators, or else by cfg's
+// (Evaluators). When ctx is done it stops: unfinished games are dropped,
 // finished ones are written, and the summary says Interrupted. Every game's
 // randomness comes from cfg.Seed and its index, so with a deterministic
 // evaluator the same seed gives the same games whatever the number of
@@ -136,6 +182,20 @@ func (s Summary) GamesPerMinute() float64 {
 func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt Options) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
+	}
+	if variant == nil {
+		v, err := configs.LoadVariant(cfg.Variant)
+		if err != nil {
+			return Summary{}, err
+		}
+		variant = v
+	}
+	newEval := opt.NewEvaluator
+	if newEval == nil {
+		var err error
+		if newEval, _, err = Evaluators(cfg); err != nil {
+			return Summary{}, err
+		}
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("selfplay: output folder: %w", err)
@@ -149,10 +209,6 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	newEval := opt.NewEvaluator
-	if newEval == nil {
-		newEval = func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }
-	}
 	name := opt.WorkerName
 	if name == "" {
 		host, _ := os.Hostname()
@@ -162,7 +218,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	if cfg.Mix.SuiteShare > 0 {
 		var err error
 		if suite, err = openings.LoadSuite(cfg.Mix.Suite, variant); err != nil {
-			return Summary{}, fmt.Errorf("selfplay: mix.suite: %w", err)
+			return Summary{}, err // openings', naming the suite file
 		}
 	}
 	started := time.Now()
@@ -190,7 +246,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	defer cancel()
 	players, err := mcts.NewPlayers(cfg.Search, variant, workers, cfg.GamesPerWorker, newEval)
 	if err != nil {
-		return Summary{}, fmt.Errorf("selfplay: %w", err)
+		return Summary{}, err // mcts's, or the evaluators' own
 	}
 	records, wait := mcts.PlayAll(ctx, players, source, workers*cfg.GamesPerWorker)
 
@@ -331,7 +387,7 @@ func (w *writer) flush() error {
 	w.seq++
 	name := datasets.ShardName(time.Now(), w.name, w.seq)
 	if err := datasets.WriteShard(w.cfg.Out, name, w.variant.Definition(), w.positions, w.games); err != nil {
-		return fmt.Errorf("selfplay: %w", err)
+		return err // datasets', naming the file
 	}
 	w.sum.Shards++
 	w.games, w.positions = w.games[:0], w.positions[:0]

@@ -2,6 +2,7 @@ package selfplay
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/internal/nettest"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
@@ -277,5 +279,80 @@ func TestRunSameGamesAnyWorkers(t *testing.T) {
 				t.Errorf("%d workers, game of seed %d: got %q, want %q (one worker)", workers, seed, got[seed], moves)
 			}
 		}
+	}
+}
+
+// TestRunEvaluatesWithCfgNet: with no evaluators of the caller's, a run
+// evaluates with cfg.Net's network (issue 24: it used to play with the
+// built-in evaluator whatever cfg.Net said), and with no rule set given
+// it plays cfg.Variant's.
+func TestRunEvaluatesWithCfgNet(t *testing.T) {
+	file := nettest.TinyFile(t, 3)
+	n, _, err := net.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configs.DefaultSelfPlay()
+	cfg.Variant, cfg.Net = "fetlar", file
+	cfg.Games, cfg.Workers, cfg.GamesPerWorker, cfg.Seed = 2, 1, 2, 5
+	cfg.Out = t.TempDir()
+	cfg.Search.Playouts, cfg.Search.CheapPlayouts, cfg.Search.FullSearchProb = 8, 4, 0.5
+	sum, err := Run(context.Background(), cfg, nil, Options{WorkerName: "net"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	games, _ := readAll(t, cfg.Out)
+	if sum.Games != 2 || len(games) != 2 {
+		t.Fatalf("got %d games, %d in the files, want 2", sum.Games, len(games))
+	}
+	for _, g := range games {
+		if want := "net-" + n.Hash(); g.Evaluator != want || g.RuleSet != "fetlar" {
+			t.Errorf("game %s: got evaluator %q of rule set %s, want %q of fetlar", g.GameID, g.Evaluator, g.RuleSet, want)
+		}
+	}
+}
+
+// TestEvaluators: the run's own evaluators and their description; a
+// network or planes that cannot be used is a *SettingError naming its key.
+func TestEvaluators(t *testing.T) {
+	file := nettest.TinyFile(t, 3)
+	n, _, err := net.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, net, planes string
+		wantID, wantDesc  string // the evaluators' ID and the description
+		wantKey           string // of the error, "" for none
+	}{
+		{"built-in", "", "", mcts.NewHeuristic().ID(), "the built-in evaluator", ""},
+		{"network", file, "", "net-" + n.Hash(), file, ""},
+		{"planes", file, "copenhagen-classic", "net-" + n.Hash() + "-as-copenhagen-classic", file + " (with the planes of copenhagen-classic)", ""},
+		{"missing network", filepath.Join(t.TempDir(), "none.safetensors"), "", "", "", "net"},
+		{"unknown planes", file, "chess", "", "", "net_planes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := configs.DefaultSelfPlay()
+			cfg.Net, cfg.NetPlanes = c.net, c.planes
+			newEval, desc, err := Evaluators(cfg)
+			if c.wantKey != "" {
+				var se *SettingError
+				if !errors.As(err, &se) || se.Key != c.wantKey {
+					t.Fatalf("got %v, want a *SettingError of %s", err, c.wantKey)
+				}
+				if c.name == "missing network" && (!errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "net: ")) {
+					t.Errorf("got %q, want net's error, which is os.ErrNotExist", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := newEval()
+			if err != nil || e.ID() != c.wantID || desc != c.wantDesc {
+				t.Errorf("got evaluator %v (%v), description %q; want %q and %q", e.ID(), err, desc, c.wantID, c.wantDesc)
+			}
+		})
 	}
 }

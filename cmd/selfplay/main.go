@@ -42,8 +42,6 @@ import (
 	"taflab/configs"
 	"taflab/internal/progress"
 	"taflab/loop"
-	"taflab/player"
-	"taflab/rules"
 	"taflab/selfplay"
 )
 
@@ -179,26 +177,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	opts := selfplay.Options{}
-	evaluator := "the built-in evaluator"
-	if cfg.Net != "" {
-		var planes *rules.Variant
-		if cfg.NetPlanes != "" {
-			if planes, err = configs.LoadVariant(cfg.NetPlanes); err != nil {
-				fmt.Fprintf(stderr, "selfplay: net_planes: %v\n", err)
-				return 2
-			}
+	newEval, evaluator, err := selfplay.Evaluators(cfg)
+	if err != nil {
+		key := "-net"
+		if se := (*selfplay.SettingError)(nil); errors.As(err, &se) && se.Key != "net" {
+			key = se.Key
 		}
-		factory, _, err := player.NetworkEvaluators(cfg.Net, 1, planes)
-		if err != nil {
-			fmt.Fprintf(stderr, "selfplay: -net: %v\n", err)
-			return 2
-		}
-		opts.NewEvaluator, evaluator = factory, cfg.Net
-		if planes != nil {
-			evaluator += " (with the planes of " + planes.Name() + ")"
-		}
+		fmt.Fprintf(stderr, "selfplay: %s: %v\n", key, err)
+		return 2
 	}
+	opts := selfplay.Options{NewEvaluator: newEval}
 	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), %s, into %s\n",
 		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, evaluator, cfg.Out)
 	progress := progress.New(stdout, cfg.Games, "games", 5*time.Second)
