@@ -6,11 +6,13 @@
 //	cfg := configs.DefaultSelfPlay()                   // the embedded run
 //	cfg, err := configs.ParseSelfPlay("my.toml", data) // a user's copy
 //
-// Reading files from disk is the commands' job; this package parses bytes.
+// A run configuration comes as bytes (its caller reads the file); a rule
+// set as -variant names it, which may be a file, is read by LoadVariant.
 package configs
 
 import (
 	"fmt"
+	"strings"
 
 	"taflab/configs/internal/strict"
 )
@@ -20,14 +22,59 @@ import (
 // file.
 func parseOver[T any, P interface {
 	*T
-	Validate() error
+	check() error
 }](file string, data []byte, c T) (T, error) {
 	var none T
 	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
 		return none, err
 	}
-	if err := P(&c).Validate(); err != nil {
+	if err := P(&c).check(); err != nil {
 		return none, fmt.Errorf("configs: %s: %w", file, err)
 	}
 	return c, nil
+}
+
+// prefixed is a check's error (nil for none) with the package prefix, as
+// the Validate methods return it.
+func prefixed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("configs: %w", err)
+}
+
+// wrapped is another package's error in a context of this one ("[search]",
+// "rule-set file x.txt"): "CONTEXT: MESSAGE", the message without that
+// package's prefix, so that the outer error names one package; errors.Is
+// and As still see Err.
+type wrapped struct {
+	context string
+	Err     error
+}
+
+func (e *wrapped) Error() string {
+	msg := e.Err.Error()
+	for _, p := range []string{"mcts: ", "net: ", "stats: ", "protocol: ", "rules: "} {
+		msg = strings.TrimPrefix(msg, p) // in this order: "protocol: rules: key x: ..."
+	}
+	return e.context + ": " + msg
+}
+
+func (e *wrapped) Unwrap() error { return e.Err }
+
+// inTable returns the errors of another package's Validate (one, or each
+// one errors.Join joined) as errors of a table of the file: "[search]:
+// playouts = 0: ...".
+func inTable(table string, err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, inTable(table, e)...)
+		}
+		return errs
+	}
+	return []error{&wrapped{"[" + table + "]", err}}
 }

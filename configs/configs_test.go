@@ -1,6 +1,7 @@
 package configs_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestSelfPlayConfig(t *testing.T) {
 		{"cheap above full", "[search]\nplayouts = 10\ncheap_playouts = 20\n", "cheap_playouts"},
 		{"odds that do not divide the playouts", "[search]\nplayouts = 30\n[mix]\nodds_share = 0.5\nodds = 4\n", "mix.odds = 4"},
 		{"wrong type", "seed = \"x\"\n", "seed"},
-		{"playouts past mcts.MaxPlayouts", "[search]\nplayouts = 1000000000000\n", "[search]: mcts: playouts = 1000000000000: want from 1 to 16777216"},
+		{"playouts past mcts.MaxPlayouts", "[search]\nplayouts = 1000000000000\n", "[search]: playouts = 1000000000000: want from 1 to 16777216"},
 		{"playouts that wrapped to 1", "[search]\nplayouts = 4294967297\n", "playouts = 4294967297: want from 1 to 16777216"},
 		{"tree bytes below the least", "[search]\ntree_bytes = 1000\n", "tree_bytes = 1000"},
 	}
@@ -39,6 +40,8 @@ func TestSelfPlayConfig(t *testing.T) {
 			_, err := configs.ParseSelfPlay("mine.toml", []byte(c.text))
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "mine.toml") {
 				t.Errorf("got %v, want an error naming mine.toml and %q", err, c.want)
+			} else if onePrefix(err) != nil {
+				t.Error(onePrefix(err))
 			}
 		})
 	}
@@ -70,6 +73,8 @@ func TestTrainConfig(t *testing.T) {
 			_, err := configs.ParseTrain("mine.toml", []byte(c.text))
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "mine.toml") {
 				t.Errorf("got %v, want an error naming mine.toml and %q", err, c.want)
+			} else if onePrefix(err) != nil {
+				t.Error(onePrefix(err))
 			}
 		})
 	}
@@ -110,7 +115,7 @@ func TestLoopConfigs(t *testing.T) {
 		{"[selfplay.search]\nroot_search = \"alphabeta\"\n", "root_search"},
 		{"[gate]\nopenings = \"\"\n", "gate.openings"},
 		{"[baseline]\nodds = [1]\n", "baseline.odds"},
-		{"[selfplay.search]\nplayouts = 1000000000000\n", "[selfplay.search]: mcts: playouts = 1000000000000: want from 1 to 16777216"},
+		{"[selfplay.search]\nplayouts = 1000000000000\n", "[selfplay.search]: playouts = 1000000000000: want from 1 to 16777216"},
 		{"[gate]\nplayouts = 3000000000\n", "gate.playouts = 3000000000: want from 1 to 16777216"},
 		{"[gate]\nplayouts = 0\n", "gate.playouts = 0: want from 1 to 16777216"},
 		{"[gate]\nopening_plies = 5000\n", "gate.opening_plies = 5000: want from 0 to 100"},
@@ -119,6 +124,8 @@ func TestLoopConfigs(t *testing.T) {
 	} {
 		if _, err := configs.ParseLoop("mine.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error naming %q", c.text, err, c.want)
+		} else if onePrefix(err) != nil {
+			t.Error(onePrefix(err))
 		}
 	}
 }
@@ -171,4 +178,23 @@ func TestSharedSections(t *testing.T) {
 			t.Errorf("unknown key: got %v, want the known keys to list %s", err, key)
 		}
 	}
+}
+
+// onePrefix says what is wrong with err if it does not start with the
+// package prefix or names a package twice, as "configs: f.toml: configs:
+// ..." or "[search]: mcts: ..." would.
+func onePrefix(err error) error {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "configs: ") {
+		return fmt.Errorf("got %q, want it to start with the package prefix", msg)
+	}
+	if strings.Count(msg, "configs: ") > 1 {
+		return fmt.Errorf("got %q, want the package prefix once", msg)
+	}
+	for _, p := range []string{"mcts: ", "net: ", "stats: "} {
+		if strings.Contains(msg, p) {
+			return fmt.Errorf("got %q, want one package prefix, not another %q", msg, p)
+		}
+	}
+	return nil
 }

@@ -69,11 +69,11 @@ func otrText(data []byte) (string, bool) {
 func compileOTR(where, otr string) (*rules.Variant, error) {
 	def, err := protocol.CompileRules(otr)
 	if err != nil {
-		return nil, fmt.Errorf("configs: %s: %w", where, err)
+		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
 	}
 	v, err := rules.Compile(def)
 	if err != nil {
-		return nil, fmt.Errorf("configs: %s: %w", where, err)
+		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
 	}
 	return v, nil
 }

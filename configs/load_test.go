@@ -64,7 +64,7 @@ func TestLoadVariantOTR(t *testing.T) {
 	for _, c := range []struct{ name, arg, want string }{
 		{"bad otr key", "otr:dim:11 wibble:y start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/", `-variant "otr:dim:11 wibble:y`},
 		{"bad otr start", "otr:dim:11 start:/3t3/", "key start:"},
-		{"bad otr file", write("bad.otr", "dim:11 tfr:q start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/\n"), `rule-set file "` + filepath.Join(dir, "bad.otr") + `": protocol: rules: key tfr:`},
+		{"bad otr file", write("bad.otr", "dim:11 tfr:q start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/\n"), `rule-set file "` + filepath.Join(dir, "bad.otr") + `": key tfr:`},
 		{"unknown name", "copenhagn", `unknown rule set "copenhagn"`},
 		{"a file without end", "/dev/zero", `/dev/zero: more than 1048576 bytes`}, // it read without bound
 	} {

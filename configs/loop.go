@@ -125,10 +125,13 @@ func ParseLoop(file string, data []byte) (Loop, error) {
 }
 
 // Validate reports every key out of range.
-func (c *Loop) Validate() error {
+func (c *Loop) Validate() error { return prefixed(c.check()) }
+
+// check is Validate without the package prefix.
+func (c *Loop) check() error {
 	var errs []error
 	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: %s = %v: %s", key, value, want))
+		errs = append(errs, keyError(key, value, want))
 	}
 	if c.Variant == "" {
 		bad("variant", `""`, "name a rule set")
@@ -144,9 +147,7 @@ func (c *Loop) Validate() error {
 	if c.Gate.MaxGames < 2 {
 		bad("gate.max_games", c.Gate.MaxGames, "want at least 2 (one pair)")
 	}
-	if err := c.Gate.SPRT().Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[gate]: %w", err))
-	}
+	errs = append(errs, inTable("gate", c.Gate.SPRT().Validate())...)
 	if mcts.CheckPlayouts(c.Gate.Playouts) != nil {
 		bad("gate.playouts", c.Gate.Playouts, playoutRange)
 	}

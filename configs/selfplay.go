@@ -67,9 +67,10 @@ type SelfPlayGames struct {
 	Search mcts.Config `toml:"search"`
 }
 
-// keyError is the error of a key out of range: "configs: KEY = VALUE: WANT".
+// keyError is the error of a key out of range: "KEY = VALUE: WANT", to
+// which parseOver or Validate adds the package prefix.
 func keyError(key string, value any, want string) error {
-	return fmt.Errorf("configs: %s = %v: %s", key, value, want)
+	return fmt.Errorf("%s = %v: %s", key, value, want)
 }
 
 // validate reports every key out of range; table is the keys' table in
@@ -84,16 +85,13 @@ func (g *SelfPlayGames) validate(table string) (errs []error) {
 	if g.GamesPerWorker < 1 || g.GamesPerWorker > MaxGamesPerWorker {
 		errs = append(errs, keyError(table+"games_per_worker", g.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker)))
 	}
-	if err := errors.Join(g.Mix.Validate(), g.Mix.CheckPlayouts(g.Search.Playouts)); err != nil {
+	if err := errors.Join(g.Mix.check(), g.Mix.checkPlayouts(g.Search.Playouts)); err != nil {
 		if table != "" {
 			err = fmt.Errorf("[%s]: %w", strings.TrimSuffix(table, "."), err)
 		}
 		errs = append(errs, err)
 	}
-	if err := g.Search.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("[%ssearch]: %w", table, err))
-	}
-	return errs
+	return append(errs, inTable(table+"search", g.Search.Validate())...)
 }
 
 // GameMix says where self-play games start and which give one side more
@@ -145,10 +143,13 @@ func (m GameMix) Game(index int, seed uint64, suiteLen int) (spec mcts.GameSpec,
 }
 
 // Validate reports every key out of range.
-func (m GameMix) Validate() error {
+func (m GameMix) Validate() error { return prefixed(m.check()) }
+
+// check is Validate without the package prefix.
+func (m GameMix) check() error {
 	var errs []error
 	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: mix.%s = %v: %s", key, value, want))
+		errs = append(errs, keyError("mix."+key, value, want))
 	}
 	if !(m.SuiteShare >= 0 && m.SuiteShare <= 1) {
 		bad("suite_share", m.SuiteShare, "want 0 to 1")
@@ -169,9 +170,12 @@ func (m GameMix) Validate() error {
 // searches of playouts: the weaker side's budget must be exactly
 // playouts/Odds, since a game's kind is read back from the two sides'
 // budgets (a rounded one would read as other odds).
-func (m GameMix) CheckPlayouts(playouts int) error {
+func (m GameMix) CheckPlayouts(playouts int) error { return prefixed(m.checkPlayouts(playouts)) }
+
+// checkPlayouts is CheckPlayouts without the package prefix.
+func (m GameMix) checkPlayouts(playouts int) error {
 	if m.OddsShare > 0 && playouts%m.Odds != 0 {
-		return fmt.Errorf("configs: mix.odds = %d: want a divisor of the playouts (%d), so that the weaker side gets exactly 1/%d of them", m.Odds, playouts, m.Odds)
+		return fmt.Errorf("mix.odds = %d: want a divisor of the playouts (%d), so that the weaker side gets exactly 1/%d of them", m.Odds, playouts, m.Odds)
 	}
 	return nil
 }
@@ -203,10 +207,13 @@ func ParseSelfPlay(file string, data []byte) (SelfPlay, error) {
 }
 
 // Validate reports every key out of range.
-func (c *SelfPlay) Validate() error {
+func (c *SelfPlay) Validate() error { return prefixed(c.check()) }
+
+// check is Validate without the package prefix.
+func (c *SelfPlay) check() error {
 	var errs []error
 	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: %s = %v: %s", key, value, want))
+		errs = append(errs, keyError(key, value, want))
 	}
 	if c.Variant == "" {
 		bad("variant", `""`, "name a rule set")

@@ -70,15 +70,11 @@ func (t *Training) validate(table string) (errs []error) {
 	if !(t.SearchValueWeight >= 0 && t.SearchValueWeight <= 1) {
 		errs = append(errs, keyError(table+"search_value_weight", t.SearchValueWeight, "want 0 to 1"))
 	}
-	for _, sub := range []struct {
-		name string
-		err  error
-	}{{"records", t.Records.Validate()}, {"network", t.Network.Validate()}, {"optimizer", t.Optimizer.Validate()}} {
-		if sub.err != nil {
-			errs = append(errs, fmt.Errorf("[%s%s]: %w", table, sub.name, sub.err))
-		}
+	if err := t.Records.check(); err != nil {
+		errs = append(errs, fmt.Errorf("[%srecords]: %w", table, err))
 	}
-	return errs
+	errs = append(errs, inTable(table+"network", t.Network.Validate())...)
+	return append(errs, inTable(table+"optimizer", t.Optimizer.Validate())...)
 }
 
 // DefaultTrain returns the embedded training configuration.
@@ -102,10 +98,13 @@ func ParseTrain(file string, data []byte) (Train, error) {
 }
 
 // Validate reports every key out of range.
-func (c *Train) Validate() error {
+func (c *Train) Validate() error { return prefixed(c.check()) }
+
+// check is Validate without the package prefix.
+func (c *Train) check() error {
 	var errs []error
 	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: %s = %v: %s", key, value, want))
+		errs = append(errs, keyError(key, value, want))
 	}
 	if c.Data == "" && !c.Records.Only() {
 		bad("data", `""`, "name the dataset folder (or train on records alone: records.share = 1)")
@@ -151,10 +150,13 @@ func (r Records) Enabled() bool { return r.File != "" && r.Share > 0 }
 func (r Records) Only() bool { return r.Enabled() && r.Share >= 1 }
 
 // Validate reports every key out of range.
-func (r Records) Validate() error {
+func (r Records) Validate() error { return prefixed(r.check()) }
+
+// check is Validate without the package prefix.
+func (r Records) check() error {
 	var errs []error
 	bad := func(key string, value any, want string) {
-		errs = append(errs, fmt.Errorf("configs: records.%s = %v: %s", key, value, want))
+		errs = append(errs, keyError("records."+key, value, want))
 	}
 	if r.File != "" && r.Variant == "" {
 		bad("variant", `""`, "name the records' rule set")
