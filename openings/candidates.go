@@ -94,7 +94,19 @@ type CandidateError struct {
 	Err    error
 }
 
-func (e *CandidateError) Error() string { return "openings: " + e.Source + ": " + e.Err.Error() }
+// Error is "openings: SOURCE: MESSAGE", the message of Err without its
+// package's prefix ("openings: ", "datasets: ", "match: "), so that it names
+// one package.
+func (e *CandidateError) Error() string {
+	msg := e.Err.Error()
+	for _, p := range []string{"openings: ", "datasets: ", "match: ", "rules: "} {
+		if m, ok := strings.CutPrefix(msg, p); ok {
+			msg = m
+			break
+		}
+	}
+	return "openings: " + e.Source + ": " + msg
+}
 
 func (e *CandidateError) Unwrap() error { return e.Err }
 

@@ -58,8 +58,9 @@ func TestGatherCandidates(t *testing.T) {
 				t.Errorf("got error %v, want a *CandidateError of %q (none for \"\")", err, c.source)
 			}
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "openings: ") {
-					t.Errorf("got error %v, want one with %q", err, c.err)
+				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "openings: ") ||
+					strings.Count(err.Error(), "openings: ") > 1 || strings.Contains(err.Error(), "datasets: ") {
+					t.Errorf("got error %v, want one with %q and one package prefix", err, c.err)
 				}
 				return
 			}
