@@ -198,7 +198,7 @@ func DecisionText(d string) string {
 // suite has its start position as a fifth field) and match.md.
 func WriteFiles(dir string, f File) error {
 	if err := fileio.WriteJSON(filepath.Join(dir, FileName), f); err != nil {
-		return err
+		return fmt.Errorf("match: %w", err)
 	}
 	var csv strings.Builder
 	for _, g := range f.Games {
@@ -224,7 +224,7 @@ func WriteFiles(dir string, f File) error {
 		csv.WriteByte('\n')
 	}
 	if err := fileio.WriteFile(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
-		return err
+		return fmt.Errorf("match: %w", err)
 	}
 	r := f.Report
 	md := fmt.Sprintf(`# Match: %s against %s (%s)
@@ -265,5 +265,8 @@ func WriteFiles(dir string, f File) error {
 			md += fmt.Sprintf("| %d | %d | %v | %.1f [%.1f, %.1f] |\n", r.Multiplier, r.Pairs, r.Counts, r.Elo, r.EloLo, r.EloHi)
 		}
 	}
-	return fileio.WriteFile(filepath.Join(dir, "match.md"), []byte(md))
+	if err := fileio.WriteFile(filepath.Join(dir, "match.md"), []byte(md)); err != nil {
+		return fmt.Errorf("match: %w", err)
+	}
+	return nil
 }
