@@ -90,7 +90,7 @@ func openMetrics(path string, keep int) (*metricsWriter, error) {
 		}
 	}
 	if err := fileio.WriteFile(path, []byte(kept.String())); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("training: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -115,5 +115,8 @@ func (m *metricsWriter) Close() error {
 	}
 	err := errors.Join(m.w.Flush(), m.f.Close())
 	m.f = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("training: metrics: %w", err)
+	}
+	return nil
 }

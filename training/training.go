@@ -1,6 +1,7 @@
-// Package training runs a training job for the commands: a network trained
-// on a shuffled window of a dataset, with checkpoints that a stopped run
-// resumes from exactly, a metrics CSV and a plot of the losses.
+// Package training runs training: a network trained on a shuffled window
+// of a dataset (and game records), with checkpoints that a stopped run
+// resumes from exactly, a metrics CSV and a plot of the losses. The train
+// command and the loop's training stage run it.
 //
 //	sum, err := training.Run(ctx, cfg, training.Options{Resume: true})
 package training
@@ -19,7 +20,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"taflab/configs"
@@ -47,7 +47,8 @@ type Options struct {
 	// by mistake).
 	Resume bool
 	// Init, if set, starts a new run from these weights instead of random
-	// ones (the loop trains each generation from the best network).
+	// ones (the loop trains each generation from the best network). A
+	// resumed run keeps its own: Init with Resume is ErrInitWithResume.
 	Init *net.Network
 	// OnStep, if set, is called after every step.
 	OnStep func(Step)
@@ -80,6 +81,10 @@ type Summary struct {
 	Network             string // the path of the network file written
 }
 
+// ErrInitWithResume is Run's error for Options with both Init and Resume:
+// a resumed run keeps its own weights.
+var ErrInitWithResume = errors.New("training: Init and Resume: a resumed run keeps its own weights")
+
 // Run trains cfg.Steps steps (in all, counting a resumed run's earlier ones)
 // and leaves the run folder with a checkpoint, the network, the metrics and
 // the plot. When ctx is done it writes a checkpoint and returns with
@@ -87,6 +92,9 @@ type Summary struct {
 func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
+	}
+	if opt.Init != nil && opt.Resume {
+		return Summary{}, ErrInitWithResume
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("training: run folder: %w", err)
@@ -213,7 +221,7 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 		lr := cfg.Optimizer.LearningRateAt(tr.Step())
 		losses, err := tr.TrainStep(samples)
 		if err != nil {
-			return sum, fmt.Errorf("training: step %d: %w", tr.Step()+1, err)
+			return sum, err // net's, naming the sample
 		}
 		st := Step{Step: tr.Step(), Of: cfg.Steps, LearningRate: lr, Losses: losses,
 			SamplesPerSec: float64(len(samples)) / time.Since(t0).Seconds(), Elapsed: time.Since(started)}
@@ -299,19 +307,19 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 	}
 	v, err := configs.LoadVariant(rc.Variant)
 	if err != nil {
-		return nil, fmt.Errorf("training: records.variant: %w", err)
+		return nil, err // configs', naming the rule set
 	}
 	if v.Size() != net.BoardSize {
 		return nil, fmt.Errorf("training: records.variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
 	}
 	// Read once: the identity's checksum is of the bytes trained on.
-	data, err := datasets.ReadFileLimit(rc.File, datasets.MaxRecordFileBytes, "a game-record file")
+	data, err := fileio.ReadFileLimit(rc.File, datasets.MaxRecordFileBytes, "a game-record file")
 	if err != nil {
-		return nil, fmt.Errorf("training: game records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
+		return nil, fmt.Errorf("training: game records: %w", err)
 	}
 	all, err := datasets.ParseRecordGames(rc.File, data, v)
 	if err != nil {
-		return nil, fmt.Errorf("training: %w", err)
+		return nil, err // datasets', naming the file and line
 	}
 	games, _ := datasets.SplitRecords(all, rc.HoldoutEvery)
 	src := &recordSource{variant: v, games: games, valueWeight: float32(rc.ValueWeight),
@@ -351,8 +359,11 @@ func compileAll(defs []rules.Definition) (map[string]*rules.Variant, error) {
 	out := map[string]*rules.Variant{}
 	for _, d := range defs {
 		v, err := rules.Compile(d)
+		if fe := (*rules.FieldError)(nil); errors.As(err, &fe) {
+			return nil, fmt.Errorf("training: the dataset's rule set %s: key %s: %w", d.Name, fe.Key, fe.Err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("training: the dataset's rule set %s: %w", d.Name, err)
+			return nil, err // rules'
 		}
 		out[d.Name] = v
 	}
@@ -413,10 +424,7 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 		"taflab.seed":           strconv.FormatUint(cfg.Seed, 10),
 		"taflab.records":        records,
 	}
-	if err := net.WriteSafetensors(path, tensors, meta); err != nil {
-		return fmt.Errorf("training: checkpoint: %w", err)
-	}
-	return nil
+	return net.WriteSafetensors(path, tensors, meta) // its errors are net's, naming the file
 }
 
 // resume reads a checkpoint: the network, the trainer at its step with its
@@ -426,7 +434,7 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Trainer, *datasets.Window, string, error) {
 	tensors, meta, err := net.ReadSafetensors(path)
 	if err != nil {
-		return nil, nil, nil, "", fmt.Errorf("training: resume: %w", err)
+		return nil, nil, nil, "", err // net's, naming the checkpoint
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("training: resume: %s: %s", path, fmt.Sprintf(format, args...))
@@ -501,7 +509,7 @@ func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Tra
 	}
 	w, err := datasets.OpenWindowFiles(files, window, seed)
 	if err != nil {
-		return nil, nil, nil, "", fmt.Errorf("training: resume: the checkpoint's data: %w", err)
+		return nil, nil, nil, "", err // datasets', naming the file
 	}
 	if err := w.SetOffset(offset); err != nil {
 		return nil, nil, nil, "", bad("%v", err)

@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -252,4 +253,34 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// TestRunRefusesInitWithResume: Init and Resume together are an error
+// before anything is written (a resumed run keeps its own weights).
+func TestRunRefusesInitWithResume(t *testing.T) {
+	cfg := recordsConfig(t, recordFile(t, 8, nil))
+	cfg.Out = filepath.Join(t.TempDir(), "run")
+	init, err := net.New(cfg.Network, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, Options{Init: init, Resume: true}); !errors.Is(err, ErrInitWithResume) {
+		t.Errorf("got %v, want ErrInitWithResume", err)
+	}
+	if _, err := os.Stat(cfg.Out); err == nil {
+		t.Errorf("got %s made, want nothing written", cfg.Out)
+	}
+}
+
+// TestRunRecordErrors: a missing records file is the file system's error
+// under one package prefix, as errors.Is sees it.
+func TestRunRecordErrors(t *testing.T) {
+	cfg := recordsConfig(t, filepath.Join(t.TempDir(), "none.csv"))
+	_, err := Run(context.Background(), cfg, Options{})
+	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "training: game records: ") || !strings.Contains(err.Error(), "none.csv") {
+		t.Errorf("got %v, want training's error naming none.csv that is os.ErrNotExist", err)
+	}
+	if strings.Contains(err.Error(), "datasets") {
+		t.Errorf("got %q, want one package name", err)
+	}
 }

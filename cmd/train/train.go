@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,10 +88,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 	var init *net.Network
 	if *initNet != "" {
-		if *resume {
-			fmt.Fprintln(stderr, "train: -init and -resume: a resumed run keeps its own weights")
-			return 2
-		}
 		if init, _, err = net.Load(*initNet); err != nil {
 			fmt.Fprintf(stderr, "train: -init: %v\n", err)
 			return 2
@@ -107,6 +104,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		},
 	})
 	progress.Finish()
+	if errors.Is(err, training.ErrInitWithResume) {
+		fmt.Fprintln(stderr, "train: -init and -resume: a resumed run keeps its own weights")
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "train:", err)
 		return 1
