@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"taflab/configs/variants"
 	"taflab/match"
@@ -197,7 +198,7 @@ func (c Config) LoadPlayers() ([]match.Player, error) {
 	for _, s := range specs {
 		p, err := l.Load(s)
 		if err != nil {
-			return nil, fmt.Errorf("balance: player %q: %w", s.String(), err)
+			return nil, within(fmt.Sprintf("player %q", s.String()), err)
 		}
 		if names[p.Name] {
 			return nil, fmt.Errorf("balance: %q gives player %s a second time", s.String(), p.Name)
@@ -206,7 +207,7 @@ func (c Config) LoadPlayers() ([]match.Player, error) {
 		if p.NewEngine == nil { // an engine searches as it will
 			search := p.SelfPlaySearch(mcts.DefaultConfig())
 			if err := search.Validate(); err != nil {
-				return nil, fmt.Errorf("balance: player %s: %w", p.Name, err)
+				return nil, within("player "+p.Name, err)
 			}
 		}
 		out = append(out, p)
@@ -283,7 +284,7 @@ func suite(cfg Config, v *rules.Variant) ([]match.SuiteEntry, error) {
 	}
 	s, err := openings.LoadSuite("", v)
 	if err != nil {
-		return nil, fmt.Errorf("balance: %s: %w", v.Name(), err)
+		return nil, within(v.Name(), err)
 	}
 	return s, nil
 }
@@ -324,3 +325,27 @@ func (rep *Report) compare() {
 
 // seconds rounds a duration in seconds to a tenth.
 func seconds(s float64) float64 { return math.Round(s*10) / 10 }
+
+// wrapped is another package's error in a context of this one: "balance:
+// CONTEXT: MESSAGE", the message without that package's prefix, so that
+// it names one package; errors.Is and As still see Err.
+type wrapped struct {
+	context string
+	Err     error
+}
+
+func (e *wrapped) Error() string {
+	msg := e.Err.Error()
+	for _, p := range []string{"net: ", "mcts: ", "match: ", "openings: ", "engine: ", "player: ", "rules: "} {
+		if m, ok := strings.CutPrefix(msg, p); ok {
+			msg = m
+			break
+		}
+	}
+	return "balance: " + e.context + ": " + msg
+}
+
+func (e *wrapped) Unwrap() error { return e.Err }
+
+// within puts another package's error in context (see wrapped).
+func within(context string, err error) error { return &wrapped{context, err} }

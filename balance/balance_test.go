@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,6 +162,8 @@ func TestRunLoadsNetworkOnce(t *testing.T) {
 	cfg.Loader = nil
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "tiny.safetensors") {
 		t.Errorf("got %v, want an error naming the missing file", err)
+	} else if !strings.HasPrefix(err.Error(), "balance: player ") || strings.Contains(err.Error(), "net: ") || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("got %v, want it as the balance's error of the player, with one package prefix, that is os.ErrNotExist", err)
 	}
 }
 

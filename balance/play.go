@@ -97,7 +97,7 @@ func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Playe
 	defer cancel()
 	players, err := mcts.NewPlayers(search, v, workers, perWorker, p.NewEvaluator)
 	if err != nil {
-		return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
+		return within(v.Name()+", "+p.Name, err)
 	}
 	results, wait := mcts.PlayAll(runCtx, players, source, workers*perWorker)
 	r.report(false)
@@ -111,7 +111,7 @@ func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Playe
 	}
 	r.report(true)
 	if err := wait(); err != nil {
-		return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
+		return within(v.Name()+", "+p.Name, err)
 	}
 	if err := ctx.Err(); err != nil && !r.done {
 		r.run.Stopped = "interrupted"
@@ -147,7 +147,7 @@ func (r *runner) playEngine(ctx context.Context, v *rules.Variant, p match.Playe
 			r.run.Stopped = "interrupted"
 			return ctx.Err()
 		}
-		return fmt.Errorf("balance: %s, %s: %w", v.Name(), p.Name, err)
+		return within(v.Name()+", "+p.Name, err)
 	}
 	return nil
 }
