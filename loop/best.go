@@ -15,7 +15,6 @@ import (
 // self-play and the next gate should use.
 type BestPointer struct {
 	Network  string    `json:"network"` // the network file
-	Hash     string    `json:"hash,omitempty"`
 	Promoted time.Time `json:"promoted"`
 	Match    string    `json:"match,omitempty"` // the folder of the match that promoted it
 	Elo      float64   `json:"elo"`             // its Elo over the previous best in that match
@@ -48,5 +47,8 @@ func Promote(path, network, dir string, f match.File) (bool, error) {
 		return false, fmt.Errorf("loop: promoting %s: %w", network, err)
 	}
 	p := BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: dir, Elo: f.Report.Elo, LLR: f.Report.LLR}
-	return true, fileio.WriteJSON(path, p)
+	if err := fileio.WriteJSON(path, p); err != nil {
+		return false, fmt.Errorf("loop: %w", err)
+	}
+	return true, nil
 }

@@ -202,7 +202,7 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 			st.Seconds += time.Since(started).Seconds()
 			st.External, st.Evaluator = true, label
 			if err := fileio.WriteJSON(statsPath, st); err != nil {
-				return err
+				return fmt.Errorf("loop: %w", err)
 			}
 			return ctx.Err()
 		case <-time.After(poll):
@@ -227,7 +227,7 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 	// generation's shards are taken once: a stage killed between the two
 	// chooses again, and its choice is the one that counts.
 	if err := fileio.WriteJSON(statsPath, st); err != nil {
-		return err
+		return fmt.Errorf("loop: %w", err)
 	}
 	fmt.Fprintf(log, "loop: generation %d: %d games of %s in %d shards\n", g, st.Games, label, len(st.Shards))
 	return mark(dir, "selfplay")

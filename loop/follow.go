@@ -159,7 +159,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	var suite []match.SuiteEntry
 	if cfg.SelfPlay.Mix.SuiteShare > 0 {
 		if suite, err = openings.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
-			return FollowSummary{}, fmt.Errorf("loop: follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts: %w", filepath.Join(run, ConfigFile), err)
+			return FollowSummary{}, within(fmt.Sprintf("follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts", filepath.Join(run, ConfigFile)), err)
 		}
 	}
 	sp := configs.DefaultSelfPlay()
@@ -178,7 +178,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 		sp.ShardSeconds = opt.ShardSeconds
 	}
 	if err := sp.Validate(); err != nil {
-		return FollowSummary{}, fmt.Errorf("loop: follow: %w", err)
+		return FollowSummary{}, within("follow", err)
 	}
 	seed := opt.Seed
 	if seed == 0 {
@@ -238,7 +238,9 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 			ws.ByEvaluator[label] = beforeLabel + s.Games
 			ws.Updated = time.Now().UTC()
 			if werr == nil {
-				werr = fileio.WriteJSON(statsPath, ws)
+				if err := fileio.WriteJSON(statsPath, ws); err != nil {
+					werr = fmt.Errorf("loop: follow: %w", err)
+				}
 			}
 			fmt.Fprintf(log, "follow: %d games, %d positions in %d shards; with %s %d games at %.1f games/min\n",
 				ws.Games, ws.Positions, ws.Shards, label, s.Games, s.GamesPerMinute())
@@ -273,11 +275,11 @@ func waitForRun(ctx context.Context, run string, poll time.Duration, log io.Writ
 		if err1 == nil && err2 == nil {
 			cfg, err := configs.ParseLoop(cfgPath, text)
 			if err != nil {
-				return configs.Loop{}, nil, fmt.Errorf("loop: follow: %w", err)
+				return configs.Loop{}, nil, within("follow", err)
 			}
 			v, err := configs.LoadVariant(varPath)
 			if err != nil {
-				return configs.Loop{}, nil, fmt.Errorf("loop: follow: %s: %w", varPath, err)
+				return configs.Loop{}, nil, within("follow", err)
 			}
 			return cfg, v, nil
 		}

@@ -90,7 +90,24 @@ type Options struct {
 	// OnGeneration, if set, receives the run's summary (what summary.json
 	// holds) after each generation: the results as values.
 	OnGeneration func(RunSummary)
+	// ConfigName names the config text in messages (a file name): Run
+	// refuses a text other than the run's own loop.toml, naming it. ""
+	// reads "the config given".
+	ConfigName string
 }
+
+// ErrRunKept is what Run's refusals to change a run are (errors.Is): a
+// run keeps the config it started with (its loop.toml, byte for byte) and
+// its self-play mode (ModeFile), and a start with another config or mode
+// is refused before any work. The fault is the caller's input.
+var ErrRunKept = errors.New("loop: a run keeps its config and self-play mode")
+
+// keptError is a refusal to change a run: ErrRunKept.
+type keptError struct{ msg string }
+
+func (e *keptError) Error() string { return e.msg }
+
+func (e *keptError) Is(target error) bool { return target == ErrRunKept }
 
 // GenName is generation g's name ("gen-001"): its folder in the run
 // (GenDir), its candidate's name in the run's matches, and the worker name
@@ -113,8 +130,12 @@ func ParseGenName(name string) (int, bool) {
 func GenDir(run string, g int) string { return filepath.Join(run, GenName(g)) }
 
 // Run carries the run in folder run on until cfg.Generations generations are
-// done, starting where it stopped. It returns ctx's error if stopped; every
-// finished game, checkpoint and match result stays in the folder.
+// done, starting where it stopped. cfg is configText parsed (a flag may
+// have changed Generations or selfplay.external); a new run records the
+// text as its loop.toml and its self-play mode as its ModeFile, and a run
+// that has them is carried on only with the same text and mode (else an
+// ErrRunKept). It returns ctx's error if stopped; every finished game,
+// checkpoint and match result stays in the folder.
 func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, opt Options) error {
 	log := opt.Log
 	if log == nil {
@@ -123,9 +144,12 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
 	}
+	if err := checkConfig(run, configText, opt.ConfigName); err != nil {
+		return err
+	}
 	v, err := configs.LoadVariant(cfg.Variant)
 	if err != nil {
-		return fmt.Errorf("loop: variant: %w", err)
+		return within("variant", err)
 	}
 	// The run records its self-play mode (ModeFile), which a flag may have
 	// chosen (train loop -external), and a resumed run keeps it.
@@ -164,7 +188,30 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 // selfplayDone writes DoneFile (whole): generation g, the last, has its
 // games, so followers may stop.
 func selfplayDone(run string, g int) error {
-	return fileio.WriteJSON(filepath.Join(run, DoneFile), map[string]any{"generation": g, "written": time.Now().UTC()})
+	if err := fileio.WriteJSON(filepath.Join(run, DoneFile), map[string]any{"generation": g, "written": time.Now().UTC()}); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// checkConfig refuses to carry a run on with another config text than its
+// own loop.toml (the one it was set up with); name names the text.
+func checkConfig(run string, configText []byte, name string) error {
+	own := filepath.Join(run, ConfigFile)
+	have, err := fileio.ReadFileLimit(own, fileio.MaxConfigBytes, "this file")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("loop: the run's config: %w", err)
+	}
+	if !bytes.Equal(have, configText) {
+		if name == "" {
+			name = "the config given"
+		}
+		return &keptError{fmt.Sprintf("loop: %s differs from the run's own %s: a run keeps its config (start a new run folder)", name, own)}
+	}
+	return nil
 }
 
 // setUp records what the run uses, once: the config, the rule set and the
@@ -173,11 +220,11 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 	// What a later stage reads is checked before any work: the openings of
 	// the gates and of self-play.
 	if _, _, err := openings.Openings(cfg.Gate.Openings, v, 1, cfg.Gate.OpeningPlies, 0); err != nil {
-		return fmt.Errorf("loop: gate.openings: %w", err)
+		return within("gate.openings", err)
 	}
 	if cfg.SelfPlay.Mix.Suite == "" && cfg.SelfPlay.Mix.SuiteShare > 0 {
 		if _, err := openings.LoadSuite("", v); err != nil {
-			return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
+			return within("selfplay.mix.suite", err)
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(run, DataDir), 0o755); err != nil {
@@ -198,10 +245,12 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 			return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
 		}
 	} else if err := fileio.WriteFile(variantPath, []byte(def.String())); err != nil {
-		return err
+		return fmt.Errorf("loop: %w", err)
 	}
-	if err := fileio.WriteFile(filepath.Join(run, ConfigFile), configText); err != nil {
-		return err
+	if _, err := os.Stat(filepath.Join(run, ConfigFile)); errors.Is(err, os.ErrNotExist) {
+		if err := fileio.WriteFile(filepath.Join(run, ConfigFile), configText); err != nil {
+			return fmt.Errorf("loop: %w", err)
+		}
 	}
 	if err := recordMode(run, cfg); err != nil {
 		return err
@@ -233,7 +282,10 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		}
 		m["dependencies"] = deps
 	}
-	return fileio.WriteJSON(manifestPath, m)
+	if err := fileio.WriteJSON(manifestPath, m); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
 
 // copySuite copies the suite file that selfplay.mix.suite names (read
@@ -258,14 +310,20 @@ func copySuite(run, file string, v *rules.Variant) error {
 		return nil
 	}
 	if _, err := match.ParseSuite(file, data, v); err != nil {
-		return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
+		return within("selfplay.mix.suite", err)
 	}
-	return fileio.WriteFile(path, data)
+	if err := fileio.WriteFile(path, data); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
 
 // mark records that a stage of a generation is done; done asks.
 func mark(dir, stage string) error {
-	return fileio.WriteFile(filepath.Join(dir, stage+".done"), nil)
+	if err := fileio.WriteFile(filepath.Join(dir, stage+".done"), nil); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
 
 func done(dir, stage string) bool {
@@ -402,7 +460,7 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 	pairs := cfg.Baseline.OddsPairs
 	openings, desc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, GenSeed(cfg.Seed, 0))
 	if err != nil {
-		return fmt.Errorf("loop: gate.openings: %w", err)
+		return within("gate.openings", err)
 	}
 	want := ladderFile{Player: b.Name, Openings: desc, Pairs: pairs}
 	have, err := readLadderFile(run)
@@ -425,7 +483,9 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 	}
 	if len(todo) == 0 {
 		if have == nil || len(have.Rungs) != len(want.Rungs) {
-			return fileio.WriteJSON(path, want)
+			if err := fileio.WriteJSON(path, want); err != nil {
+				return fmt.Errorf("loop: %w", err)
+			}
 		}
 		return nil
 	}
@@ -442,7 +502,10 @@ func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Var
 	if err != nil {
 		return err
 	}
-	return werr
+	if werr != nil {
+		return fmt.Errorf("loop: %w", werr)
+	}
+	return nil
 }
 
 // readLadderFile reads the run's ladder, or nil if it has none.
@@ -565,7 +628,7 @@ func selfPlayer(run string, cfg configs.Loop, v *rules.Variant, bestNet string) 
 	}
 	rv, err := configs.LoadVariant(cfg.Train.Records.Variant)
 	if err != nil {
-		return playerSpec{}, fmt.Errorf("loop: train.records.variant: %w", err)
+		return playerSpec{}, within("train.records.variant", err)
 	}
 	if rv.Definition() == v.Definition() {
 		return playerSpec{net: pre}, nil
@@ -626,7 +689,7 @@ func selfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, v *ru
 		st.ByKind = byKind
 	}
 	if werr := fileio.WriteJSON(statsPath, st); werr != nil {
-		return werr
+		return fmt.Errorf("loop: %w", werr)
 	}
 	if err != nil {
 		return err
@@ -804,7 +867,7 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	}
 	openings, openingsDesc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, seed)
 	if err != nil {
-		return match.File{}, fmt.Errorf("loop: gate.openings: %w", err)
+		return match.File{}, within("gate.openings", err)
 	}
 	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: openings,
 		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers, Played: played}
@@ -839,3 +902,28 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	}
 	return f, nil
 }
+
+// wrapped is another package's error in a context of the loop's (a
+// setting, "gate.openings"): "loop: CONTEXT: MESSAGE", the message without
+// that package's prefix, so that it names one package; errors.Is and As
+// still see Err.
+type wrapped struct {
+	context string
+	Err     error
+}
+
+func (e *wrapped) Error() string {
+	msg := e.Err.Error()
+	for _, p := range []string{"configs: ", "variants: ", "openings: ", "match: ", "ratings: ", "datasets: ", "rules: "} {
+		if m, ok := strings.CutPrefix(msg, p); ok {
+			msg = m
+			break
+		}
+	}
+	return "loop: " + e.context + ": " + msg
+}
+
+func (e *wrapped) Unwrap() error { return e.Err }
+
+// within puts another package's error in context (see wrapped).
+func within(context string, err error) error { return &wrapped{context, err} }

@@ -428,4 +428,12 @@ func TestPromote(t *testing.T) {
 	if err != nil || p.Network != abs || p.Match != "gate" || p.Elo != 42 || p.LLR != 3 {
 		t.Errorf("got %+v, %v; want %s promoted by gate at Elo 42, LLR 3", p, err, abs)
 	}
+	// A pointer of an older version, with a key no longer written, reads.
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte(`{"network": "/runs/a/gen-001/train/network.safetensors", "hash": "", "elo": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ReadBestPointer(old); err != nil || p.Elo != 5 {
+		t.Errorf("an older pointer: got %+v, %v; want it read", p, err)
+	}
 }

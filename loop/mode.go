@@ -52,7 +52,7 @@ func ReadMode(run string) (m Mode, where string, err error) {
 	}
 	own, err := configs.ParseLoop(path, text)
 	if err != nil {
-		return Mode{}, "", fmt.Errorf("loop: %w", err)
+		return Mode{}, "", err // configs', naming the file
 	}
 	return Mode{External: own.SelfPlay.External}, path, nil
 }
@@ -97,11 +97,15 @@ func recordMode(run string, cfg configs.Loop) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	return fileio.WriteJSON(path, Mode{External: cfg.SelfPlay.External})
+	if err := fileio.WriteJSON(path, Mode{External: cfg.SelfPlay.External}); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
 
+// modeError is checkMode's refusal: an ErrRunKept.
 func modeError(where string, have, want bool) error {
 	mode := map[bool]string{false: "in the loop's own process", true: "by followers (selfplay -follow)"}
-	return fmt.Errorf("loop: %s: selfplay.external = %v: this run plays its self-play %s; it cannot go on with selfplay.external = %v (a run keeps the mode it started in, whatever the %s it is given: start a new run folder)",
-		where, have, mode[have], want, ConfigFile)
+	return &keptError{fmt.Sprintf("loop: %s: selfplay.external = %v: this run plays its self-play %s; it cannot go on with selfplay.external = %v (a run keeps the mode it started in, whatever the %s it is given: start a new run folder)",
+		where, have, mode[have], want, ConfigFile)}
 }

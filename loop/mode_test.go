@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,8 +73,8 @@ func TestRunKeepsItsMode(t *testing.T) {
 		t.Fatalf("the run's mode: got external %v (%v), want true", own.External, err)
 	}
 	err = Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{})
-	if err == nil || !strings.Contains(err.Error(), "selfplay.external = true") || !strings.Contains(err.Error(), ConfigFile) {
-		t.Errorf("in-process on an external run: got %v, want a refusal naming selfplay.external and loop.toml", err)
+	if err == nil || !strings.Contains(err.Error(), "selfplay.external = true") || !strings.Contains(err.Error(), ConfigFile) || !errors.Is(err, ErrRunKept) {
+		t.Errorf("in-process on an external run: got %v, want a refusal (ErrRunKept) naming selfplay.external and loop.toml", err)
 	}
 
 	// A generation's selfplay.json of the other mode.
@@ -89,5 +90,34 @@ func TestRunKeepsItsMode(t *testing.T) {
 	}
 	if err := checkMode(old, ext); err != nil {
 		t.Errorf("external on it: got %v, want none", err)
+	}
+}
+
+// TestRunKeepsItsConfig: a run carried on with another config text than
+// its loop.toml is refused before any work, naming both, and its loop.toml
+// stays; the same text carries it on.
+func TestRunKeepsItsConfig(t *testing.T) {
+	text := configs.TinyLoopFile()
+	cfg, err := configs.ParseLoop("tiny.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(t.TempDir(), "run")
+	stopped, stop := context.WithCancel(context.Background())
+	stop() // set up, then stop at the first stage
+	if err := Run(stopped, run, cfg, text, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("setting up: got %v, want it stopped", err)
+	}
+	other := append([]byte("# another\n"), text...)
+	err = Run(stopped, run, cfg, other, Options{ConfigName: "mine.toml"})
+	want := "loop: mine.toml differs from the run's own " + filepath.Join(run, ConfigFile) + ": a run keeps its config"
+	if !errors.Is(err, ErrRunKept) || err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("another config: got %v, want an ErrRunKept %q", err, want)
+	}
+	if own, err := os.ReadFile(filepath.Join(run, ConfigFile)); err != nil || string(own) != string(text) {
+		t.Errorf("the run's %s: got %q, %v; want the text it started with", ConfigFile, own, err)
+	}
+	if err := Run(stopped, run, cfg, text, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("the same config: got %v, want the run carried on (and stopped)", err)
 	}
 }

@@ -250,7 +250,7 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 	r, err := ratings.Fit(ratings.Matches{Files: files},
 		ratings.Config{Anchor: anchor, AnchorGroupOnly: true, FallbackPriorSD: ratingsPriorSD})
 	if err != nil {
-		return nil, fmt.Errorf("loop: ratings over the run's games: %w", err)
+		return nil, within("ratings over the run's games", err)
 	}
 	out := &RunRatings{Anchor: r.Anchor, Games: r.Games, SideAdvantage: r.SideAdvantage, SideCI95: r.SideAdvantage95, PriorSD: r.PriorSD}
 	for _, p := range r.Players {
@@ -272,7 +272,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	}
 	sum := RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}
 	if err := fileio.WriteJSON(filepath.Join(run, "summary.json"), sum); err != nil {
-		return RunSummary{}, err
+		return RunSummary{}, fmt.Errorf("loop: %w", err)
 	}
 	if ratings != nil {
 		fmt.Fprintf(log, "loop: %s\n", ratings.ByGeneration())
@@ -333,7 +333,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	}
 	md.WriteString("\n![summary](summary.png)\n")
 	if err := fileio.WriteFile(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
-		return RunSummary{}, err
+		return RunSummary{}, fmt.Errorf("loop: %w", err)
 	}
 	return sum, plotSummary(filepath.Join(run, "summary.png"), gens)
 }
@@ -376,8 +376,6 @@ func plotSummary(path string, gens []GenSummary) error {
 		}
 		genTicks = plot.ConstantTicks(ticks)
 	}
-	// The Okabe-Ito colours, told apart by most colour-blind readers, and a
-	// shape per series.
 	// panel returns the plot and its data's lowest and highest values (NaN
 	// with no data).
 	panel := func(title, ylabel string, series ...any) (*plot.Plot, [2]float64, error) {
