@@ -147,8 +147,8 @@ func (m Matches) Of(variant string) Matches {
 }
 
 // Select returns the matches of variant, or of the one rule set they
-// hold when variant is "". Several rule sets and no variant is an error,
-// and so is a variant none of them holds.
+// hold when variant is "". Several rule sets and no variant is a
+// *SettingError of Variant, and so is a variant none of them holds.
 func (m Matches) Select(variant string) (Matches, error) {
 	variants := m.Variants()
 	if variant == "" && len(variants) > 1 {
@@ -156,15 +156,15 @@ func (m Matches) Select(variant string) (Matches, error) {
 		for i, v := range variants {
 			parts[i] = fmt.Sprintf("%s (%s)", v, m.Of(v).names())
 		}
-		return Matches{}, fmt.Errorf("ratings: the match files hold games of several rule sets: %s; ratings are per rule set: choose one",
-			strings.Join(parts, "; "))
+		return Matches{}, &SettingError{"Variant", "", "the match files hold games of several rule sets: " + strings.Join(parts, "; ") +
+			"; ratings are per rule set: choose one"}
 	}
 	if variant == "" && len(variants) == 1 {
 		variant = variants[0]
 	}
 	out := m.Of(variant)
 	if len(out.Files) == 0 {
-		return Matches{}, fmt.Errorf("ratings: rule set %q: no match file of that rule set (they hold %s)", variant, strings.Join(variants, ", "))
+		return Matches{}, &SettingError{"Variant", strconv.Quote(variant), "no match file of that rule set (they hold " + strings.Join(variants, ", ") + ")"}
 	}
 	return out, nil
 }

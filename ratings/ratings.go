@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"taflab/stats"
@@ -75,8 +76,25 @@ func DefaultConfig() Config {
 	return Config{MaxFiles: DefaultMaxFiles, MaxBytes: DefaultMaxBytes}
 }
 
+// SettingError is a setting of Config that cannot be used (Validate) or
+// that the matches refuse (Select, Fit): Setting is Config's field, Value
+// its value as a message shows it ("" when it was not given) and Problem
+// what is wrong with it. A command shows it with its own flag's name.
+type SettingError struct {
+	Setting string // PriorSD, FallbackPriorSD, MaxFiles, MaxBytes, Variant or Anchor
+	Value   string
+	Problem string
+}
+
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return "ratings: " + e.Problem + " (" + e.Setting + ")"
+	}
+	return "ratings: " + e.Setting + " " + e.Value + ": " + e.Problem
+}
+
 // Validate checks that the priors are finite and not negative and the
-// limits not negative.
+// limits not negative. Each problem is a *SettingError (joined).
 func (c Config) Validate() error {
 	var errs []error
 	for _, p := range []struct {
@@ -84,11 +102,14 @@ func (c Config) Validate() error {
 		sd   float64
 	}{{"PriorSD", c.PriorSD}, {"FallbackPriorSD", c.FallbackPriorSD}} {
 		if !(p.sd >= 0) || math.IsInf(p.sd, 0) {
-			errs = append(errs, fmt.Errorf("ratings: %s %v: want a finite Elo of 0 or more", p.name, p.sd))
+			errs = append(errs, &SettingError{p.name, fmt.Sprint(p.sd), "want a finite Elo of 0 or more"})
 		}
 	}
-	if c.MaxFiles < 0 || c.MaxBytes < 0 {
-		errs = append(errs, fmt.Errorf("ratings: MaxFiles %d, MaxBytes %d: want 0 (the default) or more", c.MaxFiles, c.MaxBytes))
+	if c.MaxFiles < 0 {
+		errs = append(errs, &SettingError{"MaxFiles", fmt.Sprint(c.MaxFiles), "want 0 (the default) or more"})
+	}
+	if c.MaxBytes < 0 {
+		errs = append(errs, &SettingError{"MaxBytes", fmt.Sprint(c.MaxBytes), "want 0 (the default) or more"})
 	}
 	return errors.Join(errs...)
 }
@@ -158,10 +179,11 @@ func (e *FitError) Error() string {
 func (e *FitError) Unwrap() error { return e.Err }
 
 // Run reads the match files of cfg.Paths, takes the games of cfg.Variant
-// and fits them (Fit), with the name clashes among the files. An error
-// that is not a *FitError is the input's: a path that cannot be read, a
-// malformed match file, past the limits, several rule sets and no
-// Variant, an unknown anchor, no games.
+// and fits them (Fit), with the name clashes among the files (also on a
+// *FitError). An error that is not a *FitError is the input's: a setting
+// that cannot be used or that the matches refuse (a *SettingError: several
+// rule sets and no Variant, an unknown Anchor), a path that cannot be read,
+// a malformed match file, past the limits, no games.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
@@ -180,7 +202,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 // Fit fits the games of m, all of one rule set, group by group (see
 // Config). Report.Files are m.Paths. On a *FitError the report holds the
-// groups fitted before.
+// groups fitted before; an unknown Anchor is a *SettingError.
 func Fit(m Matches, cfg Config) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
@@ -198,7 +220,7 @@ func Fit(m Matches, cfg Config) (Report, error) {
 	}
 	players := m.Players()
 	if cfg.Anchor != "" && !slices.Contains(players, cfg.Anchor) {
-		return Report{}, fmt.Errorf("ratings: anchor %q: no such player (players: %s)", cfg.Anchor, strings.Join(players, ", "))
+		return Report{}, &SettingError{"Anchor", strconv.Quote(cfg.Anchor), "no such player (players: " + strings.Join(players, ", ") + ")"}
 	}
 	groups := split(games, cfg.Anchor)
 	if cfg.AnchorGroupOnly {

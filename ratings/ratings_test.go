@@ -80,7 +80,7 @@ func TestFit(t *testing.T) {
 		{"a sweep fails", sweep, Config{}, nil, 0, 0, "won", true},
 		{"a sweep with a prior", sweep, Config{PriorSD: 400}, []string{"builtin-16: gen002 builtin-16"}, 10, 400, "", false},
 		{"a sweep falls back", sweep, Config{FallbackPriorSD: 300}, []string{"builtin-16: gen002 builtin-16"}, 10, 300, "", false},
-		{"unknown anchor", linked, Config{Anchor: "nobody"}, nil, 0, 0, `anchor "nobody"`, false},
+		{"unknown anchor", linked, Config{Anchor: "nobody"}, nil, 0, 0, `Anchor "nobody"`, false},
 		{"negative prior", linked, Config{PriorSD: -1}, nil, 0, 0, "PriorSD", false},
 		{"two rule sets", append([]match.File{matchOf("copenhagen", gen1, builtin, 4, 2, 0)}, linked...), Config{}, nil, 0, 0, "several rule sets", false},
 		{"no games", []match.File{{Variant: "fetlar"}}, Config{}, nil, 0, 0, "no games", false},

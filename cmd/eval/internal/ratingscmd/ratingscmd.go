@@ -8,10 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"taflab/cmd/internal/cli"
@@ -71,6 +69,9 @@ anchor; past the limits).
 Flags:
 `
 
+// flags are the flags of ratings.Config's settings.
+var flags = map[string]string{"PriorSD": "-prior-sd", "Variant": "-variant", "Anchor": "-anchor"}
+
 // Run runs "eval ratings" with its arguments and returns the exit status.
 // It reads at most maxFiles match files of at most maxBytes bytes together
 // (0: ratings' defaults).
@@ -98,54 +99,31 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, maxFiles 
 	if fset.NArg() == 0 {
 		return bad("no PATH: give match folders or match.json files")
 	}
-	if !(*priorSD >= 0) || math.IsInf(*priorSD, 0) {
-		return bad("-prior-sd %v: want a finite Elo of 0 or more", *priorSD)
-	}
-	cfg := ratings.Config{Paths: fset.Args(), Anchor: *anchor, PriorSD: *priorSD, MaxFiles: maxFiles, MaxBytes: maxBytes}
-	all, err := ratings.Read(ctx, cfg)
-	if err != nil {
-		return bad("%s", strings.TrimPrefix(err.Error(), "ratings: "))
-	}
-	variants := all.Variants()
-	if *variant == "" && len(variants) > 1 {
-		parts := make([]string, len(variants))
-		for i, v := range variants {
-			parts[i] = fmt.Sprintf("%s (%s)", v, strings.Join(all.Of(v).Paths, ", "))
-		}
-		return bad("the match files hold games of several rule sets: %s; ratings are per rule set: choose one with -variant",
-			strings.Join(parts, "; "))
-	}
-	if *variant == "" {
-		*variant = variants[0]
-	}
-	m := all.Of(*variant)
-	if len(m.Files) == 0 {
-		return bad("-variant %q: no match file of that rule set (they hold %s)", *variant, strings.Join(variants, ", "))
-	}
-	if len(m.Games()) == 0 {
-		return bad("no games in %s", strings.Join(m.Paths, ", "))
-	}
-	if players := m.Players(); *anchor != "" && !slices.Contains(players, *anchor) {
-		return bad("-anchor %q: no such player (players: %s)", *anchor, strings.Join(players, ", "))
-	}
-	clashes := m.Clashes()
-	for _, c := range clashes {
-		fmt.Fprintf(stderr, "eval ratings: warning: %s\n", c)
-	}
-	rep, err := ratings.Fit(m, cfg)
+	cfg := ratings.Config{Paths: fset.Args(), Variant: *variant, Anchor: *anchor, PriorSD: *priorSD, MaxFiles: maxFiles, MaxBytes: maxBytes}
+	rep, err := ratings.Run(ctx, cfg)
 	var fe *ratings.FitError
-	if errors.As(err, &fe) {
+	if err == nil || errors.As(err, &fe) {
+		for _, c := range rep.Clashes {
+			fmt.Fprintf(stderr, "eval ratings: warning: %s\n", c)
+		}
+	}
+	var se *ratings.SettingError
+	switch {
+	case fe != nil:
 		hint := ""
 		if *priorSD == 0 {
 			hint = " (try -prior-sd 400)"
 		}
 		fmt.Fprintf(stderr, "eval ratings: %s%s\n", strings.TrimPrefix(fe.Error(), "ratings: "), hint)
 		return 1
-	}
-	if err != nil {
+	case errors.As(err, &se) && flags[se.Setting] != "":
+		if se.Value == "" {
+			return bad("%s with %s", se.Problem, flags[se.Setting])
+		}
+		return bad("%s %s: %s", flags[se.Setting], se.Value, se.Problem)
+	case err != nil:
 		return bad("%s", strings.TrimPrefix(err.Error(), "ratings: "))
 	}
-	rep.Clashes = clashes
 	md := rep.Markdown()
 	fmt.Fprint(stdout, md)
 	if *out == "" {
