@@ -43,21 +43,57 @@ func (r Rung) Point() stats.LadderPoint {
 	return stats.LadderPoint{Multiplier: float64(r.Multiplier), Elo: r.Report.Elo, Lo: r.Report.EloLo, Hi: r.Report.EloHi}
 }
 
+// LadderError is a ladder that cannot be climbed (LadderConfig.Validate):
+// fewer than one pair a rung, a base that does not search (an engine
+// program, whose playouts cannot be multiplied), or a multiplier below 2
+// or past what a search may have times the base's playouts.
+type LadderError struct {
+	Pairs      int  // the pairs a rung
+	Engine     bool // the base is an engine program
+	Multiplier int  // the multiplier at fault; 0 for none
+	Playouts   int  // the base's playouts
+}
+
+func (e *LadderError) Error() string {
+	switch {
+	case e.Pairs < 1:
+		return fmt.Sprintf("match: ladder: %d pairs a rung: want at least 1", e.Pairs)
+	case e.Engine:
+		return "match: ladder: the base is an engine program: a ladder multiplies a search's playouts"
+	case e.Multiplier < 2:
+		return fmt.Sprintf("match: ladder: multiplier %d: want at least 2", e.Multiplier)
+	}
+	return fmt.Sprintf("match: ladder: multiplier %d times %d playouts: want from 1 to %d playouts", e.Multiplier, e.Playouts, mcts.MaxPlayouts)
+}
+
+// Validate checks that the ladder can be climbed: at least one pair a
+// rung, a base that searches, and each multiplier at least 2 and, times
+// the base's playouts, at most mcts.MaxPlayouts. Its error is a
+// *LadderError. The match settings are checked by the matches of the
+// rungs.
+func (cfg LadderConfig) Validate() error {
+	if cfg.Pairs < 1 {
+		return &LadderError{Pairs: cfg.Pairs}
+	}
+	if cfg.Base.NewEngine != nil && len(cfg.Multipliers) > 0 {
+		return &LadderError{Pairs: cfg.Pairs, Engine: true}
+	}
+	for _, k := range cfg.Multipliers {
+		if k < 2 || cfg.Base.Playouts < 1 || k > mcts.MaxPlayouts/cfg.Base.Playouts {
+			return &LadderError{Pairs: cfg.Pairs, Multiplier: k, Playouts: cfg.Base.Playouts}
+		}
+	}
+	return nil
+}
+
 // Ladder climbs the ladder: for each multiplier k, Pairs pairs of Base at k
 // times its playouts (as A) against Base, counted by pentanomial pairs as
 // in a match. It returns the rungs climbed so far, and ctx's error if
-// stopped.
+// stopped. A ladder that cannot be climbed (Validate) is an error before
+// any game.
 func Ladder(ctx context.Context, cfg LadderConfig, onRung func(Rung)) ([]Rung, error) {
-	if cfg.Pairs < 1 {
-		return nil, fmt.Errorf("match: ladder: %d pairs a rung: want at least 1", cfg.Pairs)
-	}
-	for _, k := range cfg.Multipliers {
-		if k < 2 {
-			return nil, fmt.Errorf("match: ladder: multiplier %d: want at least 2", k)
-		}
-		if cfg.Base.NewEngine == nil && (cfg.Base.Playouts < 1 || k > mcts.MaxPlayouts/cfg.Base.Playouts) {
-			return nil, fmt.Errorf("match: ladder: multiplier %d times %d playouts: want from 1 to %d playouts", k, cfg.Base.Playouts, mcts.MaxPlayouts)
-		}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	var rungs []Rung
 	for _, k := range cfg.Multipliers {

@@ -120,27 +120,34 @@ func TestLadderClimbs(t *testing.T) {
 	}
 }
 
-// TestLadderRefuses: a multiplier below 2 and fewer than 1 pair a rung are
-// errors, before any rung is played.
+// TestLadderRefuses: a multiplier below 2 or past the most playouts,
+// fewer than 1 pair a rung and an engine program as the base are
+// *LadderErrors, before any rung is played.
 func TestLadderRefuses(t *testing.T) {
+	engine := builtin("engine", 0)
+	engine.NewEngine = func() (Engine, error) { return nil, errors.New("not started") }
 	tests := []struct {
 		name        string
+		base        Player
 		multipliers []int
 		pairs       int
 		want        string
 	}{
-		{"multiplier 1", []int{1}, 2, "multiplier 1"},
-		{"multiplier 0", []int{0, 2}, 2, "multiplier 0"},
-		{"negative multiplier", []int{-4}, 2, "multiplier -4"},
-		{"no pairs", []int{2}, 0, "0 pairs"},
-		{"negative pairs", []int{2}, -1, "-1 pairs"},
+		{"multiplier 1", builtin("tiny", 4), []int{1}, 2, "multiplier 1"},
+		{"multiplier 0", builtin("tiny", 4), []int{0, 2}, 2, "multiplier 0"},
+		{"negative multiplier", builtin("tiny", 4), []int{-4}, 2, "multiplier -4"},
+		{"past the most playouts", builtin("tiny", mcts.MaxPlayouts/4), []int{2, 8}, 2, "multiplier 8 times 4194304 playouts"},
+		{"no pairs", builtin("tiny", 4), []int{2}, 0, "0 pairs"},
+		{"negative pairs", builtin("tiny", 4), []int{2}, -1, "-1 pairs"},
+		{"an engine", engine, []int{2}, 2, "engine program"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			called := 0
-			rungs, err := Ladder(context.Background(), ladderConfig(builtin("tiny", 4), tt.multipliers, tt.pairs), func(Rung) { called++ })
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got error %v, want one naming %q", err, tt.want)
+			rungs, err := Ladder(context.Background(), ladderConfig(tt.base, tt.multipliers, tt.pairs), func(Rung) { called++ })
+			var le *LadderError
+			if !errors.As(err, &le) || !strings.Contains(err.Error(), tt.want) || strings.Count(err.Error(), "match: ") != 1 {
+				t.Errorf("got error %v, want a *LadderError naming %q", err, tt.want)
 			}
 			if len(rungs) != 0 || called != 0 {
 				t.Errorf("got %d rungs (%d seen), want none", len(rungs), called)

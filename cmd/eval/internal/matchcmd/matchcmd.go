@@ -127,14 +127,6 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if a.Name == b.Name {
 		b.Name += "-b" // the same player on both sides: keep the names apart in ratings
 	}
-	if len(multipliers) > 0 && b.NewEngine != nil {
-		return bad("-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
-	}
-	for _, m := range multipliers {
-		if m > cli.MaxPlayouts/max(b.Playouts, 1) {
-			return bad("-odds %s: %d times B's %d playouts is more than %d, the most a search may have", *oddsSpec, m, b.Playouts, cli.MaxPlayouts)
-		}
-	}
 	if *gate && a.Network == "" {
 		return bad("-gate promotes a network: -a must be net=FILE,...")
 	}
@@ -147,6 +139,31 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("-openings: %v", err)
 	}
+	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
+		Openings: openings, MaxPairs: pairs}
+	var bar *progress.Bar // made once the match starts
+	rc := match.RunConfig{Match: cfg, Test: test, Openings: openingsDesc, Odds: multipliers, OddsPairs: *oddsPairs,
+		OnPair: func(_ match.Pair, r stats.Report) {
+			bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
+		},
+		OnLadder: func(res match.Result) {
+			bar.Finish()
+			fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
+			fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", b.Name, multipliers, *oddsPairs)
+		},
+		OnRung: func(r match.Rung) {
+			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
+		}}
+	if err := rc.Validate(); err != nil {
+		var le *match.LadderError
+		switch {
+		case errors.As(err, &le) && le.Engine:
+			return bad("-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
+		case errors.As(err, &le) && le.Multiplier >= 2:
+			return bad("-odds %s: %d times B's %d playouts is more than %d, the most a search may have", *oddsSpec, le.Multiplier, le.Playouts, cli.MaxPlayouts)
+		}
+		return bad("%v", err)
+	}
 	if *best == "" {
 		*best = filepath.Join(*out, "best.json")
 	}
@@ -154,25 +171,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval match: -out: %v\n", err)
 		return 1
 	}
-
-	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
-		Openings: openings, MaxPairs: pairs}
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
-	progress := progress.New(stdout, pairs, "pairs", 10*time.Second)
-	file, res, err := match.Run(ctx, match.RunConfig{Match: cfg, Test: test, Openings: openingsDesc, Odds: multipliers, OddsPairs: *oddsPairs,
-		OnPair: func(_ match.Pair, r stats.Report) {
-			progress.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
-		},
-		OnLadder: func(res match.Result) {
-			progress.Finish()
-			fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
-			fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", b.Name, multipliers, *oddsPairs)
-		},
-		OnRung: func(r match.Rung) {
-			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
-		}})
-	progress.Finish()
+	bar = progress.New(stdout, pairs, "pairs", 10*time.Second)
+	file, res, err := match.Run(ctx, rc)
+	bar.Finish()
 	interrupted := errors.Is(err, context.Canceled)
 	var oddsErr *match.OddsError
 	switch {
