@@ -19,14 +19,14 @@ func TestRun(t *testing.T) {
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
 	cases := []struct {
-		name      string
-		ctx       context.Context
-		odds      []int
-		games     int  // in the file
-		withOdds  bool // File.Odds set
-		ladder    int  // OnLadder calls
-		refused   bool // a *LadderError
-		canceled  bool
+		name     string
+		ctx      context.Context
+		odds     []int
+		games    int  // in the file
+		withOdds bool // File.Odds set
+		ladder   int  // OnLadder calls
+		refused  bool // a *LadderError
+		canceled bool
 	}{
 		{"no ladder", context.Background(), nil, 4, false, 0, false, false},
 		{"a ladder", context.Background(), []int{2}, 4, true, 1, false, false},
