@@ -79,26 +79,17 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// The self-play mode: the flag's, else the one the run recorded as it
-	// started (which a flag may have chosen), else the config's.
+	// started (which a flag may have chosen), else the config's. loop.Run
+	// refuses a config or mode other than the run's own.
 	have, where, err := loop.ReadMode(*runDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "train loop:", err)
 		return 2
 	}
-	sameConfig := ownErr != nil || string(text) == string(ownText)
 	if cli.SetFlags(fs)["external"] {
 		cfg.SelfPlay.External = *external
-	} else if where != "" && sameConfig {
+	} else if where != "" {
 		cfg.SelfPlay.External = have.External
-	}
-	if where != "" && have.External != cfg.SelfPlay.External {
-		fmt.Fprintf(stderr, "train loop: %s has selfplay.external = %v, and this start asks for %v: a run keeps its self-play mode (run it without -external to go on in its own mode, or start a new -run)\n",
-			where, have.External, cfg.SelfPlay.External)
-		return 2
-	}
-	if !sameConfig {
-		fmt.Fprintf(stderr, "train loop: -config %s differs from the run's own %s: a run keeps its config (start a new -run)\n", *configFile, own)
-		return 2
 	}
 	if *generations < 0 {
 		fmt.Fprintf(stderr, "train loop: -generations %d: want at least 1\n", *generations)
@@ -112,8 +103,11 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		mode = "self-play by followers: selfplay -follow " + *runDir
 	}
 	fmt.Fprintf(stdout, "train loop: %s, %d generations into %s (config %s; %s)\n", cfg.Variant, cfg.Generations, *runDir, name, mode)
-	err = loop.Run(ctx, *runDir, cfg, text, loop.Options{Log: stdout})
+	err = loop.Run(ctx, *runDir, cfg, text, loop.Options{Log: stdout, ConfigName: name})
 	switch {
+	case errors.Is(err, loop.ErrRunKept):
+		fmt.Fprintln(stderr, "train loop:", err)
+		return 2
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "train loop: stopped; run again to carry on: go run ./cmd/train loop -run %s\n", *runDir)
 		return 130
