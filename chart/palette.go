@@ -24,6 +24,8 @@ func Color(i int) color.Color { return Hex(Palette[i%len(Palette)]) }
 
 // Hex parses a colour written "#RRGGBB" (as in Palette), opaque. It
 // panics on another form: its arguments are the package's constants.
+// Exported for the web page's browser test, which checks the page's
+// computed colours against Palette.
 func Hex(s string) color.RGBA {
 	var c color.RGBA
 	if n, err := fmt.Sscanf(s, "#%02x%02x%02x", &c.R, &c.G, &c.B); err != nil || n != 3 || len(s) != 7 {

@@ -172,9 +172,9 @@ func (c SuiteConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// SuiteComment is the comment of a kept position: its source and the
+// suiteComment is the comment of a kept position: its source and the
 // result measured there, such as "human line 123, ply 20; defenders 3/8".
-func SuiteComment(source string, r SuiteResult) string {
+func suiteComment(source string, r SuiteResult) string {
 	s := fmt.Sprintf("defenders %d/%d", r.DefenderWins, r.Games)
 	if r.Draws > 0 {
 		s += fmt.Sprintf(", draws %d", r.Draws)
@@ -188,7 +188,7 @@ func SuiteComment(source string, r SuiteResult) string {
 // BuildSuite measures the candidates with cfg.Games games each of the
 // reference player against itself and returns the suite: at most cfg.Size
 // positions whose defender rate lies within the bounds, chosen and ordered
-// as the comment at the top of this file says, each with SuiteComment as
+// as the comment at the top of this file says, each with suiteComment as
 // its comment. Candidates whose position an earlier candidate has are
 // dropped, and so are those that cannot be played (not a position of the
 // rule set, or rules.Variant.CheckStart refuses it).
@@ -267,7 +267,7 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 			if m.Kept {
 				st.After[m.DefenderWins]++
 				c := candidates[m.Candidate]
-				entries = append(entries, SuiteEntry{Position: c.Position, Comment: SuiteComment(c.Source, *m)})
+				entries = append(entries, SuiteEntry{Position: c.Position, Comment: suiteComment(c.Source, *m)})
 			}
 			if st.Tried == len(order) || (cfg.Size > 0 && len(entries) == cfg.Size) {
 				complete = true

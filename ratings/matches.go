@@ -23,10 +23,10 @@ type Matches struct {
 	Files []match.File
 }
 
-// Read finds the match files of cfg.Paths (Find) and reads them
+// Read finds the match files of cfg.Paths (find) and reads them
 // (match.ReadFile), stopped by ctx between files.
 func Read(ctx context.Context, cfg Config) (Matches, error) {
-	paths, err := Find(cfg.Paths, cfg.MaxFiles, cfg.MaxBytes)
+	paths, err := find(cfg.Paths, cfg.MaxFiles, cfg.MaxBytes)
 	if err != nil {
 		return Matches{}, err
 	}
@@ -44,12 +44,12 @@ func Read(ctx context.Context, cfg Config) (Matches, error) {
 	return m, nil
 }
 
-// Find turns paths into match.json files: a file is taken as it is, a
+// find turns paths into match.json files: a file is taken as it is, a
 // folder is searched recursively, and a file named twice is taken once.
 // Errors name the path; a folder with no match file in it or below is
 // one, and so are more than maxFiles files or maxBytes bytes together (0:
 // the defaults, DefaultMaxFiles and DefaultMaxBytes).
-func Find(paths []string, maxFiles int, maxBytes int64) ([]string, error) {
+func find(paths []string, maxFiles int, maxBytes int64) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("ratings: no paths: give match folders or %s files", match.FileName)
 	}
@@ -286,9 +286,9 @@ func describePlayer(p match.PlayerInfo) string {
 // gen_12, generation-4.
 var generationRE = regexp.MustCompile(`(?i)gen(?:eration)?[-_]?(\d+)`)
 
-// Generation returns the generation number in a player's name: gen-3,
+// generation returns the generation number in a player's name: gen-3,
 // gen003, gen_12, generation-4.
-func Generation(name string) (int, bool) {
+func generation(name string) (int, bool) {
 	m := generationRE.FindStringSubmatch(name)
 	if m == nil {
 		return 0, false

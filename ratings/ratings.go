@@ -150,7 +150,7 @@ type Group struct {
 // Player is one rated player.
 type Player struct {
 	Name       string  `json:"name"`
-	Generation *int    `json:"generation"` // parsed from the name (Generation), or null
+	Generation *int    `json:"generation"` // parsed from the name (generation), or null
 	Elo        float64 `json:"elo"`
 	SE         float64 `json:"se"`   // the fit's standard error (0 for the anchor)
 	CI95       float64 `json:"ci95"` // 1.96·SE·the dispersion scale
@@ -315,7 +315,7 @@ func newGroup(r stats.Ratings) Group {
 	for _, p := range r.Players {
 		q := Player{Name: p.Name, Elo: p.Elo, SE: p.SE, CI95: 1.96 * p.SE * scale, Games: p.Games, Points: p.Points,
 			Anchor: p.Name == r.Anchor}
-		if g, ok := Generation(p.Name); ok {
+		if g, ok := generation(p.Name); ok {
 			q.Generation = &g
 		}
 		if p.Games > 0 {

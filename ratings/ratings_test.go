@@ -208,7 +208,7 @@ func TestClashes(t *testing.T) {
 	}
 }
 
-func TestGeneration(t *testing.T) {
+func TestGenerationOfName(t *testing.T) {
 	cases := []struct {
 		name string
 		gen  int
@@ -218,7 +218,7 @@ func TestGeneration(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if gen, ok := Generation(c.name); gen != c.gen || ok != c.ok {
+			if gen, ok := generation(c.name); gen != c.gen || ok != c.ok {
 				t.Errorf("got %d %v, want %d %v", gen, ok, c.gen, c.ok)
 			}
 		})

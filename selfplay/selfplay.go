@@ -89,9 +89,9 @@ func Kind(g mcts.GameSpec) string {
 	return k
 }
 
-// RowKind is Kind of a game read back from a dataset: its start and the
+// rowKind is Kind of a game read back from a dataset: its start and the
 // two sides' playouts say how it was set up.
-func RowKind(r *datasets.GameRow) string {
+func rowKind(r *datasets.GameRow) string {
 	g := mcts.GameSpec{}
 	if r.Start != "" {
 		g.Start.Size = 1 // any start but the rule set's
@@ -112,7 +112,7 @@ func TallyGames(rows []datasets.GameRow) (all match.Tally, byKind map[string]mat
 	for i := range rows {
 		r := &rows[i]
 		all.Add(r.Winner, int(r.Length))
-		k := RowKind(r)
+		k := rowKind(r)
 		t := byKind[k]
 		t.Add(r.Winner, int(r.Length))
 		byKind[k] = t
