@@ -239,7 +239,7 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 	defer cancel()
 	players, err := mcts.NewPlayers(cfg.Search, cfg.Variant, cfg.Workers, cfg.GamesPerWorker, cfg.Reference.NewEvaluator)
 	if err != nil {
-		return nil, st, fmt.Errorf("match: suite: player %s: %w", cfg.Reference.Name, err)
+		return nil, st, err // mcts's, or the reference's evaluators'; one package prefix
 	}
 	results, wait := mcts.PlayAll(runCtx, players, source, cfg.Workers*cfg.GamesPerWorker)
 
@@ -279,7 +279,7 @@ func BuildSuite(ctx context.Context, cfg SuiteConfig, candidates []SuiteCandidat
 		}
 	}
 	if err := wait(); err != nil {
-		return nil, st, fmt.Errorf("match: suite: %w", err)
+		return nil, st, err // the players' (mcts's)
 	}
 	if err := ctx.Err(); err != nil && !complete {
 		return nil, st, err
