@@ -60,6 +60,8 @@ var allowedImports = map[string][]string{
 	"internal/nodetest": {},
 	// Support for tests only: small network files.
 	"internal/nettest": {"net"},
+	// Support for tests only: rule sets with changes, small files.
+	"internal/varianttest": {"rules", "configs/variants"},
 	// Support for tests only: measuring other processes.
 	"internal/proctest": {},
 	// The container image and Kubernetes manifests; Go for their test only.

@@ -7,18 +7,9 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/internal/varianttest"
 	"taflab/rules"
 )
-
-// writeFile writes text into dir/name and returns the path.
-func writeFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // openTaflCopenhagen is OpenTafl's Copenhagen as its RulesSerializer writes
 // it (../shared/notes/opentafl.md).
@@ -30,7 +21,7 @@ const openTaflCopenhagen = "dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:
 // key named.
 func TestLoadVariantOTR(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string { return writeFile(t, dir, name, text) }
+	write := func(name, text string) string { return varianttest.WriteFile(t, dir, name, text) }
 	toml, err := os.ReadFile("variants/fetlar.toml")
 	if err != nil {
 		t.Fatal(err)

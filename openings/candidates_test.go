@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/internal/varianttest"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -15,10 +16,10 @@ import (
 func TestGatherCandidates(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
 	dir := t.TempDir()
-	records := writeFile(t, dir, "games.csv", "d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7,1,0,Black\n"+
+	records := varianttest.WriteFile(t, dir, "games.csv", "d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7,1,0,Black\n"+
 		"h1-h3 f8-i8 f10-i10 d6-d3,0,0,White\n")
 	start := v.Start()
-	suite := writeFile(t, dir, "suite.txt", string(match.FormatSuite([]string{"a suite"},
+	suite := varianttest.WriteFile(t, dir, "suite.txt", string(match.FormatSuite([]string{"a suite"},
 		[]match.SuiteEntry{{Position: start, Comment: "human line 3, ply 0; defenders 1/2"}})))
 	base := CandidateConfig{Variant: v, RecordsVariant: variants.MustLoad("copenhagen-classic"), PlyLo: 2, PlyHi: 6, Every: 2, RandomPlies: 3, Seed: 1}
 	with := func(f func(c *CandidateConfig)) CandidateConfig {

@@ -2,53 +2,16 @@ package openings
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/internal/varianttest"
 	"taflab/match"
 	"taflab/rules"
 )
-
-// variantFile writes copenhagen-classic's rule-set file with the
-// replacements (old, new, ...) made, loads it with configs.LoadVariant and returns
-// the rule set.
-func variantFile(t *testing.T, name string, replacements ...string) *rules.Variant {
-	t.Helper()
-	data, err := variants.File("copenhagen-classic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.NewReplacer(append([]string{`name = "copenhagen-classic"`, `name = "` + name + `"`}, replacements...)...).Replace(string(data))
-	v, err := configs.LoadVariant(writeFile(t, t.TempDir(), name+".toml", text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Name() != name {
-		t.Fatalf("got rule set %q, want %q", v.Name(), name)
-	}
-	return v
-}
-
-// smallVariantOf is a 7x7 rule set, which the network cannot play.
-func smallVariantOf(t *testing.T) *rules.Variant {
-	return variantFile(t, "small", "size = 11", "size = 7",
-		"3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "7/7/7/1d1k3/7/7/1ad4 a")
-}
-
-// writeFile writes text into dir/name and returns the path.
-func writeFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestOpeningsRandom(t *testing.T) {
 	v := variants.MustLoad("fetlar")
@@ -165,12 +128,12 @@ func TestOpeningsSuite(t *testing.T) {
 // TestOpeningsSuiteErrors: a rule set of its own has no embedded suite,
 // "" is no openings, and a suite file's bad line is named.
 func TestOpeningsSuiteErrors(t *testing.T) {
-	mine := variantFile(t, "mine", "edge_fort = true", "edge_fort = false")
+	mine := varianttest.Edited(t, "mine", "edge_fort = true", "edge_fort = false")
 	// A copy of copenhagen-classic with a switch changed and the name kept:
 	// the shipped suite was balanced under other rules.
-	changed := variantFile(t, "copenhagen-classic", "edge_fort = true", "edge_fort = false")
+	changed := varianttest.Edited(t, "copenhagen-classic", "edge_fort = true", "edge_fort = false")
 	dir := t.TempDir()
-	write := func(name, text string) string { return writeFile(t, dir, name, text) }
+	write := func(name, text string) string { return varianttest.WriteFile(t, dir, name, text) }
 	start := variants.MustLoad("copenhagen").Start().String()
 	good := write("good.txt", "# a suite\n"+start+"  # the start\n")
 	badPosition := write("bad-position.txt", "# a suite\n"+start+"\n\nnot/a/position a\n")

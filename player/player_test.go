@@ -11,49 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/internal/nettest"
+	"taflab/internal/varianttest"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
 )
-
-// variantFile writes copenhagen-classic's rule-set file with the
-// replacements (old, new, ...) made, loads it with configs.LoadVariant and returns
-// the rule set.
-func variantFile(t *testing.T, name string, replacements ...string) *rules.Variant {
-	t.Helper()
-	data, err := variants.File("copenhagen-classic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.NewReplacer(append([]string{`name = "copenhagen-classic"`, `name = "` + name + `"`}, replacements...)...).Replace(string(data))
-	v, err := configs.LoadVariant(writeFile(t, t.TempDir(), name+".toml", text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Name() != name {
-		t.Fatalf("got rule set %q, want %q", v.Name(), name)
-	}
-	return v
-}
-
-// smallVariantOf is a 7x7 rule set, which the network cannot play.
-func smallVariantOf(t *testing.T) *rules.Variant {
-	return variantFile(t, "small", "size = 11", "size = 7",
-		"3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "7/7/7/1d1k3/7/7/1ad4 a")
-}
-
-// writeFile writes text into dir/name and returns the path.
-func writeFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestParsePlayerRoot(t *testing.T) {
 	netFile := nettest.TinyFile(t, 1)
@@ -172,7 +136,7 @@ func TestNetworkEvaluators(t *testing.T) {
 		})
 	}
 	t.Run("7x7 planes", func(t *testing.T) {
-		factory, n, err := NetworkEvaluators(file, 1, smallVariantOf(t))
+		factory, n, err := NetworkEvaluators(file, 1, varianttest.Small(t))
 		if err == nil || factory != nil || n != nil {
 			t.Fatalf("got %v, want an error and nothing else", err)
 		}
