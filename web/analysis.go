@@ -217,25 +217,18 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 		return nil, err
 	}
 	pos := g.Position()
-	batch := &mcts.Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{pos}, Moves: [][]rules.Move{moves},
-		Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
-	if err := eval.Evaluate(batch); err != nil {
+	policy, value, err := mcts.EvaluatePosition(eval, v, pos, moves, req.Top)
+	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, "evaluating: %v", err)
 	}
-	rep = &Analysis{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(batch.Values[0])), Policy: []MoveProb{}}
+	rep = &Analysis{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(value)), Policy: []MoveProb{}}
 	if in, ok := eval.(*net.Inference); ok {
 		wdl := in.WDL(0)
 		rep.WDL = &[3]float64{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}
 	}
-	order := make([]int, len(moves))
-	for i := range order {
-		order[i] = i
-	}
-	priors := batch.Priors[0]
-	sort.SliceStable(order, func(a, b int) bool { return priors[order[a]] > priors[order[b]] })
-	for _, i := range order[:min(req.Top, len(order))] {
-		m := moves[i]
-		rep.Policy = append(rep.Policy, MoveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(priors[i]))})
+	for _, mp := range policy {
+		m := mp.Move
+		rep.Policy = append(rep.Policy, MoveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(mp.Prior))})
 	}
 	if req.Playouts > 0 {
 		cfg := mcts.DefaultConfig()
@@ -249,9 +242,7 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 			return nil, errorf(http.StatusInternalServerError, "search: %v", err)
 		}
 		si := &SearchInfo{Playouts: search.Playouts(), BestMove: search.BestMove().String(), Value: round(float64(search.RootValue())), Moves: []MoveProb{}}
-		stats := search.Stats(nil)
-		sort.SliceStable(stats, func(a, b int) bool { return stats[a].Visits > stats[b].Visits })
-		for _, st := range stats[:min(req.Top, len(stats))] {
+		for _, st := range search.TopStats(req.Top) {
 			visits, value := st.Visits, round(float64(st.Value))
 			si.Moves = append(si.Moves, MoveProb{Move: st.Move.String(), From: st.Move.From().String(), To: st.Move.To().String(),
 				Prior: round(float64(st.Prior)), Visits: &visits, Value: &value})

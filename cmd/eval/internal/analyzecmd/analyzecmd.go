@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
@@ -109,23 +108,15 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return fail(2, "-net: %v", err)
 	}
 	in := n.NewInference(1, "net-"+n.Hash())
-	moves := g.GenerateMoves(nil)
-	batch := &mcts.Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{pos}, Moves: [][]rules.Move{moves},
-		Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
-	if err := in.Evaluate(batch); err != nil {
+	policy, _, err := mcts.EvaluatePosition(in, v, pos, g.GenerateMoves(nil), *top)
+	if err != nil {
 		return fail(1, "%v", err)
 	}
 	wdl := in.WDL(0)
 	rep := Report{Position: pos.String(), ToMove: pos.ToMove.String(),
 		Value: WDL{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}}
-	order := make([]int, len(moves))
-	for i := range order {
-		order[i] = i
-	}
-	priors := batch.Priors[0]
-	sort.SliceStable(order, func(a, b int) bool { return priors[order[a]] > priors[order[b]] })
-	for _, i := range order[:min(*top, len(order))] {
-		rep.Top = append(rep.Top, Move{Move: moves[i].String(), Prior: round(float64(priors[i]))})
+	for _, mp := range policy {
+		rep.Top = append(rep.Top, Move{Move: mp.Move.String(), Prior: round(float64(mp.Prior))})
 	}
 	if *playouts > 0 {
 		cfg := mcts.DefaultConfig()
@@ -134,9 +125,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 			return fail(1, "%v", err)
 		}
 		sr := &Search{Playouts: s.Playouts(), BestMove: s.BestMove().String(), Value: round(float64(s.RootValue()))}
-		stats := s.Stats(nil)
-		sort.SliceStable(stats, func(a, b int) bool { return stats[a].Visits > stats[b].Visits })
-		for _, st := range stats[:min(*top, len(stats))] {
+		for _, st := range s.TopStats(*top) {
 			visits, value := st.Visits, round(float64(st.Value))
 			sr.Moves = append(sr.Moves, Move{Move: st.Move.String(), Prior: round(float64(st.Prior)), Visits: &visits, Value: &value})
 		}
