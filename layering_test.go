@@ -37,7 +37,7 @@ var allowedImports = map[string][]string{
 	// External (other engines as match players).
 	"engine": {"rules", "mcts", "protocol", "match"},
 	// Players of match play from their specs, and networks as evaluators.
-	"player": {"rules", "mcts", "net", "engine", "match"},
+	"player": {"rules", "mcts", "net", "engine", "match", "configs/variants"},
 	// Where games start: opening suites and random openings.
 	"openings": {"rules", "mcts", "datasets", "match", "configs", "configs/variants", "internal/fileio"},
 	// Charts: one palette, axis ticks and PNG files.

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"taflab/configs/variants"
 	"taflab/engine"
 	"taflab/match"
 	"taflab/mcts"
@@ -92,6 +93,12 @@ type Spec struct {
 	Net string
 	// Root is the root search, "" for the default (PUCT) or mcts.RootGumbel.
 	Root string
+	// Planes is the embedded rule set whose input planes a Network
+	// player's network is shown whatever rule set is played ("" for the
+	// played one's): a network trained on people's copenhagen-classic
+	// games knows those planes alone, and OpenTafl's Copenhagen differs
+	// from it in one switch (net.Inference.PlanesOf).
+	Planes string
 	// Engine is an Engine player's program and protocol settings, and
 	// MoveLimit its allowance per move, past which it loses the game.
 	Engine    engine.External
@@ -127,6 +134,9 @@ func (s Spec) String() string {
 		fmt.Fprintf(&b, "builtin:playouts=%d", s.Playouts)
 	case Network:
 		fmt.Fprintf(&b, "net=%s,playouts=%d", s.Net, s.Playouts)
+		if s.Planes != "" {
+			b.WriteString(",planes=" + s.Planes)
+		}
 	default:
 		fmt.Fprintf(&b, "%s:cmd=\"%s\"", s.Engine.Protocol, strings.Join(s.Engine.Command, " "))
 		if s.Engine.MoveTime > 0 {
@@ -148,7 +158,9 @@ func (s Spec) String() string {
 
 // ParseSpec reads a player of match play: "builtin:playouts=800" (the
 // network-free searcher) or "net=FILE,playouts=200" (a network file), with
-// ",root=gumbel" for Gumbel root search instead of PUCT. Errors name the spec and the part that is wrong.
+// ",root=gumbel" for Gumbel root search instead of PUCT, and a network
+// ",planes=NAME" to show it the input planes of the embedded rule set NAME
+// whatever is played. Errors name the spec and the part that is wrong.
 //
 // An engine program is "otep:cmd=COMMAND,movetime=MS" or
 // "uci:cmd=COMMAND,movetime=MS" (or nodes=N for UCI), with optional
@@ -194,13 +206,21 @@ func ParseSpec(text string) (Spec, error) {
 			if value == mcts.RootGumbel {
 				s.Root = value
 			}
+		case "planes":
+			if builtin {
+				return s, fmt.Errorf("player %q: the builtin player takes no planes", text)
+			}
+			if _, err := variants.Load(value); err != nil {
+				return s, fmt.Errorf("player %q: planes=%s: want an embedded rule set (%s)", text, value, strings.Join(variants.Names(), ", "))
+			}
+			s.Planes = value
 		case "net":
 			if builtin {
 				return s, fmt.Errorf("player %q: the builtin player takes no net", text)
 			}
 			s.Net = value
 		default:
-			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root)", text, key)
+			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root, planes)", text, key)
 		}
 	}
 	if s.Kind == Network && s.Net == "" {
@@ -270,7 +290,14 @@ func (l *Loader) Load(s Spec) (match.Player, error) {
 			return p, err // net's, naming the file
 		}
 		p.Name = fmt.Sprintf("%s-%s-%d", strings.TrimSuffix(filepath.Base(s.Net), ".safetensors"), n.Hash()[:6], s.Playouts)
-		p.NewEvaluator = Evaluators(n, 1, nil)
+		var planesOf *rules.Variant
+		if s.Planes != "" {
+			if planesOf, err = variants.Load(s.Planes); err != nil {
+				return p, fmt.Errorf("player: planes=%s: %w", s.Planes, err)
+			}
+			p.Name += "-as-" + s.Planes
+		}
+		p.NewEvaluator = Evaluators(n, 1, planesOf)
 		p.Network = s.Net
 	}
 	p.Playouts = s.Playouts

@@ -188,6 +188,7 @@ func TestSpec(t *testing.T) {
 		{"net=" + netFile + ",playouts=32", NetworkSpec(netFile, 32)},
 		{"net=" + netFile + ",playouts=8,root=gumbel", Spec{Kind: Network, Net: netFile, Playouts: 8, Root: mcts.RootGumbel}},
 		{"net=" + netFile + ",playouts=8,root=puct", NetworkSpec(netFile, 8)},
+		{"net=" + netFile + ",playouts=8,planes=copenhagen-classic", Spec{Kind: Network, Net: netFile, Playouts: 8, Planes: "copenhagen-classic"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -238,6 +239,45 @@ func TestSpec(t *testing.T) {
 			t.Errorf("got players %+v and %+v, want 10 and 20 playouts of %s", a, b, netFile)
 		}
 	})
+}
+
+// TestPlanes: planes=NAME shows the network the planes of the rule set it
+// names: the player's evaluator gives another value than the played rule
+// set's planes give, the same as a player of the named rule set, and a
+// name that is no embedded rule set is refused before any network is read.
+func TestPlanes(t *testing.T) {
+	netFile := nettest.TinyFile(t, 1)
+	played, classic := variants.MustLoad("copenhagen"), variants.MustLoad("copenhagen-classic")
+	value := func(spec string, v *rules.Variant) float32 {
+		t.Helper()
+		p, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := p.NewEvaluator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := rules.NewGame(v)
+		moves := g.GenerateMoves(nil)
+		b := &mcts.Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{g.Position()},
+			Moves: [][]rules.Move{moves}, Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
+		if err := e.Evaluate(b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Values[0]
+	}
+	own := value("net="+netFile+",playouts=8", played)
+	shown := value("net="+netFile+",playouts=8,planes=copenhagen-classic", played)
+	asClassic := value("net="+netFile+",playouts=8", classic)
+	if shown == own || shown != asClassic {
+		t.Errorf("got value %v with classic's planes, want %v (classic played) and not %v (copenhagen's planes)", shown, asClassic, own)
+	}
+	for _, spec := range []string{"net=" + netFile + ",planes=nope", "builtin:planes=copenhagen"} {
+		if _, err := ParseSpec(spec); err == nil || !strings.Contains(err.Error(), "planes") {
+			t.Errorf("ParseSpec(%q): got %v, want an error naming planes", spec, err)
+		}
+	}
 }
 
 // TestParseMissingNetwork: a missing network file is net's error, naming

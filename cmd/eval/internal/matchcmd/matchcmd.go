@@ -38,7 +38,9 @@ SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
 against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or
 "net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search,
-or an engine program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
+a network with ",planes=NAME" to show it the input planes of the embedded
+rule set NAME whatever is played (a network trained on people's
+copenhagen-classic games under OpenTafl's Copenhagen), or an engine program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
 protocol) or "uci:cmd=COMMAND,movetime=MS" or ",nodes=N" (TaflZero's), with
 ",limit=MS" its allowance per move (default the move time plus a second).
 The rules referee an engine's moves: an illegal move, a move past its
