@@ -12,20 +12,27 @@ import (
 // expand, backup, the leaf proofs) with a free evaluator: 800-playout
 // searches from the start position, where the king is walled in, and from
 // a middle game of self-play, where he is near the edge and the escape
-// solver works at many leaves; one core.
+// solver works at many leaves; and both with implicit minimax backups
+// (Config.TacticalWeight 0.3), whose scan makes every move of every leaf;
+// one core.
 func BenchmarkPlayouts(b *testing.B) {
-	b.Run("start", func(b *testing.B) { benchmarkPlayouts(b, "", maxEscapeDepth) })
+	const kingFree = "3aaaaa3/5a5/11/a4d4a/a3ddd3a/2ad2d3a/6d3a/3k7/1a3aad1a1/a7a2/2a4a3 a"
+	b.Run("start", func(b *testing.B) { benchmarkPlayouts(b, "", maxEscapeDepth, 0) })
 	for depth := 1; depth <= maxEscapeDepth; depth++ {
 		b.Run(fmt.Sprintf("king-free/escape-%d", depth), func(b *testing.B) {
-			benchmarkPlayouts(b, "3aaaaa3/5a5/11/a4d4a/a3ddd3a/2ad2d3a/6d3a/3k7/1a3aad1a1/a7a2/2a4a3 a", depth)
+			benchmarkPlayouts(b, kingFree, depth, 0)
 		})
 	}
+	b.Run("start/tactical-0.3", func(b *testing.B) { benchmarkPlayouts(b, "", maxEscapeDepth, 0.3) })
+	b.Run(fmt.Sprintf("king-free/escape-%d/tactical-0.3", maxEscapeDepth), func(b *testing.B) {
+		benchmarkPlayouts(b, kingFree, maxEscapeDepth, 0.3)
+	})
 }
 
-func benchmarkPlayouts(b *testing.B, position string, escapeDepth int) {
+func benchmarkPlayouts(b *testing.B, position string, escapeDepth int, tactical float64) {
 	v := variants.MustLoad("copenhagen")
 	cfg := DefaultConfig()
-	cfg.EscapeDepth = escapeDepth
+	cfg.EscapeDepth, cfg.TacticalWeight = escapeDepth, tactical
 	r := NewRunner(Uniform{})
 	playouts := 0
 	g := rules.NewGame(v)

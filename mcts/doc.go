@@ -12,6 +12,15 @@
 // a few moves, sequential halving of the playouts among them, and the
 // improved policy of completed Q values as the training target.
 //
+// Config.TacticalWeight > 0 (off by default) adds implicit minimax backups
+// (Lanctot, Winands, Pepels and Sturtevant, "Monte Carlo Tree Search with
+// Heuristic Evaluations using Implicit Minimax Backups", 2014; tactics.go):
+// every node also keeps a minimax value over the tree, read at its leaves by
+// a cheap heuristic (a move that ends the game, else the material), and
+// PUCT mixes it into each child's value, so that a weak evaluator neither
+// walks into a capture nor passes one by. The expansion's scan of every
+// move also proves every win in one, forts and encirclements included.
+//
 // The package declares the Evaluator it needs and never imports a network:
 // Heuristic is the built-in, network-free evaluator, and networks implement
 // the same interface elsewhere.

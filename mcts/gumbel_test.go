@@ -436,12 +436,22 @@ func TestGumbelConfigValidate(t *testing.T) {
 
 // TestNoAllocations: once grown, a whole search (and reading its policy and
 // move) allocates nothing, under PUCT and under Gumbel root search with
-// noise and several leaves per round.
+// noise and several leaves per round, with and without implicit minimax
+// backups (Config.TacticalWeight).
 func TestNoAllocations(t *testing.T) {
-	for _, root := range []string{RootPUCT, RootGumbel} {
-		t.Run(root, func(t *testing.T) {
+	cases := []struct {
+		name, root string
+		tactical   float64
+	}{
+		{RootPUCT, RootPUCT, 0},
+		{RootGumbel, RootGumbel, 0},
+		{RootPUCT + "/tactical", RootPUCT, 0.3},
+		{RootGumbel + "/tactical", RootGumbel, 0.3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.RootSearch = root
+			cfg.RootSearch, cfg.TacticalWeight = c.root, c.tactical
 			g := rules.NewGame(variants.MustLoad("copenhagen"))
 			s := NewSearch(&cfg, g, 1)
 			r := NewRunner(Uniform{})

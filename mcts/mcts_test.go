@@ -299,9 +299,12 @@ func TestConfigValidate(t *testing.T) {
 		{"temperature_half_life", func(c *Config) { c.TemperatureHalfLife = 0 }},
 		{"leaves_per_game", func(c *Config) { c.LeavesPerGame = 0 }},
 		{"dirichlet_alpha_total", func(c *Config) { c.DirichletAlphaTotal = 0 }},
+		{"tactical_weight", func(c *Config) { c.TacticalWeight = -0.1 }},
+		{"tactical_weight", func(c *Config) { c.TacticalWeight = 1.5 }},
+		{"tactical_weight", func(c *Config) { c.TacticalWeight = math.NaN() }},
 	}
-	for _, c := range cases {
-		t.Run(c.key, func(t *testing.T) {
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("%s/%d", c.key, i), func(t *testing.T) {
 			cfg := DefaultConfig()
 			c.modify(&cfg)
 			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.key) {

@@ -22,6 +22,7 @@ type Runner struct {
 	moves   []rules.Move // the legal moves of the batch's leaves, back to back
 	priors  []float32    // the evaluator's priors, same layout as moves
 	paths   []int32      // the selection paths of the batch's leaves, back to back
+	tactics []int16      // the heuristic values of the moves (Config.TacticalWeight > 0), same layout as moves
 	escape  *escapeSolver
 }
 
@@ -81,6 +82,7 @@ func (r *Runner) SearchContext(ctx context.Context, s *Search, playouts int) err
 func (r *Runner) Step(searches []*Search) error {
 	r.batch.reset()
 	r.pending, r.moves, r.priors, r.paths = r.pending[:0], r.moves[:0], r.priors[:0], r.paths[:0]
+	r.tactics = r.tactics[:0]
 	for _, s := range searches {
 		if s.err != nil {
 			return s.err
@@ -125,6 +127,10 @@ func (r *Runner) Step(searches []*Search) error {
 		s := leaf.search
 		path := r.paths[leaf.pathStart : leaf.pathStart+leaf.pathN]
 		s.expand(leaf.node, r.batch.Moves[i], r.batch.Priors[i])
+		if s.cfg.TacticalWeight > 0 {
+			start := leaf.movesStart
+			s.setTactics(path, r.tactics[start:start+int32(len(r.batch.Moves[i]))])
+		}
 		value := r.batch.Values[i] // for the side to move at the leaf
 		switch {
 		case leaf.winning >= 0:
@@ -213,7 +219,23 @@ func (r *Runner) selectLeaf(s *Search) bool {
 	start := int32(len(r.moves))
 	r.moves = g.GenerateMoves(r.moves)
 	moves := r.moves[start:]
-	winning, forking, lost := immediateWin(g, moves), int32(-1), false
+	var winning int32
+	if s.cfg.TacticalWeight > 0 {
+		// The implicit minimax values of the leaf's children: every move
+		// made once, which finds every win in one on the way. r.tactics
+		// follows r.moves; the entries of leaves of searches without it
+		// are left as they are and never read.
+		if cap(r.tactics) < len(r.moves) {
+			grown := make([]int16, len(r.moves), 2*len(r.moves))
+			copy(grown, r.tactics)
+			r.tactics = grown
+		}
+		r.tactics = r.tactics[:len(r.moves)]
+		winning = scanTactics(g, moves, r.tactics[start:])
+	} else {
+		winning = immediateWin(g, moves)
+	}
+	forking, lost := int32(-1), false
 	if winning < 0 {
 		if m, ok := r.escape.defendersWin(g, s.cfg.EscapeDepth); ok {
 			forking = indexOf(moves, m)
@@ -269,7 +291,8 @@ func (r *Runner) unwind(g *rules.Game, n int) {
 // once for the side to move, or -1. It looks only where a win in one is
 // cheap to see and common: the king stepping onto a corner, and an attacker
 // moving next to the king (which may capture him). Other wins in one (a fort,
-// an encirclement, a shieldwall) are found when the search visits them.
+// an encirclement, a shieldwall) are found when the search visits them, or
+// at expansion by scanTactics when Config.TacticalWeight > 0.
 func immediateWin(g *rules.Game, moves []rules.Move) int32 {
 	pos := g.Position()
 	v := g.Variant()
