@@ -99,6 +99,10 @@ type Spec struct {
 	// games knows those planes alone, and OpenTafl's Copenhagen differs
 	// from it in one switch (net.Inference.PlanesOf).
 	Planes string
+	// Tactics is the search's mcts.Config.TacticalWeight (Builtin and
+	// Network): the weight of the implicit minimax value of material and
+	// game ends in its choices, 0 (the default) to 1.
+	Tactics float64
 	// Engine is an Engine player's program and protocol settings, and
 	// MoveLimit its allowance per move, past which it loses the game.
 	Engine    engine.External
@@ -153,12 +157,17 @@ func (s Spec) String() string {
 	if s.Root != "" {
 		b.WriteString(",root=" + s.Root)
 	}
+	if s.Tactics > 0 {
+		b.WriteString(",tactics=" + strconv.FormatFloat(s.Tactics, 'g', -1, 64))
+	}
 	return b.String()
 }
 
 // ParseSpec reads a player of match play: "builtin:playouts=800" (the
 // network-free searcher) or "net=FILE,playouts=200" (a network file), with
-// ",root=gumbel" for Gumbel root search instead of PUCT, and a network
+// ",root=gumbel" for Gumbel root search instead of PUCT, ",tactics=W" for
+// implicit minimax backups of material and game ends with weight W
+// (mcts.Config.TacticalWeight), and a network
 // ",planes=NAME" to show it the input planes of the embedded rule set NAME
 // whatever is played. Errors name the spec and the part that is wrong.
 //
@@ -206,6 +215,12 @@ func ParseSpec(text string) (Spec, error) {
 			if value == mcts.RootGumbel {
 				s.Root = value
 			}
+		case "tactics":
+			w, err := strconv.ParseFloat(value, 64)
+			if err != nil || !(w >= 0 && w <= 1) {
+				return s, fmt.Errorf("player %q: tactics=%s: want a weight from 0 to 1", text, value)
+			}
+			s.Tactics = w
 		case "planes":
 			if builtin {
 				return s, fmt.Errorf("player %q: the builtin player takes no planes", text)
@@ -220,7 +235,7 @@ func ParseSpec(text string) (Spec, error) {
 			}
 			s.Net = value
 		default:
-			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root, planes)", text, key)
+			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root, planes, tactics)", text, key)
 		}
 	}
 	if s.Kind == Network && s.Net == "" {
@@ -301,11 +316,17 @@ func (l *Loader) Load(s Spec) (match.Player, error) {
 		p.Network = s.Net
 	}
 	p.Playouts = s.Playouts
-	if s.Root == mcts.RootGumbel {
+	if s.Root == mcts.RootGumbel || s.Tactics > 0 {
 		cfg := mcts.DefaultConfig()
-		cfg.RootSearch = s.Root
+		if s.Root == mcts.RootGumbel {
+			cfg.RootSearch = s.Root
+			p.Name += "-gumbel"
+		}
+		if s.Tactics > 0 {
+			cfg.TacticalWeight = s.Tactics
+			p.Name += "-tactics" + strconv.FormatFloat(s.Tactics, 'g', -1, 64)
+		}
 		p.Search = &cfg
-		p.Name += "-gumbel"
 	}
 	return p, nil
 }

@@ -189,6 +189,8 @@ func TestSpec(t *testing.T) {
 		{"net=" + netFile + ",playouts=8,root=gumbel", Spec{Kind: Network, Net: netFile, Playouts: 8, Root: mcts.RootGumbel}},
 		{"net=" + netFile + ",playouts=8,root=puct", NetworkSpec(netFile, 8)},
 		{"net=" + netFile + ",playouts=8,planes=copenhagen-classic", Spec{Kind: Network, Net: netFile, Playouts: 8, Planes: "copenhagen-classic"}},
+		{"net=" + netFile + ",playouts=8,tactics=0.5,root=gumbel", Spec{Kind: Network, Net: netFile, Playouts: 8, Tactics: 0.5, Root: mcts.RootGumbel}},
+		{"builtin:playouts=8,tactics=0.25", Spec{Kind: Builtin, Playouts: 8, Tactics: 0.25}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -276,6 +278,38 @@ func TestPlanes(t *testing.T) {
 	for _, spec := range []string{"net=" + netFile + ",planes=nope", "builtin:planes=copenhagen"} {
 		if _, err := ParseSpec(spec); err == nil || !strings.Contains(err.Error(), "planes") {
 			t.Errorf("ParseSpec(%q): got %v, want an error naming planes", spec, err)
+		}
+	}
+}
+
+// TestTactics: tactics=W reaches the player's search settings, beside
+// root=gumbel, and a weight out of [0, 1] is refused.
+func TestTactics(t *testing.T) {
+	netFile := nettest.TinyFile(t, 1)
+	for _, tt := range []struct {
+		spec       string
+		weight     float64
+		root, name string
+	}{
+		{"builtin:playouts=8,tactics=0.3", 0.3, mcts.RootPUCT, "builtin-8-tactics0.3"},
+		{"net=" + netFile + ",playouts=8,root=gumbel,tactics=1", 1, mcts.RootGumbel, "-8-gumbel-tactics1"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			p, err := Parse(tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Search == nil || p.Search.TacticalWeight != tt.weight || p.Search.RootSearch != tt.root || !strings.HasSuffix(p.Name, tt.name) {
+				t.Errorf("got %s with %+v, want weight %v, root %s, a name ending %s", p.Name, p.Search, tt.weight, tt.root, tt.name)
+			}
+		})
+	}
+	if p, err := Parse("builtin:playouts=8"); err != nil || p.Search != nil {
+		t.Errorf("got %+v, %v, want the default search settings (nil) without tactics", p.Search, err)
+	}
+	for _, spec := range []string{"builtin:tactics=1.5", "builtin:tactics=-0.1", "builtin:tactics=x", "builtin:tactics=NaN"} {
+		if _, err := ParseSpec(spec); err == nil || !strings.Contains(err.Error(), "tactics") {
+			t.Errorf("ParseSpec(%q): got %v, want an error naming tactics", spec, err)
 		}
 	}
 }

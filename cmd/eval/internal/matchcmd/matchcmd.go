@@ -37,8 +37,9 @@ starts (-openings random), or a suite file. The pentanomial
 SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
 against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or
-"net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search,
-a network with ",planes=NAME" to show it the input planes of the embedded
+"net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search
+and ",tactics=W" for implicit minimax backups of material and game ends
+with weight W (0 to 1, mcts's TacticalWeight), a network with ",planes=NAME" to show it the input planes of the embedded
 rule set NAME whatever is played (a network trained on people's
 copenhagen-classic games under OpenTafl's Copenhagen), or an engine program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
 protocol) or "uci:cmd=COMMAND,movetime=MS" or ",nodes=N" (TaflZero's), with
