@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,29 @@ func TestPlayoutsUnderAClock(t *testing.T) {
 			}
 			if n > c.most || time.Duration(ms)*time.Millisecond > c.mostTime {
 				t.Errorf("got %d playouts in %d ms, want at most %d playouts and %v", n, ms, c.most, c.mostTime)
+			}
+		})
+	}
+}
+
+// TestPlanesFlag: -planes names the rule set whose planes the network is
+// shown, and says so; a name that is no embedded rule set is refused before
+// a line is read.
+func TestPlanesFlag(t *testing.T) {
+	netFile := filepath.Join("..", "..", "networks", "copenhagen.safetensors")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-net", netFile, "-planes", "copenhagen-classic"}, 0, "shown the planes of copenhagen-classic"},
+		{[]string{"-net", netFile, "-planes", "nope"}, 2, "-planes"},
+	} {
+		t.Run(strings.Join(c.args[2:], " "), func(t *testing.T) {
+			var out, errs bytes.Buffer
+			code := run(context.Background(), append([]string{"-protocol", "uci"}, c.args...), strings.NewReader("isready\n"), &out, &errs)
+			if code != c.code || !strings.Contains(errs.String(), c.want) {
+				t.Errorf("got exit %d and %q, want %d and a message with %q", code, errs.String(), c.code, c.want)
 			}
 		})
 	}
