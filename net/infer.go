@@ -80,6 +80,7 @@ type Inference struct {
 	// play self-play of another whose planes it has never seen, and so
 	// make its first training data (the positions and search targets are
 	// the played rule set's; only the network's inputs are borrowed).
+	// NewInference sets it to the network's own (Network.PlanesOf).
 	PlanesOf *rules.Variant
 
 	syms      []rules.Symmetry // the symmetry of each position of a batch
@@ -140,7 +141,7 @@ func (n *Network) NewInference(threads int, id string) *Inference {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	in := &Inference{cfg: n.cfg, id: id, threads: threads}
+	in := &Inference{cfg: n.cfg, id: id, threads: threads, PlanesOf: n.planesOf}
 	in.stem = fold(&n.stem)
 	for i := range n.blocks {
 		in.blocks = append(in.blocks, [2]foldedConv{fold(&n.blocks[i].a), fold(&n.blocks[i].b)})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"taflab/rules"
 )
 
 // Config is the network's architecture. Units and defaults are in the field
@@ -77,6 +78,27 @@ type Network struct {
 	valConv convBN
 	valFC1  dense
 	valFC2  dense
+
+	// planesOf is the one rule set whose planes the network learnt from,
+	// nil if several or not known (PlanesOf).
+	planesOf *rules.Variant
+}
+
+// PlanesOf returns the one rule set whose input planes the network learnt
+// from (a network trained on one rule set's game records alone), or nil.
+// Its inferences show every position that rule set's planes unless told
+// otherwise (Inference.PlanesOf): planes it never saw make its output
+// meaningless. Save and Load keep it (MetaPlanesOf).
+func (n *Network) PlanesOf() *rules.Variant { return n.planesOf }
+
+// SetPlanesOf records the one rule set whose planes the network learnt
+// from; nil when it learnt from several. v must be of the network's board
+// size (BoardSize); another is a programmer's error, and panics.
+func (n *Network) SetPlanesOf(v *rules.Variant) {
+	if v != nil && v.Size() != BoardSize {
+		panic(fmt.Sprintf("net: SetPlanesOf(%s): a %dx%d rule set for a %dx%d network", v.Name(), v.Size(), v.Size(), BoardSize, BoardSize))
+	}
+	n.planesOf = v
 }
 
 // conv is a convolution without bias: w is [k*k*cin][cout] (HWIO).
@@ -257,10 +279,10 @@ func architecture(cfg Config) []Tensor {
 	return specs
 }
 
-// Clone returns a deep copy of the network (weights and running
-// statistics; not the gradients).
+// Clone returns a deep copy of the network (weights, running statistics
+// and PlanesOf; not the gradients).
 func (n *Network) Clone() *Network {
-	c := &Network{cfg: n.cfg}
+	c := &Network{cfg: n.cfg, planesOf: n.planesOf}
 	c.layout()
 	copy(c.params, n.params)
 	copy(c.buffers, n.buffers)

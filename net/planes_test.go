@@ -1,7 +1,9 @@
 package net
 
 import (
+	"encoding/json"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -106,4 +108,70 @@ func TestPlanesOf(t *testing.T) {
 			t.Errorf("got error %v, want one saying the network plays 11x11 boards", err)
 		}
 	})
+}
+
+// TestNetworkPlanesOf: a network's own rule set (SetPlanesOf) survives Save
+// and Load and Clone, and its inferences show it by default: copenhagen
+// positions then evaluate as with PlanesOf = copenhagen-classic set by
+// hand. A file whose planes_of is not a rule set, or one of another board
+// size, is refused with the key named.
+func TestNetworkPlanesOf(t *testing.T) {
+	copenhagen, classic := variants.MustLoad("copenhagen"), variants.MustLoad("copenhagen-classic")
+	n, err := New(Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.SetPlanesOf(classic)
+	path := filepath.Join(t.TempDir(), "n.safetensors")
+	if err := n.Save(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	loaded, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*Network{"loaded": loaded, "cloned": loaded.Clone()} {
+		t.Run(name, func(t *testing.T) {
+			if got := m.PlanesOf(); got == nil || got.Definition() != classic.Definition() {
+				t.Fatalf("got PlanesOf %v, want copenhagen-classic", got)
+			}
+			byDefault := m.NewInference(1, "own")
+			byHand := m.NewInference(1, "hand")
+			byHand.PlanesOf = classic
+			own := m.NewInference(1, "played")
+			own.PlanesOf = copenhagen
+			a, b, c := planesBatch(t, copenhagen, 3), planesBatch(t, copenhagen, 3), planesBatch(t, copenhagen, 3)
+			for _, e := range []struct {
+				in *Inference
+				b  *mcts.Batch
+			}{{byDefault, a}, {byHand, b}, {own, c}} {
+				if err := e.in.Evaluate(e.b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(a.Values, b.Values) || slices.Equal(a.Values, c.Values) {
+				t.Errorf("got values %v by default, want copenhagen-classic's planes' %v, not copenhagen's %v", a.Values, b.Values, c.Values)
+			}
+		})
+	}
+
+	ts, meta, err := ReadSafetensors(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := variants.MustLoad("copenhagen").Definition()
+	small.Size, small.Start = 7, "3a3/3a3/3d3/aadkdaa/3d3/3a3/3a3 a"
+	smallJSON, _ := json.Marshal(small)
+	for _, bad := range []string{`{"Name":`, `{"Colour":"red"}`, string(smallJSON)} {
+		t.Run(bad, func(t *testing.T) {
+			meta[MetaPlanesOf] = bad
+			file := filepath.Join(t.TempDir(), "bad.safetensors")
+			if err := WriteSafetensors(file, ts, meta); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := Load(file); err == nil || !strings.Contains(err.Error(), MetaPlanesOf) {
+				t.Errorf("got %v, want an error naming %s", err, MetaPlanesOf)
+			}
+		})
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"taflab/internal/fileio"
+	"taflab/rules"
 )
 
 // Network files are safetensors files (https://github.com/huggingface/safetensors):
@@ -38,6 +39,10 @@ const (
 	MetaInputEncoding = "taflab.input_encoding"
 	// MetaPolicySize is the number of policy logits, in decimal.
 	MetaPolicySize = "taflab.policy_size"
+	// MetaPlanesOf is the JSON of the rules.Definition of the one rule set
+	// whose planes the network learnt from (Network.PlanesOf), absent when
+	// it learnt from several or it is not known. Optional.
+	MetaPlanesOf = "taflab.planes_of"
 )
 
 const (
@@ -351,8 +356,9 @@ func checkEntry(name string, e *tensorEntry, dataLen int) (Tensor, [2]uint64, er
 // Save writes the network to a safetensors file at path, whole or not at
 // all: every tensor of Tensors (the running statistics too) and the
 // metadata taflab.format, taflab.format_version, taflab.config (the JSON of
-// Config), taflab.input_encoding and taflab.policy_size, plus extra (a
-// training step, say). extra may not set those five keys.
+// Config), taflab.input_encoding and taflab.policy_size, taflab.planes_of
+// when the network has a PlanesOf, plus extra (a training step, say). extra
+// may not set those keys.
 func (n *Network) Save(path string, extra map[string]string) error {
 	cfg, err := json.Marshal(n.cfg)
 	if err != nil {
@@ -365,8 +371,15 @@ func (n *Network) Save(path string, extra map[string]string) error {
 		MetaInputEncoding: InputEncoding,
 		MetaPolicySize:    strconv.Itoa(PolicySize),
 	}
+	if n.planesOf != nil {
+		def, err := json.Marshal(n.planesOf.Definition())
+		if err != nil {
+			return fmt.Errorf("net: %s: %w", path, err)
+		}
+		meta[MetaPlanesOf] = string(def)
+	}
 	for k, v := range extra {
-		if _, ok := meta[k]; ok {
+		if _, ok := meta[k]; ok || k == MetaPlanesOf {
 			return fmt.Errorf("net: %s: the metadata key %q is Save's own; extra may not set it", path, k)
 		}
 		meta[k] = v
@@ -469,7 +482,31 @@ func networkFrom(tensors []Tensor, meta map[string]string) (*Network, error) {
 		}
 		copy(t.Data, got.Data)
 	}
+	if text, ok := meta[MetaPlanesOf]; ok {
+		if n.planesOf, err = parsePlanesOf(text); err != nil {
+			return nil, fmt.Errorf("%s: %w", MetaPlanesOf, err)
+		}
+	}
 	return n, nil
+}
+
+// parsePlanesOf reads the JSON of a rule set's definition (MetaPlanesOf)
+// into the rule set, which must be of the network's board size.
+func parsePlanesOf(text string) (*rules.Variant, error) {
+	var def rules.Definition
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&def); err != nil {
+		return nil, fmt.Errorf("not the JSON of a rule set: %w", err)
+	}
+	v, err := rules.Compile(def)
+	if err != nil {
+		return nil, err
+	}
+	if v.Size() != BoardSize {
+		return nil, fmt.Errorf("rule set %s is %dx%d; the network plays %dx%d", v.Name(), v.Size(), v.Size(), BoardSize, BoardSize)
+	}
+	return v, nil
 }
 
 // parseConfig parses the JSON of a Config, every key required and no other.

@@ -441,7 +441,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestSaveRefusesReservedKeys(t *testing.T) {
 	n := testNetwork(t, tinyConfig(), 1)
-	for _, key := range []string{MetaFormat, MetaFormatVersion, MetaConfig, MetaInputEncoding, MetaPolicySize} {
+	for _, key := range []string{MetaFormat, MetaFormatVersion, MetaConfig, MetaInputEncoding, MetaPolicySize, MetaPlanesOf} {
 		t.Run(key, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "n.safetensors")

@@ -57,7 +57,8 @@ func checkPlanes(planesOf *rules.Variant) error {
 // plays them), and the network's hash as their ID. planesOf, if not nil
 // (a rule set of the network's board size), gives the network that rule
 // set's planes whatever the played one (net.Inference.PlanesOf); the ID then
-// says so.
+// says so. If nil, the network's own (net.Network.PlanesOf) are shown, or
+// else the played rule set's.
 func Evaluators(n *net.Network, threads int, planesOf *rules.Variant) func() (mcts.Evaluator, error) {
 	id := "net-" + n.Hash()
 	if planesOf != nil {
@@ -66,7 +67,9 @@ func Evaluators(n *net.Network, threads int, planesOf *rules.Variant) func() (mc
 	return func() (mcts.Evaluator, error) {
 		in := n.NewInference(threads, id)
 		in.RandomSymmetry = true
-		in.PlanesOf = planesOf
+		if planesOf != nil {
+			in.PlanesOf = planesOf
+		}
 		return in, nil
 	}
 }
@@ -94,10 +97,10 @@ type Spec struct {
 	// Root is the root search, "" for the default (PUCT) or mcts.RootGumbel.
 	Root string
 	// Planes is the embedded rule set whose input planes a Network
-	// player's network is shown whatever rule set is played ("" for the
-	// played one's): a network trained on people's copenhagen-classic
-	// games knows those planes alone, and OpenTafl's Copenhagen differs
-	// from it in one switch (net.Inference.PlanesOf).
+	// player's network is shown whatever rule set is played; "" for the
+	// rule set its file names (net.Network.PlanesOf: a network trained on
+	// one rule set's game records alone knows their planes and no other),
+	// else the played one's.
 	Planes string
 	// Tactics is the search's mcts.Config.TacticalWeight (Builtin and
 	// Network): the weight of the implicit minimax value of material and

@@ -148,6 +148,13 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	// A network that learns from one rule set's records alone knows their
+	// planes and no other: its file says so (net.Network.PlanesOf), and
+	// every evaluator of it shows positions those planes.
+	n.SetPlanesOf(nil)
+	if window == nil && records != nil && (opt.Init == nil || sameRules(opt.Init.PlanesOf(), records.variant)) {
+		n.SetPlanesOf(records.variant)
+	}
 	if opt.Resume && resumedRecords != records.identity() {
 		return Summary{}, fmt.Errorf("training: resume: %s: the run trained on game records %s; now they are %s: a resumed run must see the same data (start a new run)",
 			ckptPath, resumedRecords, records.identity())
@@ -257,6 +264,11 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// sameRules reports whether a and b are the same rule set (nil is none).
+func sameRules(a, b *rules.Variant) bool {
+	return a != nil && b != nil && a.Definition() == b.Definition()
 }
 
 // recordsStream separates the random stream of the record draws from the

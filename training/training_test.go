@@ -77,6 +77,15 @@ func TestTrainOnRecords(t *testing.T) {
 	if sum.Positions != 0 || sum.RecordPositions != 11*12 {
 		t.Errorf("got %d self-play and %d record positions, want none and 132 (11 games of 12 plies)", sum.Positions, sum.RecordPositions)
 	}
+	// Records of one rule set alone: the network knows their planes, and
+	// its file says so.
+	n, _, err := net.Load(filepath.Join(cfg.Out, NetworkFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.PlanesOf(); got == nil || got.Name() != "copenhagen-classic" {
+		t.Errorf("got PlanesOf %v, want copenhagen-classic, the records' rule set", got)
+	}
 	losses := policyLosses(t, filepath.Join(cfg.Out, MetricsFile))
 	first, last := mean(losses[:5]), mean(losses[len(losses)-5:])
 	t.Logf("policy loss: first steps %.3f, last steps %.3f", first, last)
@@ -282,5 +291,45 @@ func TestRunRecordErrors(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "datasets") {
 		t.Errorf("got %q, want one package name", err)
+	}
+}
+
+// TestPlanesOfInit: a run on records alone that starts from a network
+// keeps the records' planes only if that network knew them alone too.
+func TestPlanesOfInit(t *testing.T) {
+	file := recordFile(t, 12, nil)
+	for _, tt := range []struct {
+		initPlanes string // "" for a network that knows several
+		want       string // "" for none
+	}{
+		{"copenhagen-classic", "copenhagen-classic"},
+		{"copenhagen", ""},
+		{"", ""},
+	} {
+		t.Run("init "+tt.initPlanes, func(t *testing.T) {
+			cfg := recordsConfig(t, file)
+			cfg.Steps = 2
+			init, err := net.New(cfg.Network, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.initPlanes != "" {
+				init.SetPlanesOf(variants.MustLoad(tt.initPlanes))
+			}
+			if _, err := Run(context.Background(), cfg, Options{Init: init}); err != nil {
+				t.Fatal(err)
+			}
+			n, _, err := net.Load(filepath.Join(cfg.Out, NetworkFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if n.PlanesOf() != nil {
+				got = n.PlanesOf().Name()
+			}
+			if got != tt.want {
+				t.Errorf("got PlanesOf %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

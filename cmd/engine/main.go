@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget, and when given the most with one")
 	movetime := fs.Int("movetime", 0, "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
 	threads := fs.Int("threads", 1, "the network's threads (`N`)")
-	planes := fs.String("planes", "", "show the network the input planes of this embedded rule set (`name`) whatever the host plays; default copenhagen-classic for the shipped network (it learnt from people's games under it), the played rule set's for another")
+	planes := fs.String("planes", "", "show the network the input planes of this embedded rule set (`name`) whatever the host plays; default: the rule set its file names, if any (one it learnt from alone, like the shipped network's copenhagen-classic), else the played one")
 	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name`, a rule-set file or otr:RULES")
 	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
@@ -91,9 +91,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	path := *netFile
 	if path == "" {
 		path = shippedNetwork()
-		if *planes == "" {
-			*planes = shippedPlanes
-		}
 	}
 	var planesOf *rules.Variant
 	if *planes != "" {
@@ -116,6 +113,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			eval = sizeFallback{net: e, other: mcts.NewHeuristic()}
 			cfg.Name = "taflab-" + n.Hash()[:8]
 			fmt.Fprintf(stderr, "engine: network %s\n", path)
+			if planesOf == nil {
+				planesOf = n.PlanesOf()
+			}
 			if planesOf != nil {
 				fmt.Fprintf(stderr, "engine: the network is shown the planes of %s\n", planesOf.Name())
 			}
@@ -147,10 +147,6 @@ func limitMemory(search *mcts.Config) {
 	}
 	debug.SetMemoryLimit(search.TreeBudget() + memoryHeadroom)
 }
-
-// shippedPlanes is the rule set whose planes the shipped network learnt
-// from (networks/README.md): people's games of copenhagen-classic.
-const shippedPlanes = "copenhagen-classic"
 
 // shippedNetwork returns the shipped network's path if it is found in the
 // working folder or beside the executable (OpenTafl runs engines in their

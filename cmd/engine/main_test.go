@@ -78,8 +78,9 @@ func TestPlayoutsUnderAClock(t *testing.T) {
 }
 
 // TestPlanesFlag: -planes names the rule set whose planes the network is
-// shown, and says so; a name that is no embedded rule set is refused before
-// a line is read.
+// shown, and says so; without it the shipped network is shown the planes
+// its file names; a name that is no embedded rule set is refused before a
+// line is read.
 func TestPlanesFlag(t *testing.T) {
 	netFile := filepath.Join("..", "..", "networks", "copenhagen.safetensors")
 	for _, c := range []struct {
@@ -87,10 +88,11 @@ func TestPlanesFlag(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-net", netFile, "-planes", "copenhagen-classic"}, 0, "shown the planes of copenhagen-classic"},
+		{[]string{"-net", netFile, "-planes", "fetlar"}, 0, "shown the planes of fetlar"},
+		{[]string{"-net", netFile}, 0, "shown the planes of copenhagen-classic"}, // the file's own
 		{[]string{"-net", netFile, "-planes", "nope"}, 2, "-planes"},
 	} {
-		t.Run(strings.Join(c.args[2:], " "), func(t *testing.T) {
+		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
 			var out, errs bytes.Buffer
 			code := run(context.Background(), append([]string{"-protocol", "uci"}, c.args...), strings.NewReader("isready\n"), &out, &errs)
 			if code != c.code || !strings.Contains(errs.String(), c.want) {
