@@ -861,7 +861,7 @@ func bestName(run, bestNet string) string {
 // the match files are written.
 func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, a, b match.Player, pairs int, test stats.SPRT, seed uint64) (match.File, error) {
 	journal := dir + PairsJournalSuffix
-	played, err := readPairs(journal)
+	played, err := match.ReadPairs(journal)
 	if err != nil {
 		return match.File{}, err
 	}
@@ -879,7 +879,7 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	var werr error // the first failed journal write; the match goes on
 	res, err := match.RunSPRT(ctx, mc, test, func(p match.Pair, _ stats.Report) {
 		if werr == nil {
-			werr = appendPair(jf, p)
+			werr = match.AppendPair(jf, p)
 		}
 	})
 	if err != nil {

@@ -43,7 +43,7 @@ func writeJournal(t *testing.T, path string, pairs []match.Pair, tail string) {
 		t.Fatal(err)
 	}
 	for _, p := range pairs {
-		if err := appendPair(f, p); err != nil {
+		if err := match.AppendPair(f, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestReadPairs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+PairsJournalSuffix)
 			writeJournal(t, path, pairs, tt.tail)
-			got, err := readPairs(path)
+			got, err := match.ReadPairs(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), path) {
 					t.Fatalf("got error %v, want one naming %s and %q", err, path, tt.wantErr)
@@ -83,13 +83,13 @@ func TestReadPairs(t *testing.T) {
 				t.Fatalf("got %d pairs, want %d", len(got), tt.want)
 			}
 			// A torn tail is cut, so that appended pairs start a line.
-			again, err := readPairs(path)
+			again, err := match.ReadPairs(path)
 			if err != nil || len(again) != tt.want {
 				t.Fatalf("read again: got %d pairs, %v; want %d and no error", len(again), err, tt.want)
 			}
 		})
 	}
-	if got, err := readPairs(filepath.Join(dir, "none"+PairsJournalSuffix)); got != nil || err != nil {
+	if got, err := match.ReadPairs(filepath.Join(dir, "none"+PairsJournalSuffix)); got != nil || err != nil {
 		t.Errorf("missing journal: got %v, %v; want no pairs and no error", got, err)
 	}
 }

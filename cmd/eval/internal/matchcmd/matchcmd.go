@@ -13,6 +13,7 @@ import (
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/loop"
 	"taflab/match"
@@ -61,11 +62,19 @@ test, report, every game), games.csv (the games as game records, which
 the best-network pointer (-best, default OUT/best.json) then names A's
 network. Bad input (a missing network, a network of another input encoding,
 an unknown rule set, nonsense test settings) is an error before any game.
+While it plays, OUT/pairs.jsonl keeps every finished pair: a match
+stopped by a signal or a crash carries on with -resume and the same flags,
+playing only the pairs it had not finished (for a long match against a
+slow engine, over several sittings); the file goes once the match is done.
 Exit status: 0 done (whatever the decision), 1 failed, 2 bad input, 130
 stopped by a signal (what was played is written).
 
 Flags:
 `
+
+// JournalFile is the file in a match's folder that holds its finished pairs
+// while it runs (match.AppendPair), for -resume.
+const JournalFile = "pairs.jsonl"
 
 // Run runs "eval match" with its arguments and returns the exit status:
 // 130 when ctx stops it (what was played is written).
@@ -88,6 +97,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
 	oddsPairs := fs.Int("odds-pairs", 20, "game `pairs` per rung of the ladder")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
+	resume := fs.Bool("resume", false, "carry on the interrupted match in -out, given the same flags: its finished pairs count and are not played again")
 	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
@@ -142,11 +152,42 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("-openings: %v", err)
 	}
+	// The journal of finished pairs (match.AppendPair) lets an interrupted
+	// match carry on with -resume; it is removed once the match is done.
+	// The flags that make the match are kept beside it and must be given
+	// again.
+	journal, identityFile := filepath.Join(*out, JournalFile), filepath.Join(*out, JournalFile+".flags")
+	identity := fmt.Sprintf("-variant %q -a %q -b %q -max-games %d -openings %q -opening-plies %d -seed %d -elo0 %g -elo1 %g -alpha %g -beta %g\n",
+		*variantArg, *aSpec, *bSpec, *maxGames, *openingsSpec, *openingPlies, *seed, *elo0, *elo1, *alpha, *beta)
+	var played []match.Pair
+	_, statErr := os.Stat(journal)
+	switch {
+	case *resume && statErr != nil:
+		return bad("-resume: no interrupted match in %s (no %s)", *out, JournalFile)
+	case !*resume && statErr == nil:
+		return bad("-out %s holds an interrupted match (%s): -resume to carry it on, or another -out", *out, JournalFile)
+	case *resume:
+		kept, err := fileio.ReadFileLimit(identityFile, fileio.MaxConfigBytes, "the match's flags")
+		if err != nil {
+			return bad("-resume: %v", err)
+		}
+		if string(kept) != identity {
+			return bad("-resume: the match in %s was started with %sand this one has %sgive the same flags, or another -out", *out, kept, identity)
+		}
+		if played, err = match.ReadPairs(journal); err != nil {
+			return bad("-resume: %v", err)
+		}
+	}
 	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
-		Openings: openings, MaxPairs: pairs}
+		Openings: openings, MaxPairs: pairs, Played: played}
+	var journalFile *os.File
+	var journalErr error  // the first failed write; the match goes on
 	var bar *progress.Bar // made once the match starts
 	rc := match.RunConfig{Match: cfg, Test: test, Openings: openingsDesc, Odds: multipliers, OddsPairs: *oddsPairs,
-		OnPair: func(_ match.Pair, r stats.Report) {
+		OnPair: func(p match.Pair, r stats.Report) {
+			if journalErr == nil {
+				journalErr = match.AppendPair(journalFile, p)
+			}
 			bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
 		},
 		OnLadder: func(res match.Result) {
@@ -174,6 +215,20 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval match: -out: %v\n", err)
 		return 1
 	}
+	if !*resume {
+		if err := fileio.WriteFile(identityFile, []byte(identity)); err != nil {
+			fmt.Fprintf(stderr, "eval match: %v\n", err)
+			return 1
+		}
+	}
+	if journalFile, err = os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+		fmt.Fprintf(stderr, "eval match: %v\n", err)
+		return 1
+	}
+	defer journalFile.Close()
+	if len(played) > 0 {
+		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count\n", len(played), journal)
+	}
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
 	bar = progress.New(stdout, pairs, "pairs", 10*time.Second)
@@ -194,6 +249,19 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if werr := match.WriteFiles(*out, file); werr != nil {
 		fmt.Fprintf(stderr, "eval match: %v\n", werr)
 		return 1
+	}
+	if journalErr != nil {
+		fmt.Fprintf(stderr, "eval match: %s: %v (the match files hold every game)\n", journal, journalErr)
+		return 1
+	}
+	if !interrupted {
+		journalFile.Close()
+		for _, f := range []string{journal, identityFile} {
+			if err := os.Remove(f); err != nil {
+				fmt.Fprintf(stderr, "eval match: %v\n", err)
+				return 1
+			}
+		}
 	}
 	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
 	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
