@@ -16,18 +16,28 @@
 #   NET              taflab's network, default networks/copenhagen.safetensors
 #   PLANES           the embedded rule set whose input planes the network is
 #                    shown, default copenhagen-classic (the shipped network
-#                    learnt from people's games under it; OpenTafl's
-#                    Copenhagen differs from it in one switch); "" for
-#                    OpenTafl's own
+#                    learnt from people's games under it, and its file says
+#                    so; OpenTafl's Copenhagen differs from it in one
+#                    switch); "" for the rule set the network's file names,
+#                    else OpenTafl's
 #   PLAYOUTS         taflab's playouts a move, default 1000 (under a second
 #                    a move on one core with the shipped network; the README
 #                    has the measured time)
 #   OUT              where each depth's match folder goes, default
 #                    docs/opentafl-match (OUT/depth-N: match.json, match.md,
 #                    games.csv)
+#   PAIRS_AT_ONCE    game pairs in play at once, default 1 (2 keeps both
+#                    cores of a 2-core machine busy while one game of a pair
+#                    waits for the other)
 #
-# Two games are in play at once (one pair), each with its own OpenTafl
-# process; taflab's searches of both share one goroutine, so one core.
+# A depth whose folder holds an unfinished match (OUT/depth-N/pairs.jsonl,
+# left by an interrupted run) is carried on with "eval match -resume": the
+# games it finished count and are not played again, so a long match (depth
+# 4 takes hours) can be played over several sittings.
+#
+# Each pair in play has two games at once, each with its own OpenTafl
+# process; taflab's searches of a pair's games share one goroutine, so one
+# core.
 # Both players search to a fixed size, taflab to PLAYOUTS and OpenTafl to a
 # depth, so the games do not depend on the machine's load; a game OpenTafl
 # has not answered in LIMIT_MS (default 600000) is its loss by time, and an
@@ -43,6 +53,7 @@ PLANES=${PLANES-copenhagen-classic}
 PLAYOUTS=${PLAYOUTS:-1000}
 OUT=${OUT:-docs/opentafl-match}
 LIMIT_MS=${LIMIT_MS:-600000}
+PAIRS_AT_ONCE=${PAIRS_AT_ONCE:-1}
 # OpenTafl's Copenhagen, as its RulesSerializer writes it: OpenTafl referees
 # by these rules, so taflab plays by them too (-variant otr:).
 RULES='dim:11 name:Copenhagen atkf:y surf:y efe:y tfr:w sw:s start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/'
@@ -51,6 +62,10 @@ go build -o "${TMPDIR:-/tmp}/taflab-eval.$$" ./cmd/eval
 trap 'rm -f "${TMPDIR:-/tmp}/taflab-eval.$$"' EXIT
 for depth in $DEPTHS; do
 	echo "== OpenTafl at depth $depth: $GAMES games against $NET at $PLAYOUTS playouts"
+	resume=()
+	if [ -f "$OUT/depth-$depth/pairs.jsonl" ]; then
+		resume=(-resume)
+	fi
 	# -elo0 0 -elo1 1 with error rates of 1e-12: a test that never stops
 	# the match early, so every depth plays all its games.
 	"${TMPDIR:-/tmp}/taflab-eval.$$" match -variant "otr:$RULES" \
@@ -58,5 +73,5 @@ for depth in $DEPTHS; do
 		-a "net=$NET,playouts=$PLAYOUTS${PLANES:+,planes=$PLANES}" \
 		-b "otep:cmd=\"env OPENTAFL_DEPTH=$depth $OPENTAFL_ENGINE\",clock=off,limit=$LIMIT_MS,name=opentafl-depth-$depth" \
 		-max-games "$GAMES" -elo0 0 -elo1 1 -alpha 1e-12 -beta 1e-12 \
-		-workers 1 -out "$OUT/depth-$depth"
+		-workers "$PAIRS_AT_ONCE" "${resume[@]}" -out "$OUT/depth-$depth"
 done
