@@ -40,9 +40,10 @@ against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or
 "net=FILE,playouts=200", either with ",root=gumbel" for Gumbel root search
 and ",tactics=W" for implicit minimax backups of material and game ends
-with weight W (0 to 1, mcts's TacticalWeight), a network with ",planes=NAME" to show it the input planes of the embedded
-rule set NAME whatever is played (a network trained on people's
-copenhagen-classic games under OpenTafl's Copenhagen), or an engine program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
+with weight W (0 to 1, mcts's TacticalWeight), a network with
+",planes=NAME" to show it the input planes of the embedded rule set NAME
+whatever is played (by default those its file names, if any), or an engine
+program: "otep:cmd=COMMAND,movetime=MS" (OpenTafl's engine
 protocol) or "uci:cmd=COMMAND,movetime=MS" or ",nodes=N" (TaflZero's), with
 ",limit=MS" its allowance per move (default the move time plus a second).
 The rules referee an engine's moves: an illegal move, a move past its
