@@ -85,6 +85,11 @@ const (
 // float32 [batch, 4840], the raw logits in the order of MoveIndex
 // (square*40 + direction*10 + distance-1), and "wdl": float32 [batch, 3],
 // the win/draw/loss probabilities of the side to move.
+//
+// The model's metadata_props carry taflab.format ("taflab-onnx"),
+// taflab.config, taflab.input_encoding, taflab.policy_size, taflab.hash and,
+// when the network has a PlanesOf, taflab.planes_of: the rule set whose
+// planes a caller must encode, whatever rule set is played.
 func (n *Network) ExportONNX(path string) error {
 	data, err := n.encodeONNX()
 	if err != nil {
@@ -221,13 +226,21 @@ func (n *Network) encodeONNX() ([]byte, error) {
 	opset = protowire.AppendTag(opset, opsetVersion, protowire.VarintType)
 	opset = protowire.AppendVarint(opset, ONNXOpset)
 	m = appendMessage(m, modelOpsetImport, opset)
-	for _, kv := range [][2]string{
+	meta := [][2]string{
 		{MetaFormat, "taflab-onnx"},
 		{MetaConfig, string(cfg)},
 		{MetaInputEncoding, InputEncoding},
 		{MetaPolicySize, fmt.Sprint(PolicySize)},
 		{"taflab.hash", n.Hash()},
-	} {
+	}
+	planes, err := n.planesOfMeta()
+	if err != nil {
+		return nil, err
+	}
+	if planes != "" {
+		meta = append(meta, [2]string{MetaPlanesOf, planes})
+	}
+	for _, kv := range meta {
 		var e []byte
 		e = appendString(e, entryKey, kv[0])
 		e = appendString(e, entryValue, kv[1])

@@ -16,7 +16,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"taflab/configs/variants"
 	"taflab/internal/nodetest"
+	"taflab/rules"
 )
 
 // onnxNetwork is the network the ONNX tests export: 2 blocks of 8
@@ -150,6 +152,53 @@ func TestExportONNXStructure(t *testing.T) {
 	}
 	if want := 2*convs + 4 + 2; inits != want { // weights and biases, the two Reshapes' shapes
 		t.Errorf("initializers: got %d, want %d", inits, want)
+	}
+}
+
+// TestExportONNXMetadata: the model's metadata_props name the format, the
+// configuration, the hash and, only for a network that has one, the rule set
+// whose planes it learnt, which reads back as that rule set.
+func TestExportONNXMetadata(t *testing.T) {
+	classic := variants.MustLoad("copenhagen-classic")
+	for _, tc := range []struct {
+		name   string
+		planes *rules.Variant
+	}{{"no planes_of", nil}, {"copenhagen-classic", classic}} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := onnxNetwork(t)
+			if tc.planes != nil {
+				n.SetPlanesOf(tc.planes)
+			}
+			b, err := os.ReadFile(exportONNX(t, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta := map[string]string{}
+			for _, e := range protoFields(t, b)[modelMetadataProps] {
+				kv := protoFields(t, e.([]byte))
+				meta[protoStrings(kv[entryKey])[0]] = protoStrings(kv[entryValue])[0]
+			}
+			if got, want := meta[MetaFormat], "taflab-onnx"; got != want {
+				t.Errorf("%s: got %q, want %q", MetaFormat, got, want)
+			}
+			if got, want := meta["taflab.hash"], n.Hash(); got != want {
+				t.Errorf("taflab.hash: got %q, want %q", got, want)
+			}
+			text, ok := meta[MetaPlanesOf]
+			if tc.planes == nil {
+				if ok {
+					t.Errorf("got %s %q, want none", MetaPlanesOf, text)
+				}
+				return
+			}
+			v, err := parsePlanesOf(text)
+			if err != nil {
+				t.Fatalf("%s %q: %v", MetaPlanesOf, text, err)
+			}
+			if got, want := v.Definition(), tc.planes.Definition(); got != want {
+				t.Errorf("%s: got %+v, want %+v", MetaPlanesOf, got, want)
+			}
+		})
 	}
 }
 

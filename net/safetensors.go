@@ -371,12 +371,10 @@ func (n *Network) Save(path string, extra map[string]string) error {
 		MetaInputEncoding: InputEncoding,
 		MetaPolicySize:    strconv.Itoa(PolicySize),
 	}
-	if n.planesOf != nil {
-		def, err := json.Marshal(n.planesOf.Definition())
-		if err != nil {
-			return fmt.Errorf("net: %s: %w", path, err)
-		}
-		meta[MetaPlanesOf] = string(def)
+	if planes, err := n.planesOfMeta(); err != nil {
+		return fmt.Errorf("net: %s: %w", path, err)
+	} else if planes != "" {
+		meta[MetaPlanesOf] = planes
 	}
 	for k, v := range extra {
 		if _, ok := meta[k]; ok || k == MetaPlanesOf {
@@ -385,6 +383,19 @@ func (n *Network) Save(path string, extra map[string]string) error {
 		meta[k] = v
 	}
 	return WriteSafetensors(path, n.tensors, meta)
+}
+
+// planesOfMeta returns the value of MetaPlanesOf, "" when the network has
+// no PlanesOf. Save and ExportONNX write it.
+func (n *Network) planesOfMeta() (string, error) {
+	if n.planesOf == nil {
+		return "", nil
+	}
+	def, err := json.Marshal(n.planesOf.Definition())
+	if err != nil {
+		return "", err
+	}
+	return string(def), nil
 }
 
 // Load reads a network that Save wrote: it checks the format and its
