@@ -45,17 +45,19 @@ var allowedImports = map[string][]string{
 	// Ratings: Bradley-Terry fits over match files, their report and chart.
 	"ratings": {"stats", "match", "chart", "internal/fileio"},
 	// Balance studies: rule sets' win rates in self-play and game records.
-	"balance": {"rules", "mcts", "stats", "match", "player", "openings", "configs/variants", "chart"},
+	"balance": {"rules", "mcts", "stats", "match", "player", "openings", "configs/variants", "chart", "internal/errctx"},
 	// Self-play runs: games into dataset shards.
 	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "player", "internal/fileio"},
 	// Training runs: samples from shards and records into a network.
 	"training": {"rules", "net", "datasets", "configs", "chart", "internal/fileio"},
 	// The self-play loop: generations of self-play, training and gating.
-	"loop": {"rules", "mcts", "net", "datasets", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress"},
+	"loop": {"rules", "mcts", "net", "datasets", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress", "internal/errctx"},
 	// Files written whole or not at all, and read within a limit.
 	"internal/fileio": {},
 	// Progress bars and lines for long runs.
 	"internal/progress": {},
+	// Other packages' errors in a context of the caller's.
+	"internal/errctx": {},
 	// Support for tests only: finding Node.js and its packages.
 	"internal/nodetest": {},
 	// Support for tests only: small network files.

@@ -24,9 +24,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/openings"
@@ -326,26 +326,9 @@ func (rep *Report) compare() {
 // seconds rounds a duration in seconds to a tenth.
 func seconds(s float64) float64 { return math.Round(s*10) / 10 }
 
-// wrapped is another package's error in a context of this one: "balance:
-// CONTEXT: MESSAGE", the message without that package's prefix, so that
-// it names one package; errors.Is and As still see Err.
-type wrapped struct {
-	context string
-	Err     error
-}
+// errs puts other packages' errors in a context of this one: "balance: CONTEXT:
+// MESSAGE", the message without the other package's prefix.
+var errs = errctx.Wrapper{Prefix: "balance: ", Strip: []string{"net: ", "mcts: ", "match: ", "openings: ", "engine: ", "player: ", "rules: "}}
 
-func (e *wrapped) Error() string {
-	msg := e.Err.Error()
-	for _, p := range []string{"net: ", "mcts: ", "match: ", "openings: ", "engine: ", "player: ", "rules: "} {
-		if m, ok := strings.CutPrefix(msg, p); ok {
-			msg = m
-			break
-		}
-	}
-	return "balance: " + e.context + ": " + msg
-}
-
-func (e *wrapped) Unwrap() error { return e.Err }
-
-// within puts another package's error in context (see wrapped).
-func within(context string, err error) error { return &wrapped{context, err} }
+// within puts another package's error in context (see errs).
+func within(context string, err error) error { return errs.Within(context, err) }

@@ -47,6 +47,7 @@ import (
 
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/match"
@@ -903,27 +904,9 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 	return f, nil
 }
 
-// wrapped is another package's error in a context of the loop's (a
-// setting, "gate.openings"): "loop: CONTEXT: MESSAGE", the message without
-// that package's prefix, so that it names one package; errors.Is and As
-// still see Err.
-type wrapped struct {
-	context string
-	Err     error
-}
+// errs puts other packages' errors in a context of this one: "loop: CONTEXT:
+// MESSAGE", the message without the other package's prefix.
+var errs = errctx.Wrapper{Prefix: "loop: ", Strip: []string{"configs: ", "variants: ", "openings: ", "match: ", "ratings: ", "datasets: ", "rules: "}}
 
-func (e *wrapped) Error() string {
-	msg := e.Err.Error()
-	for _, p := range []string{"configs: ", "variants: ", "openings: ", "match: ", "ratings: ", "datasets: ", "rules: "} {
-		if m, ok := strings.CutPrefix(msg, p); ok {
-			msg = m
-			break
-		}
-	}
-	return "loop: " + e.context + ": " + msg
-}
-
-func (e *wrapped) Unwrap() error { return e.Err }
-
-// within puts another package's error in context (see wrapped).
-func within(context string, err error) error { return &wrapped{context, err} }
+// within puts another package's error in context (see errs).
+func within(context string, err error) error { return errs.Within(context, err) }
