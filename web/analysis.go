@@ -225,6 +225,10 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 	if in, ok := eval.(*net.Inference); ok {
 		wdl := in.WDL(0)
 		rep.WDL = &[3]float64{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}
+		rep.PlanesOf = v.Name()
+		if in.PlanesOf != nil {
+			rep.PlanesOf = in.PlanesOf.Name()
+		}
 	}
 	for _, mp := range policy {
 		m := mp.Move

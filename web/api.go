@@ -170,7 +170,11 @@ type Analysis struct {
 	Position string      `json:"position"`
 	ToMove   string      `json:"to_move"`
 	Network  string      `json:"network"`
-	WDL      *[3]float64 `json:"wdl"`    // the network's win, draw, loss for the side to move; null for the built-in searcher
+	WDL      *[3]float64 `json:"wdl"` // the network's win, draw, loss for the side to move; null for the built-in searcher
+	// PlanesOf names the rule set whose input planes the network was shown:
+	// the one it learnt from (net.Network.PlanesOf) where its file names
+	// one, else the position's own; "" for the built-in searcher.
+	PlanesOf string      `json:"planes_of"`
 	Value    float64     `json:"value"`  // the evaluator's value for the side to move, -1 to +1
 	Policy   []MoveProb  `json:"policy"` // the top moves by prior
 	Search   *SearchInfo `json:"search"` // null without playouts

@@ -23,6 +23,7 @@ import (
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/internal/nettest"
+	"taflab/net"
 	"taflab/rules"
 	"taflab/web"
 )
@@ -599,6 +600,22 @@ func TestBrowser(t *testing.T) {
 		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("analysis-network").value = "net"`))
 		b.do(chromedp.Click("#analysis-eval"))
 		b.wait(`document.getElementById("analysis-wdl").children.length === 3`)
+		// A network that learnt another rule set's planes says so.
+		served, _, err := net.Load(cfg.NetFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("analysis-status").textContent`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := served.PlanesOf(); p != nil && p.Name() != v.Name() {
+			if want := "the network (shown " + p.Name() + "'s planes, the rule set it learnt): win"; !strings.Contains(status, want) {
+				t.Errorf("analysis status %q: want it to contain %q", status, want)
+			}
+		} else if strings.Contains(status, "planes") {
+			t.Errorf("analysis status %q: want no planes named for a network of the played rule set's", status)
+		}
 		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("analysis-playouts").value = "40"`))
 		b.do(chromedp.Click("#analysis-search"))
 		b.wait(`document.querySelectorAll("#analysis-searchtable tbody tr").length > 0`)

@@ -17,6 +17,7 @@ import (
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/internal/nettest"
+	"taflab/net"
 	"taflab/rules"
 	"taflab/web"
 )
@@ -547,6 +548,42 @@ func TestReplayAndAnalysis(t *testing.T) {
 	_, _, again := call(t, ts, "POST", "/api/analyze", `{"variant":"fetlar","moves":["d1-d3"],"network":"net","playouts":30,"top":5}`)
 	if !bytes.Equal(raw, again) {
 		t.Fatalf("two analyses differ:\n%s\n%s", raw, again)
+	}
+}
+
+// TestAnalysisPlanesOf: the analysis names the rule set whose planes the
+// network was shown: the one its file names, else the played one; none for
+// the built-in searcher.
+func TestAnalysisPlanesOf(t *testing.T) {
+	n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.SetPlanesOf(variants.MustLoad("copenhagen-classic"))
+	classicNet := filepath.Join(t.TempDir(), "classic.safetensors")
+	if err := n.Save(classicNet, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, file, network, want string
+	}{
+		{"a network that learnt copenhagen-classic", classicNet, "net", "copenhagen-classic"},
+		{"a network that names none", nettest.TinyFile(t, 2), "net", "fetlar"},
+		{"the built-in searcher", classicNet, "builtin", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := web.DefaultConfig()
+			cfg.DataDir, cfg.NetFile = t.TempDir(), tc.file
+			ts := testServer(t, cfg)
+			status, _, raw := call(t, ts, "POST", "/api/analyze", `{"variant":"fetlar","network":"`+tc.network+`"}`)
+			var a web.Analysis
+			if err := json.Unmarshal(raw, &a); status != 200 || err != nil {
+				t.Fatalf("analyze: %d %s %v", status, raw, err)
+			}
+			if a.PlanesOf != tc.want {
+				t.Errorf("planes_of: got %q, want %q", a.PlanesOf, tc.want)
+			}
+		})
 	}
 }
 

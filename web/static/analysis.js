@@ -76,7 +76,10 @@ async function analyse(playouts) {
     $("analysis-searchtable").textContent = "";
   }
   board.arrows(arrows.slice(0, 5));
-  let value = r.wdl ? `the network: win ${percent(r.wdl[0])}, draw ${percent(r.wdl[1])}, loss ${percent(r.wdl[2])}`
+  // A network that learnt one rule set is shown that rule set's planes
+  // whatever is played; say so, or its figures read as the played rules'.
+  const planes = r.wdl && r.planes_of !== r.board.variant ? ` (shown ${r.planes_of}'s planes, the rule set it learnt)` : "";
+  let value = r.wdl ? `the network${planes}: win ${percent(r.wdl[0])}, draw ${percent(r.wdl[1])}, loss ${percent(r.wdl[2])}`
     : `the built-in searcher's static value ${signed(r.value)} (-1 lost, +1 won; it has no move priors: search to see the moves it prefers)`;
   if (r.search) value += `; search of ${r.search.playouts} playouts: value ${signed(r.search.value)}, best move ${r.search.best_move}`;
   $("analysis-status").textContent = `${r.to_move} to move; ${value}.`;
