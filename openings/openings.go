@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"taflab/configs"
 	"taflab/configs/variants"
@@ -35,8 +36,20 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	return match.ParseSuite(file, data, v)
 }
 
+// loadSuiteOf reads the embedded opening suite of the shipped rule set
+// name as positions of v: another reading of the same rules (OpenTafl's
+// rules string of it, say), whose board and start its positions must fit.
+func loadSuiteOf(name string, v *rules.Variant) ([]match.SuiteEntry, error) {
+	data, ok := configs.OpeningSuite(name)
+	if _, err := variants.Load(name); err != nil || !ok {
+		return nil, fmt.Errorf("openings: suite:%s: want a shipped rule set's suite (%s)", name, strings.Join(variants.Names(), ", "))
+	}
+	return match.ParseSuite("configs/openings/"+name+".txt (embedded)", data, v)
+}
+
 // Openings returns the openings of a match under v: "suite" for v's own
-// opening suite, "random" for a book of pairs random openings of plies
+// opening suite, "suite:NAME" for the shipped rule set NAME's suite played
+// under v (another program's reading of NAME's rules), "random" for a book of pairs random openings of plies
 // moves from the start (match.Book), or an opening-suite file. A suite's
 // positions come in an order shuffled by seed, so that matches of fewer
 // pairs than the suite has positions play different parts of it. desc
@@ -65,6 +78,11 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 		entries, err = LoadSuite("", v)
 		desc = fmt.Sprintf("the opening suite of %s", v.Name())
 	default:
+		if name, ok := strings.CutPrefix(spec, "suite:"); ok {
+			entries, err = loadSuiteOf(name, v)
+			desc = fmt.Sprintf("the opening suite of %s", name)
+			break
+		}
 		entries, err = LoadSuite(spec, v)
 		desc = fmt.Sprintf("the opening suite %s", spec)
 	}

@@ -152,6 +152,7 @@ func TestOpeningsSuiteErrors(t *testing.T) {
 		{"bad line", badPosition, variants.MustLoad("copenhagen"), []string{badPosition, "line 4"}},
 		{"board of another size", wrongSize, variants.MustLoad("copenhagen"), []string{wrongSize, "line 2"}},
 		{"no positions", empty, variants.MustLoad("copenhagen"), []string{empty, "no positions"}},
+		{"suite: of no shipped rule set", "suite:mine", mine, []string{"suite:mine", "want a shipped rule set's suite"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,6 +171,26 @@ func TestOpeningsSuiteErrors(t *testing.T) {
 		_, err := LoadSuite(badPosition, variants.MustLoad("copenhagen"))
 		if err == nil || !strings.Contains(err.Error(), badPosition) || !strings.Contains(err.Error(), "line 4") {
 			t.Errorf("got error %v, want one naming %s and line 4", err, badPosition)
+		}
+	})
+	t.Run("suite:NAME under another reading of its rules", func(t *testing.T) {
+		// changed has no suite of its own; copenhagen-classic's suite plays
+		// under it, every position once.
+		own, err := LoadSuite("", variants.MustLoad("copenhagen-classic"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, desc, err := Openings("suite:copenhagen-classic", changed, len(own), 4, 1)
+		if err != nil || len(got) != len(own) {
+			t.Fatalf("got %d openings, %v; want the suite's %d", len(got), err, len(own))
+		}
+		for i, o := range got {
+			if err := changed.CheckStart(o.Start); err != nil {
+				t.Errorf("opening %d: got %v, want a start of the rule set played", i, err)
+			}
+		}
+		if !strings.Contains(desc, "the opening suite of copenhagen-classic") {
+			t.Errorf("got description %q, want the suite's rule set named", desc)
 		}
 	})
 	t.Run("a suite file of its own rule set", func(t *testing.T) {

@@ -33,8 +33,10 @@ are not alike. The openings are the rule set's opening suite (-openings
 suite, the default: start positions where equal players split their
 results, since from the start the defenders win nearly every game between
 engines and every pair would split 1-1; each shipped rule set has one, a
-rule set of your own needs a suite file or random), a book of short random
-starts (-openings random), or a suite file. The pentanomial
+rule set of your own needs a suite file or random; -openings suite:NAME
+plays the shipped rule set NAME's suite under -variant, another reading of
+its rules such as OpenTafl's rules string), a book of short random starts
+(-openings random), or a suite file. The pentanomial
 SPRT over the pairs (as Stockfish's fishtest does it: H0 Elo(A-B) = elo0
 against H1 = elo1) stops the match as soon as it decides. A PLAYER is
 "builtin:playouts=800" (the network-free searcher) or
@@ -92,7 +94,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	gate := fs.Bool("gate", false, "promote A (write the best-network pointer) if the test accepts H1")
 	best := fs.String("best", "", "the best-network pointer `file` (default OUT/best.json)")
 	out := fs.String("out", "", "the match `folder`")
-	openingsSpec := fs.String("openings", "suite", "where pairs start: `suite` (the rule set's opening suite), random, or a suite file")
+	openingsSpec := fs.String("openings", "suite", "where pairs start: `suite` (the rule set's opening suite), suite:NAME (a shipped rule set's), random, or a suite file")
 	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening of -openings random (`plies`)")
 	seed := fs.Uint64("seed", 1, "`seed` of the opening book, or of the suite's order")
 	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
