@@ -2,6 +2,7 @@ package configs_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,12 +122,21 @@ func TestLoopConfigs(t *testing.T) {
 		{"[gate]\nopening_plies = 5000\n", "gate.opening_plies = 5000: want from 0 to 100"},
 		{"[baseline]\nplayouts = 2147483648\n", "baseline.playouts = 2147483648: want from 1 to 16777216"},
 		{"[baseline]\nplayouts = 100\nodds = [2, 200000]\n", "baseline.odds = [2 200000]: want multipliers that keep baseline.playouts (100) times each within 16777216 playouts"},
+		{"[[baseline.outside]]\nplayer = \" \"\ngames = 4\n", "baseline.outside[0].player"},
+		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 1\n", "baseline.outside[0].games = 1: want at least 2"},
+		{"[baseline]\ngames = 0\n[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 2\n", "baseline.games = 0: want at least 2 with baseline.outside"},
+		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 2\ndepth = 3\n", `unknown key "baseline.outside.depth"`},
 	} {
 		if _, err := configs.ParseLoop("mine.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error naming %q", c.text, err, c.want)
 		} else if onePrefix(err) != nil {
 			t.Error(onePrefix(err))
 		}
+	}
+	outside, err := configs.ParseLoop("mine.toml", []byte("[[baseline.outside]]\nplayer = 'otep:cmd=ot,name=ot-3'\ngames = 6\nvariant = 'otr:dim:11'\n[[baseline.outside]]\nplayer = 'builtin:playouts=9'\ngames = 2\n"))
+	want := []configs.LoopOutside{{Player: "otep:cmd=ot,name=ot-3", Games: 6, Variant: "otr:dim:11"}, {Player: "builtin:playouts=9", Games: 2}}
+	if err != nil || !slices.Equal(outside.Baseline.Outside, want) {
+		t.Errorf("baseline.outside: got %+v, %v; want %+v", outside.Baseline.Outside, err, want)
 	}
 }
 

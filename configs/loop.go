@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strings"
 
 	"taflab/mcts"
 	"taflab/net"
@@ -70,7 +71,7 @@ type LoopGate struct {
 	Alpha        float64 `toml:"alpha"`
 	Beta         float64 `toml:"beta"`
 	Playouts     int     `toml:"playouts"`
-	Openings     string  `toml:"openings"`      // "suite", "random" or a suite file (openings.Openings)
+	Openings     string  `toml:"openings"`      // "suite", "suite:NAME", "random" or a suite file (openings.Openings)
 	OpeningPlies int     `toml:"opening_plies"` // moves of a random opening
 }
 
@@ -89,6 +90,28 @@ type LoopBaseline struct {
 	// odds; empty: none.
 	Odds      []int `toml:"odds"`
 	OddsPairs int   `toml:"odds_pairs"` // game pairs per rung
+	// Outside are other programs' players (OpenTafl's AI at named
+	// depths, say) that every generation's network plays at the
+	// baseline's playouts, so that the run's ratings place the
+	// generations against them; empty: none. They need baseline games,
+	// whose searcher anchors the ratings.
+	Outside []LoopOutside `toml:"outside"`
+}
+
+// LoopOutside is one player of LoopBaseline.Outside.
+type LoopOutside struct {
+	// Player is a match player's spec (player.ParseSpec), such as
+	// `otep:cmd="env OPENTAFL_DEPTH=3 opentafl-engine",clock=off,name=opentafl-depth-3`;
+	// its name names its match folder (gen-NNN/outside/NAME) and its row
+	// in the ratings, so the players' names must differ.
+	Player string `toml:"player"`
+	// Games per generation, in pairs on the gate's openings, each opening
+	// played with either side; at least 2.
+	Games int `toml:"games"`
+	// Variant is the rule set of these games, as the run's variant key
+	// reads it: an OpenTafl rules string ("otr:...") so that OpenTafl
+	// referees its games as taflab does; "" for the run's own.
+	Variant string `toml:"variant"`
 }
 
 func zeroLoop() Loop {
@@ -180,6 +203,18 @@ func (c *Loop) check() error {
 	}
 	if mcts.CheckPlayouts(c.Baseline.Playouts) != nil {
 		bad("baseline.playouts", c.Baseline.Playouts, playoutRange)
+	}
+	for i, o := range c.Baseline.Outside {
+		key := fmt.Sprintf("baseline.outside[%d].", i)
+		if strings.TrimSpace(o.Player) == "" {
+			bad(key+"player", `""`, "want a player spec, such as otep:cmd=PROGRAM,name=NAME")
+		}
+		if o.Games < 2 {
+			bad(key+"games", o.Games, "want at least 2 (one pair)")
+		}
+	}
+	if len(c.Baseline.Outside) > 0 && c.Baseline.Games == 0 {
+		bad("baseline.games", 0, "want at least 2 with baseline.outside: the baseline's searcher anchors the ratings that place the outside players")
 	}
 	return errors.Join(errs...)
 }

@@ -12,9 +12,10 @@
 // file selfplay.mix.suite names, if any), manifest.json (versions, seeds, start),
 // data/ (the self-play shards of every generation), gen-NNN/ (per
 // generation: selfplay.json, train/ (a training run folder), gate/ and
-// baseline/ (match folders), gate.pairs.jsonl and baseline.pairs.jsonl (the
-// finished pairs of a match still going, so that a resumed match keeps
-// them), and a marker file per finished stage),
+// baseline/ (match folders), outside/NAME/ (a match folder per outside
+// player of baseline.outside), gate.pairs.jsonl, baseline.pairs.jsonl and
+// outside/NAME.pairs.jsonl (the finished pairs of a match still going, so
+// that a resumed match keeps them), and a marker file per finished stage),
 // best.json (the best network so far; absent while the network-free
 // searcher is the best), workers/ (the followers' records),
 // selfplay-done.json (once the last generation's games are in) and
@@ -171,8 +172,12 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if err := pretrainStage(ctx, run, cfg, log); err != nil {
 		return err
 	}
+	outside, err := readOutside(cfg, v)
+	if err != nil {
+		return err
+	}
 	for g := 1; g <= cfg.Generations; g++ {
-		if err := generation(ctx, run, cfg, v, g, opt.Poll, log); err != nil {
+		if err := generation(ctx, run, cfg, v, outside, g, opt.Poll, log); err != nil {
 			return err
 		}
 		sum, err := writeSummary(run, cfg, log)
@@ -370,9 +375,9 @@ func resolveNet(run, path string) string {
 	return path
 }
 
-func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, g int, poll time.Duration, log io.Writer) error {
+func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, outside []outsidePlayer, g int, poll time.Duration, log io.Writer) error {
 	dir := GenDir(run, g)
-	if done(dir, "baseline") || done(dir, "gate") && cfg.Baseline.Games == 0 {
+	if (done(dir, "baseline") || done(dir, "gate") && cfg.Baseline.Games == 0) && outsideDone(dir, outside) {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -432,9 +437,11 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		}
 	}
 	if cfg.Baseline.Games > 0 && !done(dir, "baseline") {
-		return baselineStage(ctx, dir, cfg, v, g, candidate, players, log)
+		if err := baselineStage(ctx, dir, cfg, v, g, candidate, players, log); err != nil {
+			return err
+		}
 	}
-	return nil
+	return outsideStages(ctx, dir, cfg, v, g, candidate, players, outside, log)
 }
 
 // ladderFile is the baseline's playout ladder as LadderFile holds it: the

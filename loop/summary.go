@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,35 @@ type GenSummary struct {
 	Rating      float64 `json:"rating"`
 	RatingCI95  float64 `json:"rating_ci95"`
 	RatingGames int     `json:"rating_games"`
+	// Outside holds the generation's matches against the outside players
+	// (baseline.outside), by name; none without them.
+	Outside []OutsideResult `json:"outside,omitempty"`
+}
+
+// OutsideResult is a generation's match against an outside player.
+type OutsideResult struct {
+	Player  string  `json:"player"`
+	Variant string  `json:"variant"`
+	Games   int     `json:"games"`
+	Score   float64 `json:"score"` // the generation's points a game: a win 1, a draw 1/2
+	Elo     float64 `json:"elo"`   // the generation's, against the player
+	EloLo   float64 `json:"elo_lo"`
+	EloHi   float64 `json:"elo_hi"`
+	// AsAttacker and AsDefender are the generation's results with each side.
+	AsAttacker stats.WDL `json:"as_attacker"`
+	AsDefender stats.WDL `json:"as_defender"`
+}
+
+// outsideResult reads a match file of an outside player.
+func outsideResult(f *match.File) OutsideResult {
+	r := f.Report
+	out := OutsideResult{Player: f.B.Name, Variant: f.Variant, Games: r.Games, Elo: r.Elo, EloLo: r.EloLo, EloHi: r.EloHi,
+		AsAttacker: r.AsAttacker, AsDefender: r.AsDefender}
+	if r.Games > 0 {
+		w, d := r.AsAttacker.Wins+r.AsDefender.Wins, r.AsAttacker.Draws+r.AsDefender.Draws
+		out.Score = (float64(w) + float64(d)/2) / float64(r.Games)
+	}
+	return out
 }
 
 // RunRatings is one Bradley-Terry fit (stats.FitRatings, with the
@@ -83,9 +113,13 @@ type RunRatings struct {
 	// have no maximum-likelihood fit (stats.FitRatings says when: a player
 	// won or lost every game, say); 0 for maximum likelihood.
 	PriorSD float64 `json:"prior_sd"`
-	// Players holds every player of the fit, generation 0 and the anchor
-	// among them, strongest first.
+	// Players holds every player of the fit, generation 0, the anchor and
+	// the outside players among them, strongest first.
 	Players []RatedPlayer `json:"players"`
+	// OutsideVariants are the rule sets of outside players' games that are
+	// not the run's (baseline.outside's variant), counted in the fit as
+	// the run's; none when every game is of the run's.
+	OutsideVariants []string `json:"outside_variants,omitempty"`
 }
 
 // RatedPlayer is one player of RunRatings.
@@ -99,16 +133,38 @@ type RatedPlayer struct {
 // Describe says in a sentence what the fit rests on: its games, its
 // anchor, the attackers' advantage and any prior.
 func (r *RunRatings) Describe() string {
-	text := fmt.Sprintf("Ratings: a Bradley-Terry fit over %d gate and baseline games at the baseline's playouts, %s = 0; "+
-		"the attackers' advantage %+.0f ± %.0f Elo.", r.Games, r.Anchor, r.SideAdvantage, r.SideCI95)
+	text := fmt.Sprintf("Ratings: a Bradley-Terry fit over %d %s games at the baseline's playouts, %s = 0; "+
+		"the attackers' advantage %+.0f ± %.0f Elo.", r.Games, r.kinds(), r.Anchor, r.SideAdvantage, r.SideCI95)
 	if r.PriorSD > 0 {
 		text += fmt.Sprintf(" The games have no maximum-likelihood fit (a player won or lost every game, say), so every rating has a normal prior of SD %.0f Elo.", r.PriorSD)
+	}
+	if outside := r.Outside(); len(outside) > 0 {
+		parts := make([]string, len(outside))
+		for i, p := range outside {
+			parts[i] = fmt.Sprintf("%s %.0f ± %.0f (%d games)", p.Name, p.Elo, p.CI95, p.Games)
+		}
+		text += " The outside players on this scale: " + strings.Join(parts, ", ") + "."
+		if len(r.OutsideVariants) > 0 {
+			text += " Their games of " + strings.Join(r.OutsideVariants, ", ") + " count as the run's rule set's."
+		}
 	}
 	return text
 }
 
-// ByGeneration lists the generations' ratings in generation order, on one
-// line.
+// Outside returns the players of the fit that are neither a generation nor
+// the anchor: the outside players (baseline.outside), strongest first.
+func (r *RunRatings) Outside() []RatedPlayer {
+	var out []RatedPlayer
+	for _, p := range r.Players {
+		if _, gen := ParseGenName(p.Name); !gen && p.Name != r.Anchor {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ByGeneration lists the generations' ratings in generation order, then
+// the outside players', on one line.
 func (r *RunRatings) ByGeneration() string {
 	var gens []RatedPlayer
 	for _, p := range r.Players {
@@ -121,7 +177,23 @@ func (r *RunRatings) ByGeneration() string {
 	for i, p := range gens {
 		parts[i] = fmt.Sprintf("%s %.0f ± %.0f", p.Name, p.Elo, p.CI95)
 	}
-	return fmt.Sprintf("ratings over the run's gate and baseline games (%s = 0): %s", r.Anchor, strings.Join(parts, ", "))
+	line := fmt.Sprintf("ratings over the run's %s games (%s = 0): %s", r.kinds(), r.Anchor, strings.Join(parts, ", "))
+	for i, p := range r.Outside() {
+		sep := ", "
+		if i == 0 {
+			sep = "; outside players: "
+		}
+		line += fmt.Sprintf("%s%s %.0f ± %.0f", sep, p.Name, p.Elo, p.CI95)
+	}
+	return line
+}
+
+// kinds names the kinds of match the fit rests on.
+func (r *RunRatings) kinds() string {
+	if len(r.Outside()) > 0 {
+		return "gate, baseline and outside"
+	}
+	return "gate and baseline"
 }
 
 // ratingsPriorSD is the prior a run's rating fit falls back on when the
@@ -152,7 +224,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 	var matches []genMatches
 	for g := 1; g <= cfg.Generations; g++ {
 		dir := GenDir(run, g)
-		matches = append(matches, genMatches{gate: readMatch(dir, "gate"), baseline: readMatch(dir, "baseline")})
+		matches = append(matches, genMatches{gate: readMatch(dir, "gate"), baseline: readMatch(dir, "baseline"), outside: readOutsideMatches(dir)})
 	}
 	ratings, err := fitRunRatings(matches)
 	if err != nil {
@@ -204,6 +276,9 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 		if p, ok := rated[GenName(g)]; ok {
 			s.Rating, s.RatingCI95, s.RatingGames = p.Elo, p.CI95, p.Games
 		}
+		for _, f := range matches[g-1].outside {
+			s.Outside = append(s.Outside, outsideResult(f))
+		}
 		out = append(out, s)
 	}
 	return out, ratings, nil
@@ -220,8 +295,11 @@ func readMatch(dir, stage string) *match.File {
 }
 
 // genMatches is a generation's gate and baseline matches, nil where not
-// played.
-type genMatches struct{ gate, baseline *match.File }
+// played, and its outside players' matches.
+type genMatches struct {
+	gate, baseline *match.File
+	outside        []*match.File
+}
 
 // fitRunRatings fits RunRatings over the generations' gate and baseline
 // games (matches[g-1] is generation g's), or returns nil when no baseline
@@ -229,13 +307,14 @@ type genMatches struct{ gate, baseline *match.File }
 // other playouts rates other players), and only players a chain of games
 // links to the network-free searcher.
 func fitRunRatings(matches []genMatches) (*RunRatings, error) {
-	anchor, playouts := "", 0
+	anchor, playouts, variant := "", 0, ""
 	for _, m := range matches {
 		if m.baseline != nil {
-			anchor, playouts = m.baseline.B.Name, m.baseline.B.Playouts
+			anchor, playouts, variant = m.baseline.B.Name, m.baseline.B.Playouts, m.baseline.Variant
 			break
 		}
 	}
+	var others []string // the outside matches' other rule sets, counted as the run's
 	if anchor == "" {
 		return nil, nil
 	}
@@ -246,13 +325,29 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 				files = append(files, *f)
 			}
 		}
+		for _, f := range m.outside { // the generation at the baseline's playouts against a player of its own budget
+			if f.A.Playouts != playouts {
+				continue
+			}
+			g := *f
+			if g.Variant != variant {
+				// Another program's reading of the run's rules (OpenTafl's
+				// rules string, say): one fit needs one rule set.
+				if !slices.Contains(others, g.Variant) {
+					others = append(others, g.Variant)
+				}
+				g.Variant = variant
+			}
+			files = append(files, g)
+		}
 	}
 	r, err := ratings.Fit(ratings.Matches{Files: files},
 		ratings.Config{Anchor: anchor, AnchorGroupOnly: true, FallbackPriorSD: ratingsPriorSD})
 	if err != nil {
 		return nil, within("ratings over the run's games", err)
 	}
-	out := &RunRatings{Anchor: r.Anchor, Games: r.Games, SideAdvantage: r.SideAdvantage, SideCI95: r.SideAdvantage95, PriorSD: r.PriorSD}
+	out := &RunRatings{Anchor: r.Anchor, Games: r.Games, SideAdvantage: r.SideAdvantage, SideCI95: r.SideAdvantage95, PriorSD: r.PriorSD,
+		OutsideVariants: others}
 	for _, p := range r.Players {
 		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: p.CI95, Games: p.Games})
 	}
@@ -312,6 +407,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	if ratings != nil {
 		fmt.Fprintf(&md, "\n%s\n", ratings.Describe())
 	}
+	outsideTable(&md, gens)
 	md.WriteString("\nSelf-play by kind of game: wins of each side with their mean length in plies.\n\n")
 	md.WriteString("| gen | kind | games | attackers (plies) | defenders (plies) | draws (plies) |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range gens {
@@ -533,4 +629,21 @@ func Throughput(run string, cfg configs.Loop) ([]HostThroughput, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out, nil
+}
+
+// outsideTable writes the generations' matches against the outside
+// players, if any.
+func outsideTable(md *strings.Builder, gens []GenSummary) {
+	header := false
+	for _, s := range gens {
+		for _, o := range s.Outside {
+			if !header {
+				md.WriteString("\nAgainst the outside players, at the baseline's playouts: the generation's score, its Elo against the player (95% interval), and its wins/draws/losses with each side.\n\n")
+				md.WriteString("| gen | outside player | rule set | games | score | Elo | as attackers W/D/L | as defenders W/D/L |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+				header = true
+			}
+			fmt.Fprintf(md, "| %d | %s | %s | %d | %.0f%% | %.0f [%.0f, %.0f] | %d/%d/%d | %d/%d/%d |\n", s.Generation, o.Player, o.Variant, o.Games, 100*o.Score,
+				o.Elo, o.EloLo, o.EloHi, o.AsAttacker.Wins, o.AsAttacker.Draws, o.AsAttacker.Losses, o.AsDefender.Wins, o.AsDefender.Draws, o.AsDefender.Losses)
+		}
+	}
 }
