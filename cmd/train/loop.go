@@ -29,8 +29,10 @@ match result is lost (a match cut short is played again). The run folder
 records everything the run used: loop.toml, variant.toml, manifest.json
 (versions, seeds); summary.md and summary.png show the run, with each
 generation's rating from one fit over all the run's gate and baseline
-games, where the gates place the generations against each other. A run folder
-keeps its own loop.toml: -config on an existing run must be the same file.
+games, where the gates place the generations against each other, and
+outside players ([[baseline.outside]] in the config: OpenTafl at a named
+depth, say) rated on the same scale. A run folder keeps its own loop.toml:
+-config on an existing run must be the same file.
 
 With -external (or selfplay.external in the config) the loop plays no
 self-play itself: each generation waits until followers (selfplay -follow
