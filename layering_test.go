@@ -39,7 +39,7 @@ var allowedImports = map[string][]string{
 	// Players of match play from their specs, and networks as evaluators.
 	"player": {"rules", "mcts", "net", "engine", "match", "configs/variants"},
 	// Where games start: opening suites and random openings.
-	"openings": {"rules", "mcts", "datasets", "match", "configs", "configs/variants", "internal/fileio"},
+	"openings": {"rules", "mcts", "datasets", "match", "configs", "configs/variants", "internal/fileio", "internal/errctx"},
 	// Charts: one palette, axis ticks and PNG files.
 	"chart": {"internal/fileio"},
 	// Ratings: Bradley-Terry fits over match files, their report and chart.

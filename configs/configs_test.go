@@ -122,8 +122,9 @@ func TestLoopConfigs(t *testing.T) {
 		{"[gate]\nopening_plies = 5000\n", "gate.opening_plies = 5000: want from 0 to 100"},
 		{"[baseline]\nplayouts = 2147483648\n", "baseline.playouts = 2147483648: want from 1 to 16777216"},
 		{"[baseline]\nplayouts = 100\nodds = [2, 200000]\n", "baseline.odds = [2 200000]: want multipliers that keep baseline.playouts (100) times each within 16777216 playouts"},
-		{"[[baseline.outside]]\nplayer = \" \"\ngames = 4\n", "baseline.outside[0].player"},
-		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 1\n", "baseline.outside[0].games = 1: want at least 2"},
+		{"[[baseline.outside]]\nplayer = \" \"\ngames = 4\n", `baseline.outside[0].player = " "`},
+		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 1\n", "baseline.outside[0].games = 1: want an even number"},
+		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 5\n", "baseline.outside[0].games = 5: want an even number"},
 		{"[baseline]\ngames = 0\n[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 2\n", "baseline.games = 0: want at least 2 with baseline.outside"},
 		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 2\ndepth = 3\n", `unknown key "baseline.outside.depth"`},
 	} {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"taflab/mcts"
@@ -106,7 +107,7 @@ type LoopOutside struct {
 	// in the ratings, so the players' names must differ.
 	Player string `toml:"player"`
 	// Games per generation, in pairs on the gate's openings, each opening
-	// played with either side; at least 2.
+	// played with either side: an even number, at least 2.
 	Games int `toml:"games"`
 	// Variant is the rule set of these games, as the run's variant key
 	// reads it: an OpenTafl rules string ("otr:...") so that OpenTafl
@@ -207,10 +208,10 @@ func (c *Loop) check() error {
 	for i, o := range c.Baseline.Outside {
 		key := fmt.Sprintf("baseline.outside[%d].", i)
 		if strings.TrimSpace(o.Player) == "" {
-			bad(key+"player", `""`, "want a player spec, such as otep:cmd=PROGRAM,name=NAME")
+			bad(key+"player", strconv.Quote(o.Player), "want a player spec, such as otep:cmd=PROGRAM,name=NAME")
 		}
-		if o.Games < 2 {
-			bad(key+"games", o.Games, "want at least 2 (one pair)")
+		if o.Games < 2 || o.Games%2 != 0 {
+			bad(key+"games", o.Games, "want an even number, at least 2 (pairs of games)")
 		}
 	}
 	if len(c.Baseline.Outside) > 0 && c.Baseline.Games == 0 {

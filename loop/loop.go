@@ -153,6 +153,10 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	if err != nil {
 		return within("variant", err)
 	}
+	outside, err := readOutside(cfg, v)
+	if err != nil {
+		return err
+	}
 	// The run records its self-play mode (ModeFile), which a flag may have
 	// chosen (train loop -external), and a resumed run keeps it.
 	if err := checkMode(run, cfg); err != nil {
@@ -170,10 +174,6 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 		}
 	}
 	if err := pretrainStage(ctx, run, cfg, log); err != nil {
-		return err
-	}
-	outside, err := readOutside(cfg, v)
-	if err != nil {
 		return err
 	}
 	for g := 1; g <= cfg.Generations; g++ {
@@ -241,16 +241,16 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 			return err
 		}
 	}
-	var def strings.Builder
-	if err := toml.NewEncoder(&def).Encode(v.Definition()); err != nil {
+	def, err := variantTOML(v)
+	if err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
 	variantPath := filepath.Join(run, VariantFile)
 	if old, err := fileio.ReadFileLimit(variantPath, fileio.MaxConfigBytes, "this file"); err == nil {
-		if string(old) != def.String() {
+		if string(old) != def {
 			return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
 		}
-	} else if err := fileio.WriteFile(variantPath, []byte(def.String())); err != nil {
+	} else if err := fileio.WriteFile(variantPath, []byte(def)); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(run, ConfigFile)); errors.Is(err, os.ErrNotExist) {
@@ -292,6 +292,13 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		return fmt.Errorf("loop: %w", err)
 	}
 	return nil
+}
+
+// variantTOML is the rule set as VariantFile holds it.
+func variantTOML(v *rules.Variant) (string, error) {
+	var def strings.Builder
+	err := toml.NewEncoder(&def).Encode(v.Definition())
+	return def.String(), err
 }
 
 // copySuite copies the suite file that selfplay.mix.suite names (read
@@ -814,7 +821,7 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	}
 	fmt.Fprintf(log, "loop: generation %d: gating %s against %s\n", g, a.Name, b.Name)
 	matchDir := filepath.Join(dir, "gate")
-	f, err := playMatch(ctx, matchDir, cfg, v, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), GenSeed(cfg.Seed, g))
+	f, err := playMatch(ctx, matchDir, cfg, v, cfg.Gate.Openings, a, b, cfg.Gate.MaxGames/2, cfg.Gate.SPRT(), GenSeed(cfg.Seed, g))
 	if err != nil {
 		return err
 	}
@@ -844,7 +851,7 @@ func baselineStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.V
 		return err
 	}
 	fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games\n", g, base, cfg.Baseline.Games)
-	if _, err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, a, b, cfg.Baseline.Games/2, match.FixedPairs, GenSeed(cfg.Seed, g)+1); err != nil {
+	if _, err := playMatch(ctx, filepath.Join(dir, "baseline"), cfg, v, cfg.Gate.Openings, a, b, cfg.Baseline.Games/2, match.FixedPairs, GenSeed(cfg.Seed, g)+1); err != nil {
 		return err
 	}
 	return mark(dir, "baseline")
@@ -867,13 +874,13 @@ func bestName(run, bestNet string) string {
 // PairsJournalSuffix) as it finishes, so a match that is interrupted picks
 // up on resume with its finished games kept; the journal is removed once
 // the match files are written.
-func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, a, b match.Player, pairs int, test stats.SPRT, seed uint64) (match.File, error) {
+func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, openingsSpec string, a, b match.Player, pairs int, test stats.SPRT, seed uint64) (match.File, error) {
 	journal := dir + PairsJournalSuffix
 	played, err := match.ReadPairs(journal)
 	if err != nil {
 		return match.File{}, err
 	}
-	openings, openingsDesc, err := openings.Openings(cfg.Gate.Openings, v, pairs, cfg.Gate.OpeningPlies, seed)
+	openings, openingsDesc, err := openings.Openings(openingsSpec, v, pairs, cfg.Gate.OpeningPlies, seed)
 	if err != nil {
 		return match.File{}, within("gate.openings", err)
 	}
@@ -913,7 +920,7 @@ func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Varia
 
 // errs puts other packages' errors in a context of this one: "loop: CONTEXT:
 // MESSAGE", the message without the other package's prefix.
-var errs = errctx.Wrapper{Prefix: "loop: ", Strip: []string{"configs: ", "variants: ", "openings: ", "match: ", "ratings: ", "datasets: ", "rules: "}}
+var errs = errctx.Wrapper{Prefix: "loop: ", Strip: []string{"loop: ", "configs: ", "variants: ", "openings: ", "match: ", "ratings: ", "datasets: ", "rules: "}}
 
 // within puts another package's error in context (see errs).
 func within(context string, err error) error { return errs.Within(context, err) }

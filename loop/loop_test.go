@@ -111,7 +111,7 @@ func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
 	a, _ := player.Parse("builtin:playouts=8")
 	b, _ := player.Parse("builtin:playouts=4")
 	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}
-	played, err := playMatch(context.Background(), dir, cfg, v, a, b, 5, test, 1)
+	played, err := playMatch(context.Background(), dir, cfg, v, cfg.Gate.Openings, a, b, 5, test, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,9 @@ import (
 	"regexp"
 
 	"taflab/configs"
+	"taflab/internal/fileio"
 	"taflab/match"
+	"taflab/openings"
 	"taflab/player"
 	"taflab/rules"
 )
@@ -20,22 +22,29 @@ const OutsideDir = "outside"
 
 // outsidePlayer is one of baseline.outside, read once per run.
 type outsidePlayer struct {
+	key     string // "baseline.outside[i]", for errors
 	spec    player.Spec
 	name    string         // its match player's name; names its match folder
 	variant *rules.Variant // the rule set of its games
-	games   int
+	// otherRules: variant is another rule set than the run's (another
+	// program's reading of its rules, say).
+	otherRules bool
+	openings   string // the gate's openings as these games read them (outsideOpenings)
+	games      int
 }
 
 // outsideName is what an outside player's name may be: it names a folder.
 var outsideName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// readOutside reads baseline.outside: each player's spec, its name (a
-// folder's name, unique, neither a generation's nor the baseline's) and the
-// rule set of its games. It starts no program.
+// readOutside reads baseline.outside before the run does any work: each
+// player's spec, its name (a folder's name, unique, neither a
+// generation's nor the baseline's), the rule set of its games (of the
+// run's board) and their openings. It starts no program.
 func readOutside(cfg configs.Loop, v *rules.Variant) ([]outsidePlayer, error) {
 	var out []outsidePlayer
 	seen := map[string]bool{}
-	baseline, err := new(player.Loader).Load(player.BuiltinSpec(cfg.Baseline.Playouts))
+	players := new(player.Loader)
+	baseline, err := players.Load(player.BuiltinSpec(cfg.Baseline.Playouts))
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +54,7 @@ func readOutside(cfg configs.Loop, v *rules.Variant) ([]outsidePlayer, error) {
 		if err != nil {
 			return nil, within(key+".player", err)
 		}
-		p, err := new(player.Loader).Load(spec)
+		p, err := players.Load(spec)
 		if err != nil {
 			return nil, within(key+".player", err)
 		}
@@ -58,15 +67,33 @@ func readOutside(cfg configs.Loop, v *rules.Variant) ([]outsidePlayer, error) {
 			return nil, fmt.Errorf("loop: %s.player: name %q: another outside player has it; give each its own name=", key, p.Name)
 		}
 		seen[p.Name] = true
-		ov := v
+		op := outsidePlayer{key: key, spec: spec, name: p.Name, variant: v, games: o.Games}
 		if o.Variant != "" {
-			if ov, err = configs.LoadVariant(o.Variant); err != nil {
+			if op.variant, err = configs.LoadVariant(o.Variant); err != nil {
 				return nil, within(key+".variant", err)
 			}
+			if op.variant.Size() != v.Size() {
+				return nil, fmt.Errorf("loop: %s.variant: a %dx%d rule set for a run on %dx%d boards, whose networks play no other", key, op.variant.Size(), op.variant.Size(), v.Size(), v.Size())
+			}
 		}
-		out = append(out, outsidePlayer{spec: spec, name: p.Name, variant: ov, games: o.Games})
+		op.otherRules = op.variant.Definition() != v.Definition()
+		op.openings = outsideOpenings(cfg.Gate.Openings, v, op.otherRules)
+		if _, _, err := openings.Openings(op.openings, op.variant, 1, cfg.Gate.OpeningPlies, 0); err != nil {
+			return nil, within(key+": gate.openings", err)
+		}
+		out = append(out, op)
 	}
 	return out, nil
+}
+
+// outsideOpenings is the gate's openings spec for games of an outside
+// player: in games of another rule set than the run's, "suite" is the run's
+// suite, its positions played under the other reading of the rules.
+func outsideOpenings(gate string, v *rules.Variant, otherRules bool) string {
+	if gate == "suite" && otherRules {
+		return "suite:" + v.Name()
+	}
+	return gate
 }
 
 // stage names the done marker of a generation's match against o.
@@ -85,41 +112,53 @@ func outsideDone(dir string, outside []outsidePlayer) bool {
 
 // outsideStages rates generation g's candidate against each outside player
 // it has not played yet: a fixed number of pairs at the baseline's
-// playouts, on the gate's openings (in games of another rule set than the
-// run's, "suite" is the run's suite; outsideCandidate says which planes the
-// network is shown).
+// playouts, on the gate's openings (outsideOpenings; outsideCandidate says
+// which planes the network is shown). A match of another rule set than the
+// run's keeps it in its folder as VariantFile, which the summary reads.
 func outsideStages(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate string, players *player.Loader, outside []outsidePlayer, log io.Writer) error {
 	for i, o := range outside {
 		if done(dir, o.stage()) {
 			continue
 		}
-		a, err := outsideCandidate(players, candidate, cfg.Baseline.Playouts, GenName(g), v, o.variant)
-		if err != nil {
-			return err
-		}
-		mcfg := cfg
-		if cfg.Gate.Openings == "suite" && o.variant.Definition() != v.Definition() {
-			// The run's suite, its positions played under the other
-			// reading of the rules.
-			mcfg.Gate.Openings = "suite:" + v.Name()
-		}
-		b, err := players.Load(o.spec)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(dir, OutsideDir), 0o755); err != nil {
-			return fmt.Errorf("loop: %w", err)
-		}
-		fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games of %s\n", g, o.name, o.games, o.variant.Name())
-		seed := GenSeed(cfg.Seed, g) + 2 + uint64(i)
-		if _, err := playMatch(ctx, filepath.Join(dir, OutsideDir, o.name), mcfg, o.variant, a, b, o.games/2, match.FixedPairs, seed); err != nil {
-			return err
-		}
-		if err := mark(dir, o.stage()); err != nil {
-			return err
+		if err := outsideStage(ctx, dir, cfg, v, g, i, o, candidate, players, log); err != nil {
+			return within(o.key+" ("+o.name+")", err)
 		}
 	}
 	return nil
+}
+
+func outsideStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, g, i int, o outsidePlayer, candidate string, players *player.Loader, log io.Writer) error {
+	a, err := outsideCandidate(players, candidate, cfg.Baseline.Playouts, GenName(g), v, o.variant)
+	if err != nil {
+		return err
+	}
+	b, err := players.Load(o.spec)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, OutsideDir), 0o755); err != nil {
+		return err
+	}
+	under := "the run's rules"
+	if o.otherRules {
+		under = "the rules of " + o.key + ".variant"
+	}
+	fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games under %s\n", g, o.name, o.games, under)
+	matchDir := filepath.Join(dir, OutsideDir, o.name)
+	seed := GenSeed(cfg.Seed, g) + 2 + uint64(i)
+	if _, err := playMatch(ctx, matchDir, cfg, o.variant, o.openings, a, b, o.games/2, match.FixedPairs, seed); err != nil {
+		return err
+	}
+	if o.otherRules {
+		def, err := variantTOML(o.variant)
+		if err != nil {
+			return err
+		}
+		if err := fileio.WriteFile(filepath.Join(matchDir, VariantFile), []byte(def)); err != nil {
+			return err
+		}
+	}
+	return mark(dir, o.stage())
 }
 
 // outsideCandidate is the candidate network's player, named name, in
@@ -144,20 +183,31 @@ func outsideCandidate(players *player.Loader, candidate string, playouts int, na
 	return a, nil
 }
 
+// outsideMatch is a generation's match against an outside player.
+type outsideMatch struct {
+	file *match.File
+	// otherRules: played under another rule set than the run's (its
+	// folder holds that rule set as VariantFile).
+	otherRules bool
+}
+
 // readOutsideMatches reads generation folder dir's outside matches, in the
 // order of their names; one that cannot be read is left out, as readMatch
 // does.
-func readOutsideMatches(dir string) []*match.File {
+func readOutsideMatches(dir string) []outsideMatch {
 	entries, err := os.ReadDir(filepath.Join(dir, OutsideDir))
 	if err != nil {
 		return nil
 	}
-	var out []*match.File
+	var out []outsideMatch
 	for _, e := range entries {
-		if e.IsDir() {
-			if f := readMatch(dir, filepath.Join(OutsideDir, e.Name())); f != nil {
-				out = append(out, f)
-			}
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(OutsideDir, e.Name())
+		if f := readMatch(dir, sub); f != nil {
+			_, err := os.Stat(filepath.Join(dir, sub, VariantFile))
+			out = append(out, outsideMatch{file: f, otherRules: err == nil})
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"taflab/configs/variants"
 	"taflab/internal/fileio"
 	"taflab/internal/nettest"
+	"taflab/internal/varianttest"
 	"taflab/match"
 	"taflab/net"
 	"taflab/player"
@@ -71,16 +71,14 @@ func TestOutsidePlayers(t *testing.T) {
 		if !done(dir, OutsideDir+"-"+name) {
 			t.Errorf("%s: no done marker", name)
 		}
+		// OpenTafl's rules are kept beside its games; the run's are not.
+		_, err = os.Stat(filepath.Join(dir, OutsideDir, name, VariantFile))
+		if other := name == "otep-self"; (err == nil) != other {
+			t.Errorf("%s: %s in its folder: got %v, want %v", name, VariantFile, err == nil, other)
+		}
 	}
 
-	raw, err := os.ReadFile(filepath.Join(run, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum RunSummary
-	if err := json.Unmarshal(raw, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummaryJSON(t, run)
 	var played []string
 	for _, o := range sum.Generations[0].Outside {
 		played = append(played, o.Player)
@@ -103,7 +101,8 @@ func TestOutsidePlayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| gen | outside player |", "| 1 | otep-self |", "The outside players on this scale:", "gate, baseline and outside games"} {
+	for _, want := range []string{"| gen | outside player |", "| 1 | otep-self | copenhagen (baseline.outside's variant) |", "The outside players on this scale:",
+		"gate, baseline and outside games", "against otep-self were played under baseline.outside's variant"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary.md: got\n%s\nwant %q in it", md, want)
 		}
@@ -116,6 +115,24 @@ func TestOutsidePlayers(t *testing.T) {
 	if strings.Contains(log.String(), "rating against") {
 		t.Errorf("carrying on a finished run: got log\n%s\nwant no match played again", log.String())
 	}
+
+	// A run stopped before its last outside match plays that match alone.
+	if err := os.Remove(filepath.Join(dir, OutsideDir+"-otep-self.done")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, OutsideDir, "otep-self")); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if err := Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{Log: &log}); err != nil {
+		t.Fatalf("carrying on: %v\n%s", err, log.String())
+	}
+	if got := strings.Count(log.String(), "rating against"); got != 1 || !strings.Contains(log.String(), "rating against otep-self") || strings.Contains(log.String(), "self-play") {
+		t.Errorf("carrying on after the last outside match was lost: got log\n%s\nwant otep-self's match played again, and nothing else", log.String())
+	}
+	if !done(dir, OutsideDir+"-otep-self") {
+		t.Errorf("otep-self: no done marker after carrying on")
+	}
 }
 
 // TestReadOutsideRefuses: outside players that cannot be told apart from
@@ -126,6 +143,18 @@ func TestReadOutsideRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ruleSetFile := func(name string, rs *rules.Variant) string {
+		text, err := variantTOML(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return varianttest.WriteFile(t, t.TempDir(), name+".toml", text)
+	}
+	// small is a 7x7 rule set; mine is copenhagen-classic with a switch
+	// changed, which has no suite of its own for outside games of
+	// copenhagen to play.
+	small := ruleSetFile("small", varianttest.Small(t))
+	mine := varianttest.Edited(t, "mine", "edge_fort = true", "edge_fort = false")
 	for _, tc := range []struct {
 		name    string
 		outside []configs.LoopOutside
@@ -138,10 +167,12 @@ func TestReadOutsideRefuses(t *testing.T) {
 		{"the baseline's name", []configs.LoopOutside{{Player: "builtin:playouts=100", Games: 2}}, `name "builtin-100" is the run's own player's`},
 		{"not a folder's name", []configs.LoopOutside{{Player: "otep:cmd=x,clock=off,name=../up", Games: 2}}, `name "../up": want letters`},
 		{"a rule set that does not read", []configs.LoopOutside{{Player: "builtin:playouts=7", Games: 2, Variant: "otr:dim:11 start:/x/"}}, "baseline.outside[0].variant"},
+		{"a rule set of another board", []configs.LoopOutside{{Player: "builtin:playouts=7", Games: 2, Variant: small}}, "baseline.outside[0].variant: a 7x7 rule set for a run on 11x11 boards"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := configs.DefaultLoop()
 			cfg.Baseline.Playouts = 100
+			cfg.Gate.Openings = "suite"
 			cfg.Baseline.Outside = tc.outside
 			_, err := readOutside(cfg, v)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "loop: ") {
@@ -149,12 +180,22 @@ func TestReadOutsideRefuses(t *testing.T) {
 			}
 		})
 	}
+	t.Run("openings that do not load under its rule set", func(t *testing.T) {
+		cfg := configs.DefaultLoop()
+		cfg.Gate.Openings = "suite"
+		cfg.Baseline.Outside = []configs.LoopOutside{{Player: "builtin:playouts=7", Games: 2, Variant: "copenhagen"}}
+		_, err := readOutside(cfg, mine)
+		if want := "loop: baseline.outside[0]: gate.openings: suite:mine: want a shipped rule set's suite"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	})
 }
 
 // fakeOutside writes the match folder of gen's games against an outside
-// player: n games of variant, gen winning won of them (as fakeMatch), with
-// the report the summary reads.
-func fakeOutside(t *testing.T, run string, g int, player, variant string, n, won int) {
+// player: n games, gen winning won of them (as fakeMatch), with the report
+// the summary reads; with otherRules, under a rule set of its own (the
+// folder's VariantFile) that has the run's name.
+func fakeOutside(t *testing.T, run string, g int, player string, otherRules bool, n, won int) {
 	t.Helper()
 	dir := filepath.Join(GenDir(run, g), OutsideDir, player)
 	fakeMatch(t, dir, GenName(g), player, 100, n, won)
@@ -162,7 +203,12 @@ func fakeOutside(t *testing.T, run string, g int, player, variant string, n, won
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Variant, f.B.Playouts, f.B.Engine = variant, 0, "opentafl"
+	if otherRules {
+		if err := os.WriteFile(filepath.Join(dir, VariantFile), []byte("name = \"copenhagen\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.B.Playouts, f.B.Engine = 0, "opentafl"
 	f.Report = stats.Report{Pairs: n / 2, Games: n}
 	for i, game := range f.Games {
 		wdl := &f.Report.AsDefender
@@ -182,15 +228,15 @@ func fakeOutside(t *testing.T, run string, g int, player, variant string, n, won
 
 // TestRunRatingsOutside: an outside player's games join the fit, so that it
 // gets a rating on the run's scale (above a generation that lost to it),
-// its games of another rule set count as the run's and are named, and each
-// generation's summary lists its match.
+// its games under other rules (of the run's name) count as the run's and
+// are said to be, and each generation's summary lists its match.
 func TestRunRatingsOutside(t *testing.T) {
 	run := t.TempDir()
 	fakeMatch(t, filepath.Join(GenDir(run, 1), "baseline"), "gen-001", "builtin-100", 100, 20, 14)
-	fakeOutside(t, run, 1, "opentafl-depth-3", "copenhagen", 10, 2)
+	fakeOutside(t, run, 1, "opentafl-depth-3", false, 10, 2)
 	fakeMatch(t, filepath.Join(GenDir(run, 2), "gate"), "gen-002", "gen-001", 100, 20, 12)
 	fakeMatch(t, filepath.Join(GenDir(run, 2), "baseline"), "gen-002", "builtin-100", 100, 20, 15)
-	fakeOutside(t, run, 2, "opentafl-depth-3", "opentafl-copenhagen", 10, 4)
+	fakeOutside(t, run, 2, "opentafl-depth-3", true, 10, 4)
 	gens, r := summarize(t, run, 2)
 	if r == nil {
 		t.Fatal("got no ratings, want a fit")
@@ -205,24 +251,24 @@ func TestRunRatingsOutside(t *testing.T) {
 	if !(outside[0].Elo > gens[0].Rating) {
 		t.Errorf("opentafl-depth-3 %.0f Elo, gen-001 %.0f: want the player that won 8 of 10 above", outside[0].Elo, gens[0].Rating)
 	}
-	if want := []string{"opentafl-copenhagen"}; !slices.Equal(r.OutsideVariants, want) {
-		t.Errorf("got other rule sets %v, want %v", r.OutsideVariants, want)
+	if want := []string{"opentafl-depth-3"}; !slices.Equal(r.OutsidePlayers, want) || !slices.Equal(r.OtherRules, want) {
+		t.Errorf("got outside players %v, other rules %v; want %v for both", r.OutsidePlayers, r.OtherRules, want)
 	}
-	if d := r.Describe(); !strings.Contains(d, "opentafl-depth-3") || !strings.Contains(d, "opentafl-copenhagen count as the run's") {
-		t.Errorf("got %q, want the outside player and its rule set named", d)
+	if d := r.Describe(); !strings.Contains(d, "opentafl-depth-3 ") || !strings.Contains(d, "against opentafl-depth-3 were played under baseline.outside's variant") {
+		t.Errorf("got %q, want the outside player and its rules named", d)
 	}
 	if line := r.ByGeneration(); !strings.Contains(line, "gen-002") || !strings.Contains(line, "; outside players: opentafl-depth-3 ") {
 		t.Errorf("got %q, want the generations, then opentafl-depth-3", line)
 	}
 	for i, want := range []OutsideResult{
 		{Player: "opentafl-depth-3", Variant: "copenhagen", Games: 10, Score: 0.2},
-		{Player: "opentafl-depth-3", Variant: "opentafl-copenhagen", Games: 10, Score: 0.4},
+		{Player: "opentafl-depth-3", Variant: "copenhagen", OtherRules: true, Games: 10, Score: 0.4},
 	} {
 		if len(gens[i].Outside) != 1 {
 			t.Fatalf("generation %d: got %d outside matches, want 1", i+1, len(gens[i].Outside))
 		}
 		got := gens[i].Outside[0]
-		if got.Player != want.Player || got.Variant != want.Variant || got.Games != want.Games || got.Score != want.Score {
+		if got.Player != want.Player || got.Variant != want.Variant || got.OtherRules != want.OtherRules || got.Games != want.Games || got.Score != want.Score {
 			t.Errorf("generation %d: got %+v, want %+v", i+1, got, want)
 		}
 	}

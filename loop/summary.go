@@ -73,26 +73,31 @@ type GenSummary struct {
 
 // OutsideResult is a generation's match against an outside player.
 type OutsideResult struct {
-	Player  string  `json:"player"`
-	Variant string  `json:"variant"`
-	Games   int     `json:"games"`
-	Score   float64 `json:"score"` // the generation's points a game: a win 1, a draw 1/2
-	Elo     float64 `json:"elo"`   // the generation's, against the player
-	EloLo   float64 `json:"elo_lo"`
-	EloHi   float64 `json:"elo_hi"`
+	Player  string `json:"player"`
+	Variant string `json:"variant"` // the rule set's name
+	// OtherRules: the games were of another rule set than the run's
+	// (baseline.outside's variant, kept in the match folder as
+	// variant.toml), though it may have the run's name.
+	OtherRules bool    `json:"other_rules,omitempty"`
+	Games      int     `json:"games"`
+	Score      float64 `json:"score"` // the generation's points a game: a win 1, a draw 1/2
+	Elo        float64 `json:"elo"`   // the generation's, against the player
+	EloLo      float64 `json:"elo_lo"`
+	EloHi      float64 `json:"elo_hi"`
 	// AsAttacker and AsDefender are the generation's results with each side.
 	AsAttacker stats.WDL `json:"as_attacker"`
 	AsDefender stats.WDL `json:"as_defender"`
 }
 
-// outsideResult reads a match file of an outside player.
-func outsideResult(f *match.File) OutsideResult {
-	r := f.Report
-	out := OutsideResult{Player: f.B.Name, Variant: f.Variant, Games: r.Games, Elo: r.Elo, EloLo: r.EloLo, EloHi: r.EloHi,
-		AsAttacker: r.AsAttacker, AsDefender: r.AsDefender}
-	if r.Games > 0 {
-		w, d := r.AsAttacker.Wins+r.AsDefender.Wins, r.AsAttacker.Draws+r.AsDefender.Draws
-		out.Score = (float64(w) + float64(d)/2) / float64(r.Games)
+// outsideResult reads a match of an outside player.
+func outsideResult(m outsideMatch) OutsideResult {
+	r := m.file.Report
+	out := OutsideResult{Player: m.file.B.Name, Variant: m.file.Variant, OtherRules: m.otherRules, Games: r.Games,
+		Elo: r.Elo, EloLo: r.EloLo, EloHi: r.EloHi, AsAttacker: r.AsAttacker, AsDefender: r.AsDefender}
+	both := stats.WDL{Wins: r.AsAttacker.Wins + r.AsDefender.Wins, Draws: r.AsAttacker.Draws + r.AsDefender.Draws,
+		Losses: r.AsAttacker.Losses + r.AsDefender.Losses}
+	if both.Games() > 0 {
+		out.Score = both.Score()
 	}
 	return out
 }
@@ -116,10 +121,11 @@ type RunRatings struct {
 	// Players holds every player of the fit, generation 0, the anchor and
 	// the outside players among them, strongest first.
 	Players []RatedPlayer `json:"players"`
-	// OutsideVariants are the rule sets of outside players' games that are
-	// not the run's (baseline.outside's variant), counted in the fit as
-	// the run's; none when every game is of the run's.
-	OutsideVariants []string `json:"outside_variants,omitempty"`
+	// OutsidePlayers names the outside players (baseline.outside) among
+	// Players; OtherRules those of them whose games were of another rule
+	// set than the run's, counted in the fit as the run's.
+	OutsidePlayers []string `json:"outside_players,omitempty"`
+	OtherRules     []string `json:"other_rules,omitempty"`
 }
 
 // RatedPlayer is one player of RunRatings.
@@ -144,19 +150,20 @@ func (r *RunRatings) Describe() string {
 			parts[i] = fmt.Sprintf("%s %.0f ± %.0f (%d games)", p.Name, p.Elo, p.CI95, p.Games)
 		}
 		text += " The outside players on this scale: " + strings.Join(parts, ", ") + "."
-		if len(r.OutsideVariants) > 0 {
-			text += " Their games of " + strings.Join(r.OutsideVariants, ", ") + " count as the run's rule set's."
+		if len(r.OtherRules) > 0 {
+			text += " The games against " + strings.Join(r.OtherRules, ", ") + " were played under baseline.outside's variant " +
+				"(gen-NNN/outside/NAME/variant.toml) and count as the run's rule set's."
 		}
 	}
 	return text
 }
 
-// Outside returns the players of the fit that are neither a generation nor
-// the anchor: the outside players (baseline.outside), strongest first.
+// Outside returns the outside players of the fit (baseline.outside),
+// strongest first.
 func (r *RunRatings) Outside() []RatedPlayer {
 	var out []RatedPlayer
 	for _, p := range r.Players {
-		if _, gen := ParseGenName(p.Name); !gen && p.Name != r.Anchor {
+		if slices.Contains(r.OutsidePlayers, p.Name) {
 			out = append(out, p)
 		}
 	}
@@ -298,7 +305,7 @@ func readMatch(dir, stage string) *match.File {
 // played, and its outside players' matches.
 type genMatches struct {
 	gate, baseline *match.File
-	outside        []*match.File
+	outside        []outsideMatch
 }
 
 // fitRunRatings fits RunRatings over the generations' gate and baseline
@@ -314,7 +321,7 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 			break
 		}
 	}
-	var others []string // the outside matches' other rule sets, counted as the run's
+	var outside, otherRules []string
 	if anchor == "" {
 		return nil, nil
 	}
@@ -325,20 +332,19 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 				files = append(files, *f)
 			}
 		}
-		for _, f := range m.outside { // the generation at the baseline's playouts against a player of its own budget
-			if f.A.Playouts != playouts {
+		for _, om := range m.outside {
+			f := *om.file
+			if f.A.Playouts != playouts { // the generation at the baseline's playouts
 				continue
 			}
-			g := *f
-			if g.Variant != variant {
-				// Another program's reading of the run's rules (OpenTafl's
-				// rules string, say): one fit needs one rule set.
-				if !slices.Contains(others, g.Variant) {
-					others = append(others, g.Variant)
-				}
-				g.Variant = variant
+			if !slices.Contains(outside, f.B.Name) {
+				outside = append(outside, f.B.Name)
 			}
-			files = append(files, g)
+			if om.otherRules && !slices.Contains(otherRules, f.B.Name) {
+				otherRules = append(otherRules, f.B.Name)
+			}
+			f.Variant = variant // one fit needs one rule set's name
+			files = append(files, f)
 		}
 	}
 	r, err := ratings.Fit(ratings.Matches{Files: files},
@@ -347,7 +353,7 @@ func fitRunRatings(matches []genMatches) (*RunRatings, error) {
 		return nil, within("ratings over the run's games", err)
 	}
 	out := &RunRatings{Anchor: r.Anchor, Games: r.Games, SideAdvantage: r.SideAdvantage, SideCI95: r.SideAdvantage95, PriorSD: r.PriorSD,
-		OutsideVariants: others}
+		OutsidePlayers: outside, OtherRules: otherRules}
 	for _, p := range r.Players {
 		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: p.CI95, Games: p.Games})
 	}
@@ -642,7 +648,11 @@ func outsideTable(md *strings.Builder, gens []GenSummary) {
 				md.WriteString("| gen | outside player | rule set | games | score | Elo | as attackers W/D/L | as defenders W/D/L |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 				header = true
 			}
-			fmt.Fprintf(md, "| %d | %s | %s | %d | %.0f%% | %.0f [%.0f, %.0f] | %d/%d/%d | %d/%d/%d |\n", s.Generation, o.Player, o.Variant, o.Games, 100*o.Score,
+			variant := o.Variant
+			if o.OtherRules {
+				variant += " (baseline.outside's variant)"
+			}
+			fmt.Fprintf(md, "| %d | %s | %s | %d | %.0f%% | %.0f [%.0f, %.0f] | %d/%d/%d | %d/%d/%d |\n", s.Generation, o.Player, variant, o.Games, 100*o.Score,
 				o.Elo, o.EloLo, o.EloHi, o.AsAttacker.Wins, o.AsAttacker.Draws, o.AsAttacker.Losses, o.AsDefender.Wins, o.AsDefender.Draws, o.AsDefender.Losses)
 		}
 	}

@@ -144,6 +144,15 @@ func TestWriteSummaryShowsRatings(t *testing.T) {
 	if !strings.Contains(string(md), "| rating | vs baseline |") || !strings.Contains(string(md), "Bradley-Terry fit over 40 gate and baseline games") {
 		t.Errorf("summary.md: got\n%s\nwant the rating column and the fit described", md)
 	}
+	sum := readSummaryJSON(t, run)
+	if sum.Ratings == nil || len(sum.Ratings.Players) != 2 || sum.Generations[0].RatingGames != 40 {
+		t.Errorf("summary.json: got ratings %+v, generation %+v; want two players, gen-001 with 40 games", sum.Ratings, sum.Generations[0])
+	}
+}
+
+// readSummaryJSON reads a run's summary.json, which must be there.
+func readSummaryJSON(t *testing.T, run string) RunSummary {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(run, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +161,5 @@ func TestWriteSummaryShowsRatings(t *testing.T) {
 	if err := json.Unmarshal(raw, &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Ratings == nil || len(sum.Ratings.Players) != 2 || sum.Generations[0].RatingGames != 40 {
-		t.Errorf("summary.json: got ratings %+v, generation %+v; want two players, gen-001 with 40 games", sum.Ratings, sum.Generations[0])
-	}
+	return sum
 }

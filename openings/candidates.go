@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -98,14 +99,7 @@ type CandidateError struct {
 // package's prefix ("openings: ", "datasets: ", "match: "), so that it names
 // one package.
 func (e *CandidateError) Error() string {
-	msg := e.Err.Error()
-	for _, p := range []string{"openings: ", "datasets: ", "match: ", "rules: "} {
-		if m, ok := strings.CutPrefix(msg, p); ok {
-			msg = m
-			break
-		}
-	}
-	return "openings: " + e.Source + ": " + msg
+	return "openings: " + e.Source + ": " + errctx.Strip(e.Err.Error(), []string{"openings: ", "datasets: ", "match: ", "rules: "})
 }
 
 func (e *CandidateError) Unwrap() error { return e.Err }

@@ -18,16 +18,12 @@ import (
 // and line.
 func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	if file == "" {
-		data, ok := configs.OpeningSuite(v.Name())
 		// A suite belongs to its rule set's rules, not its name: a copy of
 		// an embedded rule set with a switch changed has none.
-		if shipped, err := variants.Load(v.Name()); ok && (err != nil || shipped.Definition() != v.Definition()) {
-			ok = false
-		}
-		if !ok {
+		if shipped, err := variants.Load(v.Name()); err != nil || shipped.Definition() != v.Definition() {
 			return nil, fmt.Errorf("openings: rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one)", v.Name())
 		}
-		return match.ParseSuite("configs/openings/"+v.Name()+".txt (embedded)", data, v)
+		return embeddedSuite(v.Name(), v)
 	}
 	data, err := fileio.ReadFileLimit(file, fileio.MaxConfigBytes, "an opening suite")
 	if err != nil {
@@ -36,12 +32,13 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	return match.ParseSuite(file, data, v)
 }
 
-// loadSuiteOf reads the embedded opening suite of the shipped rule set
-// name as positions of v: another reading of the same rules (OpenTafl's
-// rules string of it, say), whose board and start its positions must fit.
-func loadSuiteOf(name string, v *rules.Variant) ([]match.SuiteEntry, error) {
+// embeddedSuite reads the embedded opening suite of the shipped rule set
+// name as positions of v: that rule set, or another reading of its rules
+// (OpenTafl's rules string of it, say) whose board and start its positions
+// fit.
+func embeddedSuite(name string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	data, ok := configs.OpeningSuite(name)
-	if _, err := variants.Load(name); err != nil || !ok {
+	if !ok {
 		return nil, fmt.Errorf("openings: suite:%s: want a shipped rule set's suite (%s)", name, strings.Join(variants.Names(), ", "))
 	}
 	return match.ParseSuite("configs/openings/"+name+".txt (embedded)", data, v)
@@ -79,7 +76,7 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 		desc = fmt.Sprintf("the opening suite of %s", v.Name())
 	default:
 		if name, ok := strings.CutPrefix(spec, "suite:"); ok {
-			entries, err = loadSuiteOf(name, v)
+			entries, err = embeddedSuite(name, v)
 			desc = fmt.Sprintf("the opening suite of %s", name)
 			break
 		}

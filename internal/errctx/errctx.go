@@ -35,14 +35,17 @@ type wrapped struct {
 }
 
 func (e *wrapped) Error() string {
-	msg := e.err.Error()
-	for _, p := range e.w.Strip {
+	return e.w.Prefix + e.context + ": " + Strip(e.err.Error(), e.w.Strip)
+}
+
+// Strip returns msg without the first of prefixes that it starts with.
+func Strip(msg string, prefixes []string) string {
+	for _, p := range prefixes {
 		if m, ok := strings.CutPrefix(msg, p); ok {
-			msg = m
-			break
+			return m
 		}
 	}
-	return e.w.Prefix + e.context + ": " + msg
+	return msg
 }
 
 func (e *wrapped) Unwrap() error { return e.err }

@@ -8,14 +8,14 @@ import (
 )
 
 func TestWithin(t *testing.T) {
-	w := Wrapper{Prefix: "loop: ", Strip: []string{"configs: ", "match: ", "match: match: "}}
+	w := Wrapper{Prefix: "loop: ", Strip: []string{"match: ", "configs: "}}
 	for _, tc := range []struct {
 		name, context string
 		err           error
 		want          string
 	}{
 		{"stripped", "gate.openings", errors.New("configs: games = 0: must be positive"), "loop: gate.openings: games = 0: must be positive"},
-		{"only the first prefix", "gate", errors.New("match: match: twice"), "loop: gate: match: twice"},
+		{"one prefix only", "gate", errors.New("match: configs: twice"), "loop: gate: configs: twice"},
 		{"unknown prefix kept", "train", errors.New("net: bad shape"), "loop: train: net: bad shape"},
 		{"no prefix", "x", errors.New("plain"), "loop: x: plain"},
 		{"prefix not at the start", "x", errors.New("see configs: here"), "loop: x: see configs: here"},
