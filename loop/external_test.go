@@ -59,10 +59,7 @@ func TestExternalLoopWithFollowers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs cmd/selfplay")
 	}
-	bin := filepath.Join(t.TempDir(), "selfplay")
-	if out, err := exec.Command("go", "build", "-o", bin, "taflab/cmd/selfplay").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, "selfplay")
 	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -436,4 +437,15 @@ func TestPromote(t *testing.T) {
 	if p, err := ReadBestPointer(old); err != nil || p.Elo != 5 {
 		t.Errorf("an older pointer: got %+v, %v; want it read", p, err)
 	}
+}
+
+// buildCommand builds taflab/cmd/NAME into the test's temporary folder and
+// returns the program's path.
+func buildCommand(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-o", bin, "taflab/cmd/"+name).CombinedOutput(); err != nil {
+		t.Fatalf("go build taflab/cmd/%s: %v\n%s", name, err, out)
+	}
+	return bin
 }

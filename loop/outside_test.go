@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,10 +36,7 @@ func TestOutsidePlayers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the tiny loop")
 	}
-	bin := filepath.Join(t.TempDir(), "engine")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/engine").CombinedOutput(); err != nil {
-		t.Fatalf("go build ../cmd/engine: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, "engine")
 	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
 	if err != nil {
 		t.Fatal(err)
