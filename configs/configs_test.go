@@ -50,7 +50,7 @@ func TestSelfPlayConfig(t *testing.T) {
 
 func TestTrainConfig(t *testing.T) {
 	def := configs.DefaultTrain()
-	if def.BatchSize != 256 || def.Network.Blocks != 6 || def.Optimizer.Optimizer != "sgd" {
+	if def.BatchSize != 256 || def.Network.Blocks != 6 || def.Optimizer.Optimizer != "adam" || def.Optimizer.LearningRate != 0.002 {
 		t.Errorf("got %+v, want the embedded train.toml", def)
 	}
 	got, err := configs.ParseTrain("mine.toml", []byte("steps = 5\n[network]\nblocks = 2\n"))
