@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -20,6 +21,12 @@ import (
 // rule-set file, when arg ends in .toml or names an existing file: TOML, or
 // a file holding one OpenTafl rules string (with or without "otr:"). Errors
 // name arg.
+//
+// A name stands for one set of rules, so that match files, datasets and
+// reports never mix two: a rule-set file that takes a shipped rule set's
+// name with other rules is refused, and an OpenTafl string whose name is a
+// shipped rule set's but whose rules are not (OpenTafl's "Copenhagen") is
+// given the name with "opentafl-" before it ("opentafl-copenhagen").
 func LoadVariant(arg string) (*rules.Variant, error) {
 	if slices.Contains(variants.Names(), arg) {
 		return variants.Load(arg)
@@ -39,7 +46,37 @@ func LoadVariant(arg string) (*rules.Variant, error) {
 	if text, ok := otrText(data); ok {
 		return compileOTR(fmt.Sprintf("rule-set file %q", arg), text)
 	}
-	return variants.Parse(arg, data)
+	v, err := variants.Parse(arg, data)
+	if err != nil {
+		return nil, err
+	}
+	if keys := differsFromShipped(v.Definition()); keys != nil {
+		return nil, fmt.Errorf("configs: rule-set file %q: name %q is a shipped rule set's, but the rules differ from it in %s: give the changed rule set a name of its own",
+			arg, v.Name(), strings.Join(keys, ", "))
+	}
+	return v, nil
+}
+
+// OpenTaflNamePrefix starts the name of an OpenTafl rules string whose own
+// name is a shipped rule set's but whose rules are not.
+const OpenTaflNamePrefix = "opentafl-"
+
+// differsFromShipped returns the keys (rule-set file keys) in which def
+// differs from the shipped rule set of its name; nil when none has its
+// name or the rules are the same.
+func differsFromShipped(def rules.Definition) []string {
+	if !slices.Contains(variants.Names(), def.Name) {
+		return nil
+	}
+	shipped := variants.MustLoad(def.Name).Definition()
+	var keys []string
+	a, b := reflect.ValueOf(def), reflect.ValueOf(shipped)
+	for i := range a.NumField() {
+		if !a.Field(i).Equal(b.Field(i)) {
+			keys = append(keys, strings.Split(a.Type().Field(i).Tag.Get("toml"), ",")[0])
+		}
+	}
+	return keys
 }
 
 // OTRPrefix marks an OpenTafl rules string where a rule set is named.
@@ -75,7 +112,12 @@ func compileOTR(where, otr string) (*rules.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
 	}
-	return v, nil
+	if differsFromShipped(v.Definition()) == nil {
+		return v, nil
+	}
+	def = v.Definition() // validated: only the name changes
+	def.Name = OpenTaflNamePrefix + def.Name
+	return rules.Compile(def)
 }
 
 // clipArg shortens an argument quoted in an error.

@@ -8,6 +8,7 @@ import (
 
 	"taflab/configs/variants"
 	"taflab/internal/varianttest"
+	"taflab/protocol"
 	"taflab/rules"
 )
 
@@ -32,10 +33,13 @@ func TestLoadVariantOTR(t *testing.T) {
 		referee         rules.RefereeRule
 	}{
 		{"by name", "copenhagen", "copenhagen", rules.RefereeTaflab},
-		{"otr string", "otr:" + openTaflCopenhagen, "copenhagen", rules.RefereeOpenTafl},
-		{"otr string, taflab's referee", "otr:" + openTaflCopenhagen + " x-referee:taflab", "copenhagen", rules.RefereeTaflab},
-		{"otr file", write("copenhagen.otr", openTaflCopenhagen+"\n"), "copenhagen", rules.RefereeOpenTafl},
-		{"otr file with prefix and comment", write("c.txt", "# OpenTafl's Copenhagen\n\notr:"+openTaflCopenhagen+"\n"), "copenhagen", rules.RefereeOpenTafl},
+		// OpenTafl's Copenhagen is not taflab's: its name says so.
+		{"otr string", "otr:" + openTaflCopenhagen, "opentafl-copenhagen", rules.RefereeOpenTafl},
+		{"otr string, taflab's referee", "otr:" + openTaflCopenhagen + " x-referee:taflab", "opentafl-copenhagen", rules.RefereeTaflab},
+		{"otr file", write("copenhagen.otr", openTaflCopenhagen+"\n"), "opentafl-copenhagen", rules.RefereeOpenTafl},
+		{"otr file with prefix and comment", write("c.txt", "# OpenTafl's Copenhagen\n\notr:"+openTaflCopenhagen+"\n"), "opentafl-copenhagen", rules.RefereeOpenTafl},
+		{"otr string of taflab's copenhagen", "otr:" + mustRulesString(t, copenhagen.Definition()), "copenhagen", rules.RefereeTaflab},
+		{"otr string, a name of its own", "otr:" + strings.Replace(openTaflCopenhagen, "name:Copenhagen", "name:My_Tafl", 1), "my_tafl", rules.RefereeOpenTafl},
 		{"toml file", write("mine.toml", string(toml)), "fetlar", rules.RefereeTaflab},
 		{"toml file, other name", write("mine.rules", string(toml)), "fetlar", rules.RefereeTaflab},
 	} {
@@ -47,7 +51,7 @@ func TestLoadVariantOTR(t *testing.T) {
 			if v.Name() != c.want || v.Definition().Referee != c.referee {
 				t.Errorf("got %s refereed by %v, want %s by %v", v.Name(), v.Definition().Referee, c.want, c.referee)
 			}
-			if c.want == "copenhagen" && v.Start() != copenhagen.Start() {
+			if strings.HasSuffix(c.want, "copenhagen") && v.Start() != copenhagen.Start() {
 				t.Errorf("got start %v, want %v", v.Start(), copenhagen.Start())
 			}
 		})
@@ -57,6 +61,8 @@ func TestLoadVariantOTR(t *testing.T) {
 		{"bad otr start", "otr:dim:11 start:/3t3/", "key start:"},
 		{"bad otr file", write("bad.otr", "dim:11 tfr:q start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/\n"), `rule-set file "` + filepath.Join(dir, "bad.otr") + `": key tfr:`},
 		{"unknown name", "copenhagn", `unknown rule set "copenhagn"`},
+		{"toml file, a shipped name, other rules", write("changed.toml", strings.Replace(string(toml), "edge_fort = false", "edge_fort = true", 1)),
+			`name "fetlar" is a shipped rule set's, but the rules differ from it in edge_fort: give`},
 		{"a file without end", "/dev/zero", `/dev/zero: more than 1048576 bytes`}, // it read without bound
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,4 +72,14 @@ func TestLoadVariantOTR(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustRulesString writes def as an OpenTafl rules string.
+func mustRulesString(t *testing.T, def rules.Definition) string {
+	t.Helper()
+	otr, err := protocol.RulesString(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return otr
 }

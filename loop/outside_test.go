@@ -97,7 +97,7 @@ func TestOutsidePlayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| gen | outside player |", "| 1 | otep-self | copenhagen (baseline.outside's variant) |", "The outside players on this scale:",
+	for _, want := range []string{"| gen | outside player |", "| 1 | otep-self | opentafl-copenhagen (baseline.outside's variant) |", "The outside players on this scale:",
 		"gate, baseline and outside games", "against otep-self were played under baseline.outside's variant"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary.md: got\n%s\nwant %q in it", md, want)
@@ -190,7 +190,7 @@ func TestReadOutsideRefuses(t *testing.T) {
 // fakeOutside writes the match folder of gen's games against an outside
 // player: n games, gen winning won of them (as fakeMatch), with the report
 // the summary reads; with otherRules, under a rule set of its own (the
-// folder's VariantFile) that has the run's name.
+// folder's VariantFile), OpenTafl's reading of the run's.
 func fakeOutside(t *testing.T, run string, g int, player string, otherRules bool, n, won int) {
 	t.Helper()
 	dir := filepath.Join(GenDir(run, g), OutsideDir, player)
@@ -200,9 +200,10 @@ func fakeOutside(t *testing.T, run string, g int, player string, otherRules bool
 		t.Fatal(err)
 	}
 	if otherRules {
-		if err := os.WriteFile(filepath.Join(dir, VariantFile), []byte("name = \"copenhagen\"\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, VariantFile), []byte("name = \"opentafl-copenhagen\"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		f.Variant = "opentafl-copenhagen"
 	}
 	f.B.Playouts, f.B.Engine = 0, "opentafl"
 	f.Report = stats.Report{Pairs: n / 2, Games: n}
@@ -224,8 +225,7 @@ func fakeOutside(t *testing.T, run string, g int, player string, otherRules bool
 
 // TestRunRatingsOutside: an outside player's games join the fit, so that it
 // gets a rating on the run's scale (above a generation that lost to it),
-// its games under other rules (of the run's name) count as the run's and
-// are said to be, and each generation's summary lists its match.
+// its games under other rules count as the run's and are said to be, and each generation's summary lists its match.
 func TestRunRatingsOutside(t *testing.T) {
 	run := t.TempDir()
 	fakeMatch(t, filepath.Join(GenDir(run, 1), "baseline"), "gen-001", "builtin-100", 100, 20, 14)
@@ -258,7 +258,7 @@ func TestRunRatingsOutside(t *testing.T) {
 	}
 	for i, want := range []OutsideResult{
 		{Player: "opentafl-depth-3", Variant: "copenhagen", Games: 10, Score: 0.2},
-		{Player: "opentafl-depth-3", Variant: "copenhagen", OtherRules: true, Games: 10, Score: 0.4},
+		{Player: "opentafl-depth-3", Variant: "opentafl-copenhagen", OtherRules: true, Games: 10, Score: 0.4},
 	} {
 		if len(gens[i].Outside) != 1 {
 			t.Fatalf("generation %d: got %d outside matches, want 1", i+1, len(gens[i].Outside))

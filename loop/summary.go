@@ -77,7 +77,7 @@ type OutsideResult struct {
 	Variant string `json:"variant"` // the rule set's name
 	// OtherRules: the games were of another rule set than the run's
 	// (baseline.outside's variant, kept in the match folder as
-	// variant.toml), though it may have the run's name.
+	// variant.toml).
 	OtherRules bool    `json:"other_rules,omitempty"`
 	Games      int     `json:"games"`
 	Score      float64 `json:"score"` // the generation's points a game: a win 1, a draw 1/2

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,6 +150,9 @@ func (m Matches) Of(variant string) Matches {
 // Select returns the matches of variant, or of the one rule set they
 // hold when variant is "". Several rule sets and no variant is a
 // *SettingError of Variant, and so is a variant none of them holds.
+// Variant may name several rule sets, with commas ("copenhagen,
+// opentafl-copenhagen": two programs' readings of one game's rules): their
+// matches are then rated as one rule set, of that name.
 func (m Matches) Select(variant string) (Matches, error) {
 	variants := m.Variants()
 	if variant == "" && len(variants) > 1 {
@@ -157,14 +161,28 @@ func (m Matches) Select(variant string) (Matches, error) {
 			parts[i] = fmt.Sprintf("%s (%s)", v, m.Of(v).names())
 		}
 		return Matches{}, &SettingError{"Variant", "", "the match files hold games of several rule sets: " + strings.Join(parts, "; ") +
-			"; ratings are per rule set: choose one"}
+			"; ratings are per rule set: choose one, or name several with commas to rate them as one"}
 	}
 	if variant == "" && len(variants) == 1 {
 		variant = variants[0]
 	}
-	out := m.Of(variant)
-	if len(out.Files) == 0 {
-		return Matches{}, &SettingError{"Variant", strconv.Quote(variant), "no match file of that rule set (they hold " + strings.Join(variants, ", ") + ")"}
+	names := strings.Split(variant, ",")
+	for i, name := range names {
+		names[i] = strings.TrimSpace(name)
+		if len(m.Of(names[i]).Files) == 0 {
+			return Matches{}, &SettingError{"Variant", strconv.Quote(names[i]), "no match file of that rule set (they hold " + strings.Join(variants, ", ") + ")"}
+		}
+	}
+	var out Matches
+	for i, f := range m.Files {
+		if !slices.Contains(names, f.Variant) {
+			continue
+		}
+		if m.Paths != nil {
+			out.Paths = append(out.Paths, m.Paths[i])
+		}
+		f.Variant = strings.Join(names, ",") // a copy: one scale, by the caller's choice
+		out.Files = append(out.Files, f)
 	}
 	return out, nil
 }

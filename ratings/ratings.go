@@ -39,7 +39,8 @@ type Config struct {
 	// folders searched recursively for match.json. Fit ignores them.
 	Paths []string
 	// Variant is the rule set to fit (its name as the match files write
-	// it); "" for the one the files hold (Run refuses several).
+	// it), or several named with commas, rated as one (Matches.Select);
+	// "" for the one the files hold (Run refuses several).
 	Variant string
 	// Anchor is the player fixed at 0 Elo, and its group is fitted first;
 	// "" for the group with the most games, anchored at its first

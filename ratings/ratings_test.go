@@ -151,6 +151,8 @@ func TestRun(t *testing.T) {
 		{"a file and its folder", Config{Paths: []string{filepath.Join(dir, "m1", match.FileName), filepath.Join(dir, "m1")}}, 1, "gen002 builtin-16", ""},
 		{"several rule sets", Config{Paths: []string{dir}}, 0, "", "several rule sets"},
 		{"a rule set not there", Config{Paths: []string{dir}, Variant: "hnefatafl11"}, 0, "", "hnefatafl11"},
+		{"two rule sets rated as one", Config{Paths: []string{dir}, Variant: "fetlar,copenhagen"}, 4, "gen002 gen-1 builtin-16", ""},
+		{"one of two rule sets not there", Config{Paths: []string{dir}, Variant: "fetlar,hnefatafl11"}, 0, "", `Variant "hnefatafl11": no match file`},
 		{"no match files", Config{Paths: []string{empty}}, 0, "", "no match.json"},
 		{"no paths", Config{}, 0, "", "no paths"},
 		{"too many files", Config{Paths: []string{dir}, MaxFiles: 2}, 0, "", "more than 2 match files"},
@@ -174,6 +176,9 @@ func TestRun(t *testing.T) {
 			}
 			if len(rep.Files) != c.files || strings.Join(players, " ") != c.players {
 				t.Errorf("got %d files and players %q, want %d and %q", len(rep.Files), players, c.files, c.players)
+			}
+			if c.cfg.Variant != "" && rep.Variant != c.cfg.Variant {
+				t.Errorf("got rule set %q, want %q", rep.Variant, c.cfg.Variant)
 			}
 		})
 	}

@@ -17,7 +17,7 @@ import (
 	"taflab/ratings"
 )
 
-const help = `usage: eval ratings [-variant NAME] [-anchor PLAYER] [-prior-sd ELO] [-out DIR] PATH ...
+const help = `usage: eval ratings [-variant NAME[,NAME...]] [-anchor PLAYER] [-prior-sd ELO] [-out DIR] PATH ...
 
 Ratings across many players (networks, budgets): a Bradley-Terry (logistic
 Elo) fit with an attackers' advantage term over every game of the matches
@@ -30,7 +30,10 @@ is rated as one player, with a warning naming the files.
 
 Ratings are per rule set: the games of one rule set are fitted at a time.
 When the files hold games of several rule sets the command refuses them
-unless -variant names the one to fit (the others are then left out).
+unless -variant names the one to fit (the others are then left out), or
+several with commas, to rate them as one: two programs' readings of the
+same game (-variant copenhagen,opentafl-copenhagen rates OpenTafl, playing
+under its own rules, beside networks rated under taflab's).
 
 The anchor (-anchor; default the first "builtin-*" player, else the first
 player met) is fixed at 0 Elo. When a player won or lost every game the
@@ -77,7 +80,7 @@ var flags = map[string]string{"PriorSD": "-prior-sd", "Variant": "-variant", "An
 // (0: ratings' defaults).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, maxFiles int, maxBytes int64) int {
 	fset := cli.NewFlagSet("eval ratings", help, stderr)
-	variant := fset.String("variant", "", "fit only the matches of this rule set (`name` as the match files write it)")
+	variant := fset.String("variant", "", "fit only the matches of this rule set (`name` as the match files write it), or of several named with commas, rated as one")
 	anchor := fset.String("anchor", "", "the `player` fixed at 0 Elo (default the first builtin-*, else the first player)")
 	priorSD := fset.Float64("prior-sd", 0, "a normal prior of this `SD` (Elo) on every rating; 0 = none (maximum likelihood)")
 	out := fset.String("out", "", "write ratings.md, ratings.json and ratings.png into this `folder`")
