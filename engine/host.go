@@ -78,6 +78,13 @@ type session struct {
 	err        error // how the program ended; set before exit is closed
 	once       sync.Once
 
+	// lastLines are the program's last lines (at most keptLines, each
+	// clipped), read or left unread when it ended: a program that crashes
+	// says why in them (OpenTafl prints its exception), and the forfeit's
+	// error carries them. Used by the session's methods, which the match
+	// calls one at a time.
+	lastLines []string
+
 	options map[string]bool // UCI options the engine offers
 	variant *rules.Variant
 	start   rules.Position
@@ -209,20 +216,46 @@ func (s *session) read(ctx context.Context) (string, error) {
 			}
 			return "", &match.ForfeitError{Reason: match.ForfeitCrash, Err: s.exited(errors.New("the engine closed its output"))}
 		}
+		s.keep(l)
 		return l, nil
 	case <-ctx.Done():
 		return "", &match.ForfeitError{Reason: match.ForfeitTime, Err: ctx.Err()}
 	}
 }
 
-// exited says how the program ended, if it has.
+// keptLines and keptLineBytes bound what a session keeps of the
+// program's last lines.
+const (
+	keptLines     = 6
+	keptLineBytes = 200
+)
+
+// keep adds l to the program's last lines.
+func (s *session) keep(l string) {
+	if len(l) > keptLineBytes {
+		l = l[:keptLineBytes] + "..."
+	}
+	if len(s.lastLines) == keptLines {
+		s.lastLines = append(s.lastLines[:0], s.lastLines[1:]...)
+	}
+	s.lastLines = append(s.lastLines, l)
+}
+
+// exited says how the program ended, if it has, with its last lines.
 func (s *session) exited(fallback error) error {
 	select {
 	case <-s.exit:
-		if s.err != nil {
-			return fmt.Errorf("the engine exited: %v", s.err)
+		for l := range s.lines { // closed before exit: what it wrote last, unread
+			s.keep(l)
 		}
-		return errors.New("the engine exited")
+		said := ""
+		if len(s.lastLines) > 0 {
+			said = fmt.Sprintf("; its last lines: %q", s.lastLines)
+		}
+		if s.err != nil {
+			return fmt.Errorf("the engine exited: %v%s", s.err, said)
+		}
+		return fmt.Errorf("the engine exited%s", said)
 	case <-time.After(100 * time.Millisecond):
 		return fallback
 	}
@@ -397,20 +430,22 @@ func (s *session) Settle(ctx context.Context) {
 		if quiet >= settleQuiet || !time.Now().Before(until) {
 			for { // what it wrote before: none of it answers what comes next
 				select {
-				case _, ok := <-s.lines:
+				case l, ok := <-s.lines:
 					if !ok {
 						return
 					}
+					s.keep(l)
 				default:
 					return
 				}
 			}
 		}
 		select {
-		case _, ok := <-s.lines:
+		case l, ok := <-s.lines:
 			if !ok {
 				return
 			}
+			s.keep(l)
 		case <-time.After(settleQuiet - quiet):
 		case <-ctx.Done():
 			return
@@ -418,9 +453,13 @@ func (s *session) Settle(ctx context.Context) {
 	}
 }
 
-// EndGame implements match.Engine.
+// EndGame implements match.Engine. An OTEP engine is let settle first: a
+// game its own move ended gets its finish (and the next game its rules)
+// only once it has stopped writing, for OpenTafl's engine, told of a new
+// game while it still prints its last search's statistics, can crash.
 func (s *session) EndGame(o rules.Outcome) {
 	if s.x.Protocol == OTEP {
+		s.Settle(context.Background()) // at most settleMost
 		code := map[rules.Winner]int{rules.Draw: 1, rules.AttackersWin: 2, rules.DefendersWin: 3}[o.Winner]
 		s.send(fmt.Sprintf("finish %d", code))
 	}

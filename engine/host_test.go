@@ -63,19 +63,20 @@ func builtin(playouts int) match.Player {
 
 // TestExternalForfeits: an engine that hangs, one that plays an illegal
 // move and one that exits mid-game each lose every game with the right
-// reason, the engine is restarted for the next game, and the match
-// completes with every game.
+// reason (a crash's with the program's last words), the engine is
+// restarted for the next game, and the match completes with every game.
 func TestExternalForfeits(t *testing.T) {
 	bin := misbehave(t)
 	v := variants.MustLoad("copenhagen")
 	for _, proto := range []string{OTEP, UCI} {
 		for _, c := range []struct {
 			mode, reason string
-			plies        int // the plies of A's game as attackers when it forfeits
+			plies        int    // the plies of A's game as attackers when it forfeits
+			said         string // in the forfeit's detail: the program's last line
 		}{
-			{"hang", match.ForfeitTime, 0},
-			{"illegal", match.ForfeitIllegal, 0},
-			{"exit", match.ForfeitCrash, 4}, // A's third move would be ply 5
+			{"hang", match.ForfeitTime, 0, ""},
+			{"illegal", match.ForfeitIllegal, 0, ""},
+			{"exit", match.ForfeitCrash, 4, `"fatal: asked for a third move"`}, // A's third move would be ply 5
 		} {
 			t.Run(proto+"/"+c.mode, func(t *testing.T) {
 				cfg := match.Config{Variant: v, A: externalPlayer(bin, proto, c.mode, 400*time.Millisecond), B: builtin(16),
@@ -98,8 +99,8 @@ func TestExternalForfeits(t *testing.T) {
 						if half == 0 && len(g.Moves) != c.plies {
 							t.Errorf("pair %d game %d: %d plies, want %d", p.Index, half, len(g.Moves), c.plies)
 						}
-						if g.ForfeitDetail == "" {
-							t.Errorf("pair %d game %d: no detail", p.Index, half)
+						if g.ForfeitDetail == "" || !strings.Contains(g.ForfeitDetail, c.said) {
+							t.Errorf("pair %d game %d: detail %q, want one with %q", p.Index, half, g.ForfeitDetail, c.said)
 						}
 					}
 				}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -500,3 +501,53 @@ func TestHostSettles(t *testing.T) {
 		}
 	}
 }
+
+// TestHostSettlesBeforeGameEnd: an OTEP engine that crashes when told of a
+// game's end, or of the next game's rules, while it still writes after its
+// move (as OpenTafl's engine can) plays on: a game its own move ends gets
+// its finish once the engine has settled. From a start where the side to
+// move escapes at once, the engine ends its defending games with its first
+// move, and the next pair's games reuse its sessions.
+func TestHostSettlesBeforeGameEnd(t *testing.T) {
+	escapeInOne, err := rules.ParsePosition("3aaaaa3/5a5/11/a9a/a9a/aa7aa/a9a/a3ddd3a/k4d5/11/3aaaaa3 d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder // written by the programs' output copiers: guarded by mu
+	var mu sync.Mutex
+	x := External{Protocol: OTEP, Command: []string{misbehave(t), "-mode", "fragile", "-protocol", OTEP}, MoveTime: 30 * time.Millisecond,
+		Stderr: writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(p) })}
+	cfg := match.Config{Variant: variants.MustLoad("copenhagen"),
+		A:        match.Player{Name: "fragile", NewEngine: x.Start, MoveLimit: 2 * time.Second},
+		B:        builtin(16),
+		Search:   mcts.DefaultConfig(),
+		Openings: []match.Opening{{Start: escapeInOne}},
+		MaxPairs: 2, Workers: 1, GamesPerWorker: 1}
+	var pairs []match.Pair
+	if err := match.Play(context.Background(), cfg, func(p match.Pair) bool { pairs = append(pairs, p); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 2 {
+		t.Fatalf("got %d pairs, want 2", len(pairs))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if stderr.Len() > 0 {
+		t.Errorf("got %q on the engines' standard error, want nothing: no engine crashed", stderr.String())
+	}
+	for _, p := range pairs {
+		for half, g := range p.Games {
+			if g.Forfeit != "" {
+				t.Errorf("pair %d game %d: forfeit %q (%s), want none", p.Index, half, g.Forfeit, g.ForfeitDetail)
+			}
+			if len(g.Moves) != 1 || g.Outcome.Winner != rules.DefendersWin {
+				t.Errorf("pair %d game %d: %d plies, %v; want the defenders' escape in one", p.Index, half, len(g.Moves), g.Outcome.Winner)
+			}
+		}
+	}
+}
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -6,8 +6,12 @@
 // 2 MB line, and deaf (OTEP only) greets and then neither reads its input
 // nor exits; chatty (OTEP) plays as good does, but goes on writing after
 // each move, as OpenTafl's engine does: status lines for 60 ms, then a
-// stray move line that answers nothing. -protocol is otep or uci; -log FILE (good mode) writes every
-// line it receives to FILE.
+// stray move line that answers nothing; fragile (OTEP) is chatty, and
+// crashes as OpenTafl's engine can when told of a game's end or a new
+// game's rules while it is still writing (saying so on standard output and
+// standard error). The exit mode says why it exits
+// before it does. -protocol is otep or uci; -log FILE (good mode) writes
+// every line it receives to FILE.
 package main
 
 import (
@@ -20,6 +24,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"taflab/configs/variants"
@@ -28,7 +33,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "good", "good, hang, illegal, exit, longline, deaf or chatty")
+	mode := flag.String("mode", "good", "good, hang, illegal, exit, longline, deaf, chatty or fragile")
 	proto := flag.String("protocol", "otep", "otep or uci")
 	logFile := flag.String("log", "", "write the input to this file (good mode)")
 	flag.Parse()
@@ -60,16 +65,24 @@ func main() {
 		return // the host closed the input
 	}
 	in := io.Reader(os.Stdin)
-	if *mode == "exit" {
+	talk := &chatty{}
+	if *mode == "exit" || *mode == "fragile" {
 		r, w := io.Pipe()
 		go func() {
 			sc := bufio.NewScanner(os.Stdin)
 			asked := 0
 			for sc.Scan() {
-				if cmd, _, _ := strings.Cut(sc.Text(), " "); cmd == "play" || cmd == "go" {
+				cmd, _, _ := strings.Cut(sc.Text(), " ")
+				if *mode == "exit" && (cmd == "play" || cmd == "go") {
 					if asked++; asked == 3 {
+						talk.println("fatal: asked for a third move")
 						os.Exit(3)
 					}
+				}
+				if *mode == "fragile" && (cmd == "finish" || cmd == "rules") && talk.busy.Load() {
+					talk.println("Exception: " + cmd + " arrived while still writing after a move")
+					fmt.Fprintln(os.Stderr, "Exception: "+cmd+" arrived while still writing after a move")
+					os.Exit(1)
 				}
 				fmt.Fprintln(w, sc.Text())
 			}
@@ -89,8 +102,8 @@ func main() {
 	cfg := engine.DefaultConfig()
 	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, variants.MustLoad("copenhagen"), 30
 	var out io.Writer = os.Stdout
-	if *mode == "chatty" {
-		out = &chatty{}
+	if *mode == "chatty" || *mode == "fragile" {
+		out = talk
 	}
 	if err := engine.Serve(context.Background(), in, out, cfg, mcts.NewHeuristic()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -102,25 +115,34 @@ func main() {
 // move goes on writing, from a goroutine of its own: three status lines 20
 // ms apart, then a stray move line.
 type chatty struct {
-	mu sync.Mutex // guards standard output
+	mu   sync.Mutex  // guards standard output
+	busy atomic.Bool // still writing after a move
+}
+
+// println writes a line to standard output.
+func (c *chatty) println(line string) {
+	c.mu.Lock()
+	fmt.Println(line)
+	c.mu.Unlock()
 }
 
 func (c *chatty) Write(p []byte) (int, error) {
+	move := bytes.HasPrefix(p, []byte("move ")) || bytes.Contains(p, []byte("\nmove "))
+	if move {
+		c.busy.Store(true) // before the host can read the move and answer
+	}
 	c.mu.Lock()
 	n, err := os.Stdout.Write(p)
 	c.mu.Unlock()
-	if bytes.HasPrefix(p, []byte("move ")) || bytes.Contains(p, []byte("\nmove ")) {
+	if move {
 		go func() {
 			for i := range 3 {
 				time.Sleep(20 * time.Millisecond)
-				c.mu.Lock()
-				fmt.Printf("status still thinking about the last move (%d)\n", i+1)
-				c.mu.Unlock()
+				c.println(fmt.Sprintf("status still thinking about the last move (%d)", i+1))
 			}
 			time.Sleep(20 * time.Millisecond)
-			c.mu.Lock()
-			fmt.Println("move a1-a2")
-			c.mu.Unlock()
+			c.println("move a1-a2")
+			c.busy.Store(false)
 		}()
 	}
 	return n, err
