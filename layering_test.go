@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"net":              {"rules", "mcts", "internal/fileio"},
 	"datasets":         {"rules", "internal/fileio"},
 	"stats":            {},
-	"match":            {"rules", "mcts", "stats", "internal/fileio"},
+	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
 	// The web page's server: games, replays, analysis and run charts.
 	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart"},

@@ -3,7 +3,6 @@ package configs
 import (
 	"fmt"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -22,11 +21,12 @@ import (
 // a file holding one OpenTafl rules string (with or without "otr:"). Errors
 // name arg.
 //
-// A name stands for one set of rules, so that match files, datasets and
-// reports never mix two: a rule-set file that takes a shipped rule set's
-// name with other rules is refused, and an OpenTafl string whose name is a
-// shipped rule set's but whose rules are not (OpenTafl's "Copenhagen") is
-// given the name with "opentafl-" before it ("opentafl-copenhagen").
+// A shipped rule set's name stands for its rules alone, so that match
+// files, datasets and reports never mix them with others: a rule-set file
+// that takes a shipped name with other rules is refused (variants.Parse),
+// and an OpenTafl string whose name is a shipped rule set's but whose
+// rules are not (OpenTafl's "Copenhagen") is given the name with
+// variants.OpenTaflPrefix before it ("opentafl-copenhagen").
 func LoadVariant(arg string) (*rules.Variant, error) {
 	if slices.Contains(variants.Names(), arg) {
 		return variants.Load(arg)
@@ -36,8 +36,12 @@ func LoadVariant(arg string) (*rules.Variant, error) {
 	}
 	info, statErr := os.Stat(arg)
 	if !strings.HasSuffix(arg, ".toml") && (statErr != nil || info.IsDir()) {
-		return nil, fmt.Errorf("configs: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file",
-			clipArg(arg), strings.Join(variants.Names(), ", "))
+		hint := ""
+		if strings.HasPrefix(arg, variants.OpenTaflPrefix) {
+			hint = "; " + variants.OpenTaflPrefix + "NAME is an OpenTafl rules string's name: give the string as otr:RULES"
+		}
+		return nil, fmt.Errorf("configs: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file%s",
+			clipArg(arg), strings.Join(variants.Names(), ", "), hint)
 	}
 	data, err := fileio.ReadFileLimit(arg, maxRuleSetBytes, "a rule-set file") // a device (/dev/zero) has no size to check beforehand
 	if err != nil {
@@ -46,37 +50,7 @@ func LoadVariant(arg string) (*rules.Variant, error) {
 	if text, ok := otrText(data); ok {
 		return compileOTR(fmt.Sprintf("rule-set file %q", arg), text)
 	}
-	v, err := variants.Parse(arg, data)
-	if err != nil {
-		return nil, err
-	}
-	if keys := differsFromShipped(v.Definition()); keys != nil {
-		return nil, fmt.Errorf("configs: rule-set file %q: name %q is a shipped rule set's, but the rules differ from it in %s: give the changed rule set a name of its own",
-			arg, v.Name(), strings.Join(keys, ", "))
-	}
-	return v, nil
-}
-
-// OpenTaflNamePrefix starts the name of an OpenTafl rules string whose own
-// name is a shipped rule set's but whose rules are not.
-const OpenTaflNamePrefix = "opentafl-"
-
-// differsFromShipped returns the keys (rule-set file keys) in which def
-// differs from the shipped rule set of its name; nil when none has its
-// name or the rules are the same.
-func differsFromShipped(def rules.Definition) []string {
-	if !slices.Contains(variants.Names(), def.Name) {
-		return nil
-	}
-	shipped := variants.MustLoad(def.Name).Definition()
-	var keys []string
-	a, b := reflect.ValueOf(def), reflect.ValueOf(shipped)
-	for i := range a.NumField() {
-		if !a.Field(i).Equal(b.Field(i)) {
-			keys = append(keys, strings.Split(a.Type().Field(i).Tag.Get("toml"), ",")[0])
-		}
-	}
-	return keys
+	return variants.Parse(arg, data)
 }
 
 // OTRPrefix marks an OpenTafl rules string where a rule set is named.
@@ -112,11 +86,11 @@ func compileOTR(where, otr string) (*rules.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
 	}
-	if differsFromShipped(v.Definition()) == nil {
+	if variants.Differences(v.Definition()) == nil {
 		return v, nil
 	}
 	def = v.Definition() // validated: only the name changes
-	def.Name = OpenTaflNamePrefix + def.Name
+	def.Name = variants.OpenTaflPrefix + def.Name
 	return rules.Compile(def)
 }
 

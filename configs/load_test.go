@@ -61,6 +61,9 @@ func TestLoadVariantOTR(t *testing.T) {
 		{"bad otr start", "otr:dim:11 start:/3t3/", "key start:"},
 		{"bad otr file", write("bad.otr", "dim:11 tfr:q start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/\n"), `rule-set file "` + filepath.Join(dir, "bad.otr") + `": key tfr:`},
 		{"unknown name", "copenhagn", `unknown rule set "copenhagn"`},
+		{"an OpenTafl string's name", "opentafl-copenhagen", `unknown rule set "opentafl-copenhagen": not an embedded one (copenhagen, copenhagen-classic, fetlar, hnefatafl11), not otr:RULES and not a rule-set file; opentafl-NAME is an OpenTafl rules string's name: give the string as otr:RULES`},
+		{"toml file, a shipped name, OpenTafl's referee", write("ot.toml", strings.Replace(string(toml), `referee = "taflab"`, `referee = "opentafl"`, 1)),
+			`name "fetlar" is a shipped rule set's, but the rules differ from it in referee: give the changed rule set a name of its own (OpenTafl's reading of it is opentafl-fetlar)`},
 		{"toml file, a shipped name, other rules", write("changed.toml", strings.Replace(string(toml), "edge_fort = false", "edge_fort = true", 1)),
 			`name "fetlar" is a shipped rule set's, but the rules differ from it in edge_fort: give`},
 		{"a file without end", "/dev/zero", `/dev/zero: more than 1048576 bytes`}, // it read without bound

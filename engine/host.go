@@ -456,7 +456,9 @@ func (s *session) Settle(ctx context.Context) {
 // EndGame implements match.Engine. An OTEP engine is let settle first: a
 // game its own move ended gets its finish (and the next game its rules)
 // only once it has stopped writing, for OpenTafl's engine, told of a new
-// game while it still prints its last search's statistics, can crash.
+// game while it still prints its last search's statistics, can crash. The
+// wait (settleQuiet after its last line, at most settleMost) holds up the
+// match's worker, whose other games are engines' games too.
 func (s *session) EndGame(o rules.Outcome) {
 	if s.x.Protocol == OTEP {
 		s.Settle(context.Background()) // at most settleMost

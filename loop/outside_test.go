@@ -225,7 +225,8 @@ func fakeOutside(t *testing.T, run string, g int, player string, otherRules bool
 
 // TestRunRatingsOutside: an outside player's games join the fit, so that it
 // gets a rating on the run's scale (above a generation that lost to it),
-// its games under other rules count as the run's and are said to be, and each generation's summary lists its match.
+// its games under other rules count as the run's and are said to be, and
+// each generation's summary lists its match.
 func TestRunRatingsOutside(t *testing.T) {
 	run := t.TempDir()
 	fakeMatch(t, filepath.Join(GenDir(run, 1), "baseline"), "gen-001", "builtin-100", 100, 20, 14)

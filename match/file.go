@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/configs/variants"
 	"taflab/internal/fileio"
 	"taflab/rules"
 	"taflab/stats"
@@ -21,15 +22,19 @@ const FileName = "match.json"
 // the test and its report, and every game, so that ratings can be fitted
 // over many matches later.
 type File struct {
-	Variant  string       `json:"variant"`
-	A        PlayerInfo   `json:"a"`
-	B        PlayerInfo   `json:"b"`
-	SPRT     stats.SPRT   `json:"sprt"`
-	Report   stats.Report `json:"report"`
-	Decision string       `json:"decision"` // "H1", "H0" or "none"
-	Stopped  string       `json:"stopped"`  // "decided", "max-pairs" or "interrupted"
-	Finished time.Time    `json:"finished"`
-	Openings string       `json:"openings,omitempty"` // where the pairs started
+	Variant string `json:"variant"`
+	// Rules are the rule set's own, when it is not a shipped one (a file
+	// of the user's, an OpenTafl rules string), so that the games can be
+	// replayed under them; nil for a shipped rule set.
+	Rules    *rules.Definition `json:"rules,omitempty"`
+	A        PlayerInfo        `json:"a"`
+	B        PlayerInfo        `json:"b"`
+	SPRT     stats.SPRT        `json:"sprt"`
+	Report   stats.Report      `json:"report"`
+	Decision string            `json:"decision"` // "H1", "H0" or "none"
+	Stopped  string            `json:"stopped"`  // "decided", "max-pairs" or "interrupted"
+	Finished time.Time         `json:"finished"`
+	Openings string            `json:"openings,omitempty"` // where the pairs started
 	// Odds places A on B's playout ladder, when one was climbed.
 	Odds  *OddsInfo  `json:"odds,omitempty"`
 	Games []FileGame `json:"games"`
@@ -123,6 +128,10 @@ func NewFile(v *rules.Variant, a, b Player, test stats.SPRT, res Result) File {
 	}
 	f := File{Variant: v.Name(), SPRT: test, Report: rep, Stopped: res.Stopped, Finished: time.Now().UTC(),
 		A: PlayerInfo{a.Name, a.Playouts, a.Network, a.Engine}, B: PlayerInfo{b.Name, b.Playouts, b.Network, b.Engine}}
+	if !variants.IsShipped(v) {
+		def := v.Definition()
+		f.Rules = &def
+	}
 	switch res.Report.Decision {
 	case stats.AcceptH1:
 		f.Decision = "H1"
@@ -173,6 +182,14 @@ func ReadFile(path string) (File, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return File{}, fmt.Errorf("match: match file %s: %w", path, err)
+	}
+	if f.Rules != nil {
+		if f.Rules.Name != f.Variant {
+			return File{}, fmt.Errorf("match: match file %s: rules named %q for variant %q", path, f.Rules.Name, f.Variant)
+		}
+		if _, err := rules.Compile(*f.Rules); err != nil {
+			return File{}, fmt.Errorf("match: match file %s: rules: %w", path, err)
+		}
 	}
 	for i, g := range f.Games {
 		if g.Attacker == "" || g.Defender == "" || (g.Winner != "attackers" && g.Winner != "defenders" && g.Winner != "draw") {

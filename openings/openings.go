@@ -20,7 +20,7 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	if file == "" {
 		// A suite belongs to its rule set's rules, not its name: a copy of
 		// an embedded rule set with a switch changed has none.
-		if shipped, err := variants.Load(v.Name()); err != nil || shipped.Definition() != v.Definition() {
+		if !variants.IsShipped(v) {
 			return nil, fmt.Errorf("openings: rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one), or suite:NAME for shipped rule set NAME's suite played under it", v.Name())
 		}
 		return embeddedSuite(v.Name(), v)

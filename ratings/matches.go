@@ -169,7 +169,7 @@ func (m Matches) Select(variant string) (Matches, error) {
 	names := strings.Split(variant, ",")
 	for i, name := range names {
 		names[i] = strings.TrimSpace(name)
-		if len(m.Of(names[i]).Files) == 0 {
+		if !slices.Contains(variants, names[i]) {
 			return Matches{}, &SettingError{"Variant", strconv.Quote(names[i]), "no match file of that rule set (they hold " + strings.Join(variants, ", ") + ")"}
 		}
 	}

@@ -124,10 +124,12 @@ func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []file
 		}
 		return v, out, nil
 	case "records":
+		var v *rules.Variant
 		if variant == "" {
-			variant = s.matchVariant(src, rel)
+			v, err = s.matchVariant(src, rel)
+		} else {
+			v, err = loadVariant(variant, "")
 		}
-		v, err := loadVariant(variant, "")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -148,20 +150,30 @@ func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []file
 	return nil, nil, errorf(http.StatusBadRequest, "%s/%s: not a games file (want *.games.arrow or *.csv)", src, rel)
 }
 
-// matchVariant returns the rule set of the match.json beside a games.csv,
-// or "copenhagen".
-func (s *Server) matchVariant(src, rel string) string {
-	data, err := s.readFile(src, path.Join(path.Dir(rel), "match.json"))
+// matchVariant returns the rule set of the match.json beside a games.csv:
+// its own rules when it carries them (a rule set that does not ship),
+// else the shipped one it names; copenhagen without one.
+func (s *Server) matchVariant(src, rel string) (*rules.Variant, error) {
+	where := path.Join(path.Dir(rel), "match.json")
+	data, err := s.readFile(src, where)
 	if err != nil {
-		return "copenhagen"
+		return loadVariant("copenhagen", "")
 	}
 	var m struct {
-		Variant string `json:"variant"`
+		Variant string            `json:"variant"`
+		Rules   *rules.Definition `json:"rules"`
 	}
-	if json.Unmarshal(data, &m) != nil || m.Variant == "" {
-		return "copenhagen"
+	if json.Unmarshal(data, &m) != nil {
+		return loadVariant("copenhagen", "")
 	}
-	return m.Variant
+	if m.Rules != nil {
+		v, err := rules.Compile(*m.Rules)
+		if err != nil {
+			return nil, errorf(http.StatusUnprocessableEntity, "%s/%s: rules: %v", src, where, err)
+		}
+		return v, nil
+	}
+	return loadVariant(m.Variant, "")
 }
 
 // replay plays a file's game through the rules; with full, it keeps every

@@ -608,11 +608,19 @@ func cmpFloat(a, b float64) int {
 // names the file and the problem, and a rule-set file plays as sent.
 func TestFilesRefused(t *testing.T) {
 	dir := t.TempDir()
+	own := variants.MustLoad("copenhagen").Definition() // a rule set that does not ship
+	own.Name, own.Referee = "opentafl-copenhagen", rules.RefereeOpenTafl
+	ownJSON, err := json.Marshal(map[string]any{"variant": own.Name, "rules": own})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, text := range map[string]string{
 		"broken.games.arrow":                "ARROW1 but not really",
 		"gen-001/train/network.safetensors": "not a network",
 		"gen-001/gate/games.csv":            "d1-d3,0,0,Ongoing\n",
 		"gen-001/gate/match.json":           `{"variant":"fetlar"}`,
+		"gen-001/outside/ot/games.csv":      "d1-d3,0,0,Ongoing\n",
+		"gen-001/outside/ot/match.json":     string(ownJSON),
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -641,6 +649,11 @@ func TestFilesRefused(t *testing.T) {
 	if err := json.Unmarshal(raw, &r); status != 200 || err != nil || r.Board.Variant != "fetlar" {
 		t.Fatalf("a match's games: %d %s, want them under fetlar", status, raw)
 	}
+	// ... or under its own rules, which it carries.
+	status, _, raw = call(t, ts, "GET", "/api/replay?src=run&path=gen-001/outside/ot/games.csv&game=0", "")
+	if err := json.Unmarshal(raw, &r); status != 200 || err != nil || r.Board.Variant != own.Name {
+		t.Fatalf("a match's games under its own rules: %d %s, want them under %s", status, raw, own.Name)
+	}
 	// A rule-set file sent by the page.
 	toml, err := variants.File("copenhagen")
 	if err != nil {
@@ -651,6 +664,13 @@ func TestFilesRefused(t *testing.T) {
 	status, _, raw = call(t, ts, "POST", "/api/games", string(body2))
 	if status != 200 || !strings.Contains(string(raw), `"variant":"no-fort"`) {
 		t.Fatalf("a rule-set file: %d %s, want a game of no-fort", status, raw)
+	}
+	// ... but not one that keeps a shipped name with other rules.
+	kept := strings.Replace(string(toml), "edge_fort = true", "edge_fort = false", 1)
+	body2, _ = json.Marshal(map[string]any{"variant_toml": kept, "human": "both"})
+	status, body, raw = call(t, ts, "POST", "/api/games", string(body2))
+	if msg, _ := body["error"].(string); status != 400 || !strings.Contains(msg, `name "copenhagen" is a shipped rule set's, but the rules differ from it in edge_fort`) {
+		t.Fatalf("a rule-set file under a shipped name: %d %s, want 400 naming edge_fort", status, raw)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func Load(name string) (*rules.Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name+".toml", data)
+	return parse(name+".toml", data)
 }
 
 // MustLoad is Load for names known to be embedded; it panics on an error (a
@@ -78,8 +79,57 @@ var optionalKeys = map[string]bool{
 
 // Parse reads and compiles a rule-set file; file names the file in errors.
 // It refuses unknown keys, missing keys, values of the wrong type and
-// impossible combinations, naming the key and the file.
+// impossible combinations, naming the key and the file; and a file that
+// keeps a shipped rule set's name with other rules, naming the keys that
+// differ: a shipped name stands for the shipped rules alone, in match
+// files, datasets and reports.
 func Parse(file string, data []byte) (*rules.Variant, error) {
+	v, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if keys := Differences(v.Definition()); keys != nil {
+		hint := ""
+		if v.Definition().Referee == rules.RefereeOpenTafl {
+			hint = fmt.Sprintf(" (OpenTafl's reading of it is %s%s)", OpenTaflPrefix, v.Name())
+		}
+		return nil, fmt.Errorf("variants: %s: name %q is a shipped rule set's, but the rules differ from it in %s: give the changed rule set a name of its own%s",
+			file, v.Name(), strings.Join(keys, ", "), hint)
+	}
+	return v, nil
+}
+
+// OpenTaflPrefix starts the name of a rule set read from an OpenTafl rules
+// string that bears a shipped rule set's name but not its rules
+// (OpenTafl's Copenhagen is "opentafl-copenhagen").
+const OpenTaflPrefix = "opentafl-"
+
+// Differences returns the rule-set file keys in which def differs from the
+// shipped rule set of its name; nil when none ships under its name, or def
+// is that rule set.
+func Differences(def rules.Definition) []string {
+	shipped, err := Load(def.Name)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	have, want := reflect.ValueOf(def), reflect.ValueOf(shipped.Definition())
+	for i := range have.NumField() {
+		if !have.Field(i).Equal(want.Field(i)) {
+			keys = append(keys, strings.Split(have.Type().Field(i).Tag.Get("toml"), ",")[0])
+		}
+	}
+	return keys
+}
+
+// IsShipped reports whether v is a shipped rule set, rules and name.
+func IsShipped(v *rules.Variant) bool {
+	return slices.Contains(Names(), v.Name()) && Differences(v.Definition()) == nil
+}
+
+// parse is Parse without the check of shipped names, which reads the
+// shipped files themselves.
+func parse(file string, data []byte) (*rules.Variant, error) {
 	var def rules.Definition
 	md, err := strict.Decode("variants: ", file, data, &def)
 	if err != nil {

@@ -1,6 +1,7 @@
 package variants_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,7 +118,12 @@ func TestUserVariant(t *testing.T) {
 	}
 	// A draw by repetition: the switch none of the four rule sets uses.
 	data = copenhagenWith(t, "repetition", `repetition = "draw"`, "")
-	v, err = variants.Parse("repdraw.toml", data)
+	// Under the shipped name it is refused, the change named: a shipped
+	// name stands for the shipped rules alone.
+	if _, err := variants.Parse("repdraw.toml", data); err == nil || !strings.Contains(err.Error(), `repdraw.toml: name "copenhagen" is a shipped rule set's, but the rules differ from it in repetition`) {
+		t.Errorf("got %v, want the shipped name refused for other rules", err)
+	}
+	v, err = variants.Parse("repdraw.toml", []byte(strings.Replace(string(data), `name = "copenhagen"`, `name = "repdraw"`, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,5 +132,39 @@ func TestUserVariant(t *testing.T) {
 	}
 	if _, err := variants.Load("no-such"); err == nil || !strings.Contains(err.Error(), "copenhagen-classic") {
 		t.Errorf("got %v, want an error that lists the embedded rule sets", err)
+	}
+}
+
+// TestDifferences: the keys in which a definition differs from the
+// shipped rule set of its name, none for the shipped rule set itself or a
+// name none ships under; IsShipped only for the shipped rule sets.
+func TestDifferences(t *testing.T) {
+	shipped := variants.MustLoad("copenhagen").Definition()
+	changed := shipped
+	changed.EdgeFort, changed.Referee = false, rules.RefereeOpenTafl
+	renamed := changed
+	renamed.Name = "mine"
+	for _, c := range []struct {
+		name    string
+		def     rules.Definition
+		want    []string
+		shipped bool
+	}{
+		{"the shipped rule set", shipped, nil, true},
+		{"two switches changed", changed, []string{"edge_fort", "referee"}, false},
+		{"a name of its own", renamed, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := variants.Differences(c.def); !slices.Equal(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+			v, err := rules.Compile(c.def)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := variants.IsShipped(v); got != c.shipped {
+				t.Errorf("IsShipped: got %v, want %v", got, c.shipped)
+			}
+		})
 	}
 }
