@@ -248,6 +248,16 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 	variantPath := filepath.Join(run, VariantFile)
 	if old, err := fileio.ReadFileLimit(variantPath, fileio.MaxConfigBytes, "this file"); err == nil {
 		if string(old) != def {
+			var was rules.Definition
+			if _, err := toml.Decode(string(old), &was); err == nil && was.Name != v.Name() {
+				if was.Name = v.Name(); was == v.Definition() {
+					// The same rules under an older build's name (an
+					// OpenTafl rules string's, before such names had
+					// variants.OpenTaflPrefix).
+					return fmt.Errorf("loop: %s: this run's rules are %s's under another name, which an older build gave them: change its name to %q to carry the run on",
+						variantPath, v.Name(), v.Name())
+				}
+			}
 			return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
 		}
 	} else if err := fileio.WriteFile(variantPath, []byte(def)); err != nil {
