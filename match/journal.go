@@ -2,13 +2,17 @@ package match
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"sync"
 
 	"taflab/internal/fileio"
+	"taflab/rules"
 )
 
 // A journal of finished pairs keeps a match's games while it runs, one JSON
@@ -64,4 +68,84 @@ func ReadPairs(path string) ([]Pair, error) {
 		}
 	}
 	return pairs, nil
+}
+
+// InPlay keeps the moves of a match's games in play, so that an
+// interrupted match carries its unfinished games on from their moves
+// (Config.Unfinished) rather than from their starts: Config.OnMove tells it
+// of each move (Moved), a finished pair's games go (Finished), and Save
+// writes the games whole to a file that ReadInPlay reads back. A game
+// against an engine program can take hours; "eval match -resume" keeps
+// one for such matches. Safe for concurrent use.
+type InPlay struct {
+	mu      sync.Mutex              // guards games and changed
+	games   map[[2]int][]rules.Move // by pair and half
+	changed bool                    // since the last Save
+}
+
+// NewInPlay returns a keeper that starts with games (an earlier run's
+// unfinished games, which are in play again).
+func NewInPlay(games []Unfinished) *InPlay {
+	k := &InPlay{games: map[[2]int][]rules.Move{}}
+	for _, u := range games {
+		k.games[[2]int{u.Pair, u.Half}] = slices.Clone(u.Moves)
+	}
+	return k
+}
+
+// Moved records a game's moves so far (Config.OnMove).
+func (k *InPlay) Moved(pair, half int, moves []rules.Move) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.games[[2]int{pair, half}] = append(k.games[[2]int{pair, half}][:0], moves...)
+	k.changed = true
+}
+
+// Finished forgets a finished pair's games.
+func (k *InPlay) Finished(pair int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for half := range 2 {
+		if _, ok := k.games[[2]int{pair, half}]; ok {
+			delete(k.games, [2]int{pair, half})
+			k.changed = true
+		}
+	}
+}
+
+// Save writes the games in play to path, whole or not at all, if they
+// changed since the last Save.
+func (k *InPlay) Save(path string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.changed {
+		return nil
+	}
+	games := []Unfinished{}
+	for key, moves := range k.games {
+		games = append(games, Unfinished{Pair: key[0], Half: key[1], Moves: moves})
+	}
+	slices.SortFunc(games, func(a, b Unfinished) int { return cmp.Or(a.Pair-b.Pair, a.Half-b.Half) })
+	if err := fileio.WriteJSON(path, games); err != nil {
+		return fmt.Errorf("match: %w", err)
+	}
+	k.changed = false
+	return nil
+}
+
+// ReadInPlay reads the games in play that InPlay.Save wrote; a missing
+// file has none. Config.Validate checks the moves.
+func ReadInPlay(path string) ([]Unfinished, error) {
+	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("match: %w", err)
+	}
+	var games []Unfinished
+	if err := json.Unmarshal(data, &games); err != nil {
+		return nil, fmt.Errorf("match: %s: %v", path, err)
+	}
+	return games, nil
 }

@@ -101,7 +101,7 @@ func Ladder(ctx context.Context, cfg LadderConfig, onRung func(Rung)) ([]Rung, e
 		mc.A, mc.B = cfg.Base, cfg.Base
 		mc.A.Playouts = k * cfg.Base.Playouts
 		mc.A.Name = fmt.Sprintf("%s-x%d", cfg.Base.Name, k)
-		mc.MaxPairs, mc.Played = cfg.Pairs, nil
+		mc.MaxPairs, mc.Played, mc.Unfinished, mc.OnMove = cfg.Pairs, nil, nil, nil // the ladder is its own match
 		res, err := RunSPRT(ctx, mc, FixedPairs, nil)
 		if err != nil {
 			return rungs, err

@@ -127,6 +127,23 @@ type Config struct {
 	// RunSPRT counts them first, so a resumed match loses no finished game.
 	// Their indices are distinct and below MaxPairs.
 	Played []Pair
+	// Unfinished are games that an interrupted run of this same match left
+	// in the middle (OnMove told of their moves): each goes on from its
+	// moves instead of from its start. Their pairs are not among Played,
+	// and no game comes twice.
+	Unfinished []Unfinished
+	// OnMove, if set, is told of every move a player makes: the game's
+	// pair and half and its moves so far from its start (the opening's
+	// among them), which it must not keep past the call. The workers call
+	// it from their goroutines, so it must be safe for concurrent use.
+	OnMove func(pair, half int, moves []rules.Move)
+}
+
+// Unfinished is a game an interrupted match left in the middle.
+type Unfinished struct {
+	Pair  int          `json:"pair"`
+	Half  int          `json:"half"`  // 0: A attacks, 1: B attacks
+	Moves []rules.Move `json:"moves"` // from the game's start, the opening's among them
 }
 
 // Validate reports a setting that cannot be played.
@@ -167,6 +184,9 @@ func (c *Config) Validate() error {
 			break
 		}
 		seen[p.Index] = true
+	}
+	if err := c.CheckUnfinished(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Workers < 0 || c.GamesPerWorker < 0 {
 		errs = append(errs, fmt.Errorf("match: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
@@ -456,6 +476,7 @@ func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<
 				if err := g.play(s.BestMove()); err != nil {
 					return err
 				}
+				w.moved(g)
 				if !g.over() {
 					g.startSearch(w.cfg)
 					continue
@@ -542,12 +563,20 @@ func (w *worker) collect(ctx context.Context, wait bool) error {
 			if err := g.play(r.move); err != nil {
 				return err
 			}
+			w.moved(g)
 			if !g.over() {
 				g.startSearch(w.cfg)
 			}
 		}
 	}
 	return nil
+}
+
+// moved tells Config.OnMove of a player's move in g.
+func (w *worker) moved(g *liveGame) {
+	if w.cfg.OnMove != nil {
+		w.cfg.OnMove(g.pair, g.half, g.game.Moves)
+	}
 }
 
 // player returns player p's settings: 0 for A, 1 for B.
@@ -617,11 +646,10 @@ func (g *liveGame) forfeit(p int, reason, detail string) {
 // engine told the game.
 func (w *worker) newGame(pair, half int) (*liveGame, error) {
 	cfg := w.cfg
-	var opening Opening
+	opening := cfg.opening(pair)
 	index := 0
 	if len(cfg.Openings) > 0 {
 		index = pair % len(cfg.Openings)
-		opening = cfg.Openings[index]
 	}
 	g := &liveGame{pair: pair, half: half}
 	g.game = Game{Pair: pair, AAttacks: half == 0, OpeningOf: index, Start: opening.Start}
@@ -642,12 +670,18 @@ func (w *worker) newGame(pair, half int) (*liveGame, error) {
 		}
 		g.searches[p] = mcts.NewSearch(player.search(cfg), game, seed)
 	}
-	for _, m := range opening.Moves {
+	moves := opening.Moves
+	for _, u := range cfg.Unfinished {
+		if u.Pair == pair && u.Half == half {
+			moves = u.Moves // the opening's, then the players' before the interruption
+		}
+	}
+	for _, m := range moves {
 		if g.over() {
 			break
 		}
 		if err := g.play(m); err != nil {
-			panic(err) // Validate checked the openings
+			panic(err) // Validate checked the openings and the unfinished games
 		}
 	}
 	for p := range 2 {
@@ -726,6 +760,43 @@ func startGame(v *rules.Variant, o Opening) (*rules.Game, error) {
 		return rules.NewGame(v), nil
 	}
 	return rules.NewGameFrom(v, o.Start)
+}
+
+// CheckUnfinished reports the first of c.Unfinished that cannot go on (part
+// of Validate): a pair out of range or among Played, a game given twice,
+// moves that do not begin with its opening's, or that are not legal
+// without ending the game.
+func (c *Config) CheckUnfinished() error {
+	played := map[int]bool{}
+	for _, p := range c.Played {
+		played[p.Index] = true
+	}
+	games := map[[2]int]bool{}
+	for _, u := range c.Unfinished {
+		if u.Pair < 0 || u.Pair >= c.MaxPairs || played[u.Pair] || u.Half < 0 || u.Half > 1 || games[[2]int{u.Pair, u.Half}] {
+			return fmt.Errorf("match: unfinished game %d/%d: want distinct games of pairs from 0 to %d that are not played", u.Pair, u.Half, c.MaxPairs-1)
+		}
+		games[[2]int{u.Pair, u.Half}] = true
+		if c.Variant == nil {
+			continue
+		}
+		o := c.opening(u.Pair)
+		if len(u.Moves) < len(o.Moves) || !slices.Equal(u.Moves[:len(o.Moves)], o.Moves) {
+			return fmt.Errorf("match: unfinished game %d/%d: its moves do not begin with its opening's %d", u.Pair, u.Half, len(o.Moves))
+		}
+		if err := checkOpening(c.Variant, Opening{Start: o.Start, Moves: u.Moves}); err != nil {
+			return fmt.Errorf("match: unfinished game %d/%d: %w", u.Pair, u.Half, err)
+		}
+	}
+	return nil
+}
+
+// opening returns the opening of a pair.
+func (c *Config) opening(pair int) Opening {
+	if len(c.Openings) == 0 {
+		return Opening{}
+	}
+	return c.Openings[pair%len(c.Openings)]
 }
 
 // checkOpening reports why an opening cannot be played under v, or nil.

@@ -32,7 +32,8 @@
 #
 # A depth whose folder holds an unfinished match (OUT/depth-N/pairs.jsonl,
 # left by an interrupted run) is carried on with "eval match -resume": the
-# games it finished count and are not played again, so a long match (depth
+# games it finished count and are not played again, and the games in play
+# go on from their moves (OUT/depth-N/in-play.json), so a long match (depth
 # 4 takes hours) can be played over several sittings.
 #
 # Each pair in play has two games at once, each with its own OpenTafl

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"taflab/cmd/internal/cli"
@@ -69,6 +70,10 @@ While it plays, OUT/pairs.jsonl keeps every finished pair: a match
 stopped by a signal or a crash carries on with -resume and the same flags,
 playing only the pairs it had not finished (for a long match against a
 slow engine, over several sittings); the file goes once the match is done.
+In a match with an engine program, whose games can take hours,
+OUT/in-play.json also keeps the moves of the games in play (written every
+10 s and when the match stops), and -resume carries those games on from
+their moves rather than from their starts.
 Exit status: 0 done (whatever the decision), 1 failed, 2 bad input, 130
 stopped by a signal (what was played is written).
 
@@ -78,6 +83,15 @@ Flags:
 // JournalFile is the file in a match's folder that holds its finished pairs
 // while it runs (match.AppendPair), for -resume.
 const JournalFile = "pairs.jsonl"
+
+// InPlayFile is the file in a match's folder that holds the moves of its
+// games in play (match.InPlay) while a match with an engine program runs,
+// for -resume.
+const InPlayFile = "in-play.json"
+
+// inPlayEvery is how often the games in play are written (a variable for
+// the tests).
+var inPlayEvery = 10 * time.Second
 
 // Run runs "eval match" with its arguments and returns the exit status:
 // 130 when ctx stops it (what was played is written).
@@ -181,8 +195,34 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return bad("-resume: %v", err)
 		}
 	}
+	// The games in play are kept where a player is an engine program:
+	// its games can take hours, and cannot be replayed exactly anyway. A
+	// match of searches alone plays an interrupted game again from its
+	// start, so that the match resumed is the match played in one go.
+	inPlayPath := filepath.Join(*out, InPlayFile)
+	var unfinished []match.Unfinished
+	if *resume {
+		kept, err := match.ReadInPlay(inPlayPath)
+		if err != nil {
+			return bad("-resume: %v", err)
+		}
+		finished := map[int]bool{}
+		for _, p := range played {
+			finished[p.Index] = true
+		}
+		for _, u := range kept {
+			if !finished[u.Pair] { // its pair ended after the file was written
+				unfinished = append(unfinished, u)
+			}
+		}
+	}
+	keepInPlay := a.NewEngine != nil || b.NewEngine != nil
+	inPlay := match.NewInPlay(unfinished)
 	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
-		Openings: openings, MaxPairs: pairs, Played: played}
+		Openings: openings, MaxPairs: pairs, Played: played, Unfinished: unfinished}
+	if keepInPlay {
+		cfg.OnMove = inPlay.Moved
+	}
 	var journalFile *os.File
 	var journalErr error  // the first failed write; the match goes on
 	var bar *progress.Bar // made once the match starts
@@ -191,6 +231,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if journalErr == nil {
 				journalErr = match.AppendPair(journalFile, p)
 			}
+			inPlay.Finished(p.Index)
 			bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
 		},
 		OnLadder: func(res match.Result) {
@@ -201,6 +242,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		OnRung: func(r match.Rung) {
 			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
 		}}
+	if err := cfg.CheckUnfinished(); err != nil {
+		return bad("-resume: %s: %v", inPlayPath, err)
+	}
 	if err := rc.Validate(); err != nil {
 		var le *match.LadderError
 		switch {
@@ -229,15 +273,49 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer journalFile.Close()
-	if len(played) > 0 {
-		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count\n", len(played), journal)
+	if len(played) > 0 || len(unfinished) > 0 {
+		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count, and %d games in play go on from their moves\n", len(played), journal, len(unfinished))
 	}
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
 	bar = progress.New(stdout, pairs, "pairs", 10*time.Second)
+	var inPlayErr error // the first failed write of the games in play: the saver's until saving.Wait returns
+	stopSaving, saving := make(chan struct{}), sync.WaitGroup{}
+	if keepInPlay {
+		saving.Go(func() {
+			tick := time.NewTicker(inPlayEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-tick.C:
+					if err := inPlay.Save(inPlayPath); err != nil && inPlayErr == nil {
+						inPlayErr = err
+					}
+				case <-stopSaving:
+					return
+				}
+			}
+		})
+	}
 	file, res, err := match.Run(ctx, rc)
+	close(stopSaving)
+	saving.Wait()
 	bar.Finish()
 	interrupted := errors.Is(err, context.Canceled)
+	switch {
+	case !keepInPlay:
+	case interrupted:
+		if err := inPlay.Save(inPlayPath); err != nil && inPlayErr == nil {
+			inPlayErr = err
+		}
+	default:
+		if err := os.Remove(inPlayPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			inPlayErr = err
+		}
+	}
+	if inPlayErr != nil {
+		fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", inPlayErr)
+	}
 	var oddsErr *match.OddsError
 	switch {
 	case errors.As(err, &oddsErr):
