@@ -36,12 +36,9 @@ func AppendPair(f *os.File, p Pair) error {
 // A last line cut short (the process was killed while writing it) is
 // dropped and cut from the file; any other bad line is an error naming it.
 func ReadPairs(path string) ([]Pair, error) {
-	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("match: %w", err)
+	data, err := readRunFile(path)
+	if data == nil {
+		return nil, err
 	}
 	var pairs []Pair
 	good := 0 // bytes of whole lines
@@ -136,6 +133,20 @@ func (k *InPlay) Save(path string) error {
 // ReadInPlay reads the games in play that InPlay.Save wrote; a missing
 // file has none. Config.Validate checks the moves.
 func ReadInPlay(path string) ([]Unfinished, error) {
+	data, err := readRunFile(path)
+	if data == nil {
+		return nil, err
+	}
+	var games []Unfinished
+	if err := json.Unmarshal(data, &games); err != nil {
+		return nil, fmt.Errorf("match: %s: %v", path, err)
+	}
+	return games, nil
+}
+
+// readRunFile reads a file a match keeps while it runs: nil and no error
+// when there is none.
+func readRunFile(path string) ([]byte, error) {
 	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -143,9 +154,5 @@ func ReadInPlay(path string) ([]Unfinished, error) {
 	if err != nil {
 		return nil, fmt.Errorf("match: %w", err)
 	}
-	var games []Unfinished
-	if err := json.Unmarshal(data, &games); err != nil {
-		return nil, fmt.Errorf("match: %s: %v", path, err)
-	}
-	return games, nil
+	return data, nil
 }
