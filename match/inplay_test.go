@@ -140,3 +140,64 @@ func TestUnfinishedRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestUnfinishedEndedGames: OnGameEnd tells of each game's end, and a game
+// of an unfinished pair that had ended ends as it did when the match
+// resumes: by the rules at its last move, or by its forfeit.
+func TestUnfinishedEndedGames(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	cfg := Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: Book(v, 1, 4, 3), MaxPairs: 1, Workers: 1}
+	var mu sync.Mutex // guards ended
+	var ended []Game
+	cfg.OnGameEnd = func(g Game) {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = append(ended, g)
+	}
+	var first []Pair
+	if err := Play(context.Background(), cfg, func(p Pair) bool { first = append(first, p); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 1 || len(ended) != 2 {
+		t.Fatalf("got %d pairs and %d games ended, want 1 and 2", len(first), len(ended))
+	}
+	keeper := NewInPlay(nil)
+	for _, g := range ended {
+		if !slices.Equal(g.Moves, first[0].Games[0].Moves) && !slices.Equal(g.Moves, first[0].Games[1].Moves) {
+			t.Errorf("OnGameEnd: got a game of %d moves that the pair does not hold", len(g.Moves))
+		}
+		keeper.Ended(g)
+	}
+	// Half 1 as if it had been forfeited on time after its first 8 moves
+	// past the opening.
+	forfeited := first[0].Games[1]
+	forfeited.Moves = forfeited.Moves[:len(cfg.Openings[0].Moves)+8]
+	forfeited.Forfeit, forfeited.ForfeitDetail = ForfeitTime, "no move within 1s"
+	forfeited.Outcome = rules.Outcome{Winner: rules.DefendersWin}
+	keeper.Ended(forfeited)
+	path := filepath.Join(t.TempDir(), "in-play.json")
+	if err := keeper.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	unfinished, err := ReadInPlay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := cfg
+	resumed.OnGameEnd, resumed.Unfinished = nil, unfinished
+	var again []Pair
+	if err := Play(context.Background(), resumed, func(p Pair) bool { again = append(again, p); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(again) != 1 {
+		t.Fatalf("got %d pairs, want 1", len(again))
+	}
+	got, want := again[0].Games[0], first[0].Games[0]
+	if !slices.Equal(got.Moves, want.Moves) || got.Outcome != want.Outcome {
+		t.Errorf("the game that had ended by the rules: got %d moves, %v; want %d, %v", len(got.Moves), got.Outcome, len(want.Moves), want.Outcome)
+	}
+	got = again[0].Games[1]
+	if !slices.Equal(got.Moves, forfeited.Moves) || got.Forfeit != ForfeitTime || got.ForfeitDetail != forfeited.ForfeitDetail || got.Outcome.Winner != rules.DefendersWin {
+		t.Errorf("the forfeited game: got %d moves, forfeit %q (%s), %v; want %d moves and the forfeit kept", len(got.Moves), got.Forfeit, got.ForfeitDetail, got.Outcome, len(forfeited.Moves))
+	}
+}

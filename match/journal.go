@@ -36,7 +36,7 @@ func AppendPair(f *os.File, p Pair) error {
 // A last line cut short (the process was killed while writing it) is
 // dropped and cut from the file; any other bad line is an error naming it.
 func ReadPairs(path string) ([]Pair, error) {
-	data, err := readRunFile(path)
+	data, err := readRunFile(path, fileio.MaxRunFileBytes)
 	if data == nil {
 		return nil, err
 	}
@@ -67,25 +67,27 @@ func ReadPairs(path string) ([]Pair, error) {
 	return pairs, nil
 }
 
-// InPlay keeps the moves of a match's games in play, so that an
-// interrupted match carries its unfinished games on from their moves
-// (Config.Unfinished) rather than from their starts: Config.OnMove tells it
-// of each move (Moved), a finished pair's games go (Finished), and Save
-// writes the games whole to a file that ReadInPlay reads back. A game
-// against an engine program can take hours; "eval match -resume" keeps
-// one for such matches. Safe for concurrent use.
+// InPlay keeps the games of a match's unfinished pairs, so that an
+// interrupted match carries them on from their moves (Config.Unfinished)
+// rather than from their starts: Config.OnMove tells it of each move
+// (Moved), Config.OnGameEnd of a game's end (Ended: one ended by a forfeit
+// keeps it), a finished pair's games go (Finished), and Save writes the
+// games whole to a file that ReadInPlay reads back. A game against an
+// engine program can take hours; "eval match -resume" keeps one for such
+// matches. Safe for concurrent use.
 type InPlay struct {
-	mu      sync.Mutex              // guards games and changed
-	games   map[[2]int][]rules.Move // by pair and half
-	changed bool                    // since the last Save
+	mu      sync.Mutex             // guards games and changed
+	games   map[[2]int]*Unfinished // by pair and half
+	changed bool                   // since the last Save
 }
 
-// NewInPlay returns a keeper that starts with games (an earlier run's
-// unfinished games, which are in play again).
+// NewInPlay returns a keeper that starts with games (an earlier run's,
+// which are in play again).
 func NewInPlay(games []Unfinished) *InPlay {
-	k := &InPlay{games: map[[2]int][]rules.Move{}}
+	k := &InPlay{games: map[[2]int]*Unfinished{}}
 	for _, u := range games {
-		k.games[[2]int{u.Pair, u.Half}] = slices.Clone(u.Moves)
+		u.Moves = slices.Clone(u.Moves)
+		k.games[[2]int{u.Pair, u.Half}] = &u
 	}
 	return k
 }
@@ -94,8 +96,27 @@ func NewInPlay(games []Unfinished) *InPlay {
 func (k *InPlay) Moved(pair, half int, moves []rules.Move) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.games[[2]int{pair, half}] = append(k.games[[2]int{pair, half}][:0], moves...)
+	u := k.games[[2]int{pair, half}]
+	if u == nil {
+		u = &Unfinished{Pair: pair, Half: half}
+		k.games[[2]int{pair, half}] = u
+	}
+	u.Moves = append(u.Moves[:0], moves...)
 	k.changed = true
+}
+
+// Ended records a game's end (Config.OnGameEnd).
+func (k *InPlay) Ended(g Game) {
+	half := 1
+	if g.AAttacks {
+		half = 0
+	}
+	k.Moved(g.Pair, half, g.Moves)
+	if g.Forfeit != "" {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.games[[2]int{g.Pair, half}].Forfeit = &Forfeit{Reason: g.Forfeit, Detail: g.ForfeitDetail, Winner: g.Outcome.Winner}
+	}
 }
 
 // Finished forgets a finished pair's games.
@@ -110,30 +131,49 @@ func (k *InPlay) Finished(pair int) {
 	}
 }
 
-// Save writes the games in play to path, whole or not at all, if they
-// changed since the last Save.
-func (k *InPlay) Save(path string) error {
+// Forget forgets every game (the match is over).
+func (k *InPlay) Forget() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	clear(k.games)
+	k.changed = true
+}
+
+// Save writes the games to path, whole or not at all, if they changed
+// since the last Save. The one caller that saves must not call it twice
+// at once.
+func (k *InPlay) Save(path string) error {
+	k.mu.Lock()
 	if !k.changed {
+		k.mu.Unlock()
 		return nil
 	}
 	games := []Unfinished{}
-	for key, moves := range k.games {
-		games = append(games, Unfinished{Pair: key[0], Half: key[1], Moves: moves})
-	}
-	slices.SortFunc(games, func(a, b Unfinished) int { return cmp.Or(a.Pair-b.Pair, a.Half-b.Half) })
-	if err := fileio.WriteJSON(path, games); err != nil {
-		return fmt.Errorf("match: %w", err)
+	for _, u := range k.games {
+		c := *u
+		c.Moves = slices.Clone(u.Moves)
+		games = append(games, c)
 	}
 	k.changed = false
+	k.mu.Unlock() // the moves go on while the file is written
+	slices.SortFunc(games, func(a, b Unfinished) int { return cmp.Or(a.Pair-b.Pair, a.Half-b.Half) })
+	if err := fileio.WriteJSON(path, games); err != nil {
+		k.mu.Lock()
+		k.changed = true // to be written again
+		k.mu.Unlock()
+		return fmt.Errorf("match: %w", err)
+	}
 	return nil
 }
+
+// MaxInPlayBytes bounds the file of games in play that ReadInPlay reads: a
+// few games of at most some thousands of moves.
+const MaxInPlayBytes = 8 << 20
 
 // ReadInPlay reads the games in play that InPlay.Save wrote; a missing
 // file has none. Config.Validate checks the moves.
 func ReadInPlay(path string) ([]Unfinished, error) {
-	data, err := readRunFile(path)
+	data, err := readRunFile(path, MaxInPlayBytes)
 	if data == nil {
 		return nil, err
 	}
@@ -144,10 +184,10 @@ func ReadInPlay(path string) ([]Unfinished, error) {
 	return games, nil
 }
 
-// readRunFile reads a file a match keeps while it runs: nil and no error
-// when there is none.
-func readRunFile(path string) ([]byte, error) {
-	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "this file")
+// readRunFile reads a file a match keeps while it runs, of at most limit
+// bytes: nil and no error when there is none.
+func readRunFile(path string, limit int64) ([]byte, error) {
+	data, err := fileio.ReadFileLimit(path, limit, "this file")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -127,23 +127,39 @@ type Config struct {
 	// RunSPRT counts them first, so a resumed match loses no finished game.
 	// Their indices are distinct and below MaxPairs.
 	Played []Pair
-	// Unfinished are games that an interrupted run of this same match left
-	// in the middle (OnMove told of their moves): each goes on from its
-	// moves instead of from its start. Their pairs are not among Played,
-	// and no game comes twice.
+	// Unfinished are the games of unfinished pairs that an interrupted run
+	// of this same match had begun (OnMove and OnGameEnd told of them):
+	// each goes on from its moves instead of from its start, and one that
+	// had ended ends as it did. Their pairs are not among Played, and no
+	// game comes twice.
 	Unfinished []Unfinished
 	// OnMove, if set, is told of every move a player makes: the game's
 	// pair and half and its moves so far from its start (the opening's
-	// among them), which it must not keep past the call. The workers call
-	// it from their goroutines, so it must be safe for concurrent use.
-	OnMove func(pair, half int, moves []rules.Move)
+	// among them), which it must not keep past the call. OnGameEnd, if
+	// set, is told of every game that ends, before its pair does. The
+	// workers call both from their goroutines, so they must be safe for
+	// concurrent use.
+	OnMove    func(pair, half int, moves []rules.Move)
+	OnGameEnd func(g Game)
 }
 
-// Unfinished is a game an interrupted match left in the middle.
+// Unfinished is a game of a pair an interrupted match left unfinished.
 type Unfinished struct {
-	Pair  int          `json:"pair"`
-	Half  int          `json:"half"`  // 0: A attacks, 1: B attacks
-	Moves []rules.Move `json:"moves"` // from the game's start, the opening's among them
+	Pair int `json:"pair"`
+	Half int `json:"half"` // 0: A attacks, 1: B attacks
+	// Moves are the game's moves from its start, the opening's among
+	// them; the last may end it.
+	Moves []rules.Move `json:"moves"`
+	// Forfeit keeps a game that had ended by a forfeit (Game.Forfeit):
+	// it ends so again, rather than going on.
+	Forfeit *Forfeit `json:"forfeit,omitempty"`
+}
+
+// Forfeit is how a game ended outside the rules.
+type Forfeit struct {
+	Reason string       `json:"reason"` // ForfeitIllegal, ForfeitTime or ForfeitCrash
+	Detail string       `json:"detail"`
+	Winner rules.Winner `json:"winner"` // the side of the player that did not forfeit
 }
 
 // Validate reports a setting that cannot be played.
@@ -485,6 +501,9 @@ func (w *worker) run(ctx context.Context, takePair func() (int, bool), out chan<
 			if g.game.Forfeit == "" {
 				g.game.Outcome = g.ref.Outcome()
 			}
+			if w.cfg.OnGameEnd != nil {
+				w.cfg.OnGameEnd(g.game)
+			}
 			w.endGame(g)
 			pend := open[g.pair]
 			pend.games[g.half] = g.game
@@ -671,9 +690,10 @@ func (w *worker) newGame(pair, half int) (*liveGame, error) {
 		g.searches[p] = mcts.NewSearch(player.search(cfg), game, seed)
 	}
 	moves := opening.Moves
+	var forfeit *Forfeit
 	for _, u := range cfg.Unfinished {
 		if u.Pair == pair && u.Half == half {
-			moves = u.Moves // the opening's, then the players' before the interruption
+			moves, forfeit = u.Moves, u.Forfeit // the opening's, then the players' before the interruption
 		}
 	}
 	for _, m := range moves {
@@ -683,6 +703,10 @@ func (w *worker) newGame(pair, half int) (*liveGame, error) {
 		if err := g.play(m); err != nil {
 			panic(err) // Validate checked the openings and the unfinished games
 		}
+	}
+	if forfeit != nil {
+		g.game.Forfeit, g.game.ForfeitDetail = forfeit.Reason, forfeit.Detail
+		g.game.Outcome = rules.Outcome{Winner: forfeit.Winner, Ply: int32(len(g.game.Moves))}
 	}
 	for p := range 2 {
 		player := w.player(p)
@@ -764,8 +788,8 @@ func startGame(v *rules.Variant, o Opening) (*rules.Game, error) {
 
 // CheckUnfinished reports the first of c.Unfinished that cannot go on (part
 // of Validate): a pair out of range or among Played, a game given twice,
-// moves that do not begin with its opening's, or that are not legal
-// without ending the game.
+// moves that do not begin with its opening's, that are not legal, or that
+// end the game before the last, or a forfeit of no side's win.
 func (c *Config) CheckUnfinished() error {
 	played := map[int]bool{}
 	for _, p := range c.Played {
@@ -784,8 +808,21 @@ func (c *Config) CheckUnfinished() error {
 		if len(u.Moves) < len(o.Moves) || !slices.Equal(u.Moves[:len(o.Moves)], o.Moves) {
 			return fmt.Errorf("match: unfinished game %d/%d: its moves do not begin with its opening's %d", u.Pair, u.Half, len(o.Moves))
 		}
-		if err := checkOpening(c.Variant, Opening{Start: o.Start, Moves: u.Moves}); err != nil {
+		last := len(u.Moves) - 1
+		if err := checkOpening(c.Variant, Opening{Start: o.Start, Moves: u.Moves[:max(last, len(o.Moves))]}); err != nil {
 			return fmt.Errorf("match: unfinished game %d/%d: %w", u.Pair, u.Half, err)
+		}
+		if last >= len(o.Moves) { // the last move may end the game
+			g, _ := startGame(c.Variant, o)
+			for _, m := range u.Moves[:last] {
+				g.Make(m)
+			}
+			if err := g.Play(u.Moves[last]); err != nil {
+				return fmt.Errorf("match: unfinished game %d/%d: move %d: %w", u.Pair, u.Half, last+1, err)
+			}
+		}
+		if f := u.Forfeit; f != nil && f.Winner != rules.AttackersWin && f.Winner != rules.DefendersWin {
+			return fmt.Errorf("match: unfinished game %d/%d: a forfeit won by %v: want the attackers or the defenders", u.Pair, u.Half, f.Winner)
 		}
 	}
 	return nil

@@ -82,7 +82,7 @@ func TestResumeInPlay(t *testing.T) {
 	}
 
 	code, msg = run(context.Background(), "-resume")
-	if code != 0 || !strings.Contains(msg, "games in play go on from their moves") {
+	if code != 0 || !strings.Contains(msg, "games begun go on from their moves") {
 		t.Fatalf("resumed match: got exit %d, want 0 and a note of the games in play\n%s", code, msg)
 	}
 	f, err := match.ReadFile(out)

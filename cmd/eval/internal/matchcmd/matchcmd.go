@@ -71,9 +71,10 @@ stopped by a signal or a crash carries on with -resume and the same flags,
 playing only the pairs it had not finished (for a long match against a
 slow engine, over several sittings); the file goes once the match is done.
 In a match with an engine program, whose games can take hours,
-OUT/in-play.json also keeps the moves of the games in play (written every
-10 s and when the match stops), and -resume carries those games on from
-their moves rather than from their starts.
+OUT/in-play.json also keeps the games of the unfinished pairs (written
+every 10 s, and when the match stops or fails), and -resume carries those
+games on from their moves rather than from their starts; a game that had
+ended, by the rules or a forfeit, ends as it did.
 Exit status: 0 done (whatever the decision), 1 failed, 2 bad input, 130
 stopped by a signal (what was played is written).
 
@@ -114,7 +115,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
 	oddsPairs := fs.Int("odds-pairs", 20, "game `pairs` per rung of the ladder")
 	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	resume := fs.Bool("resume", false, "carry on the interrupted match in -out, given the same flags: its finished pairs count and are not played again")
+	resume := fs.Bool("resume", false, "carry on the interrupted match in -out, given the same flags: its finished pairs count and are not played again (against an engine program, its games begun go on from their moves)")
 	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
 		return code
 	}
@@ -200,8 +201,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// match of searches alone plays an interrupted game again from its
 	// start, so that the match resumed is the match played in one go.
 	inPlayPath := filepath.Join(*out, InPlayFile)
+	keepInPlay := a.NewEngine != nil || b.NewEngine != nil
 	var unfinished []match.Unfinished
-	if *resume {
+	if *resume && keepInPlay {
 		kept, err := match.ReadInPlay(inPlayPath)
 		if err != nil {
 			return bad("-resume: %v", err)
@@ -216,12 +218,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	keepInPlay := a.NewEngine != nil || b.NewEngine != nil
 	inPlay := match.NewInPlay(unfinished)
 	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
 		Openings: openings, MaxPairs: pairs, Played: played, Unfinished: unfinished}
 	if keepInPlay {
-		cfg.OnMove = inPlay.Moved
+		cfg.OnMove, cfg.OnGameEnd = inPlay.Moved, inPlay.Ended
 	}
 	var journalFile *os.File
 	var journalErr error  // the first failed write; the match goes on
@@ -235,6 +236,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
 		},
 		OnLadder: func(res match.Result) {
+			inPlay.Forget() // the match is over: what is left is pairs played after its decision
 			bar.Finish()
 			fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
 			fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", b.Name, multipliers, *oddsPairs)
@@ -243,7 +245,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
 		}}
 	if err := cfg.CheckUnfinished(); err != nil {
-		return bad("-resume: %s: %v", inPlayPath, err)
+		return bad("-resume: %s: %v (remove the file to play its games again from their starts)", inPlayPath, err)
 	}
 	if err := rc.Validate(); err != nil {
 		var le *match.LadderError
@@ -267,14 +269,22 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "eval match: %v\n", err)
 			return 1
 		}
+		if err := os.Remove(inPlayPath); err != nil && !errors.Is(err, os.ErrNotExist) { // another match's
+			fmt.Fprintf(stderr, "eval match: %v\n", err)
+			return 1
+		}
 	}
 	if journalFile, err = os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
 		fmt.Fprintf(stderr, "eval match: %v\n", err)
 		return 1
 	}
 	defer journalFile.Close()
-	if len(played) > 0 || len(unfinished) > 0 {
-		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count, and %d games in play go on from their moves\n", len(played), journal, len(unfinished))
+	if *resume {
+		inPlayNote := ""
+		if keepInPlay {
+			inPlayNote = fmt.Sprintf(", and %d games begun go on from their moves", len(unfinished))
+		}
+		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count%s\n", len(played), journal, inPlayNote)
 	}
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
@@ -290,6 +300,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				case <-tick.C:
 					if err := inPlay.Save(inPlayPath); err != nil && inPlayErr == nil {
 						inPlayErr = err
+						fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", err)
 					}
 				case <-stopSaving:
 					return
@@ -302,19 +313,20 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	saving.Wait()
 	bar.Finish()
 	interrupted := errors.Is(err, context.Canceled)
-	switch {
-	case !keepInPlay:
-	case interrupted:
-		if err := inPlay.Save(inPlayPath); err != nil && inPlayErr == nil {
-			inPlayErr = err
+	if keepInPlay {
+		// Done: the games are in the match files. Stopped or failed: the
+		// journal stays for -resume, and so do the games begun.
+		var final error
+		if err == nil {
+			if final = os.Remove(inPlayPath); errors.Is(final, os.ErrNotExist) {
+				final = nil
+			}
+		} else {
+			final = inPlay.Save(inPlayPath)
 		}
-	default:
-		if err := os.Remove(inPlayPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-			inPlayErr = err
+		if final != nil && inPlayErr == nil {
+			fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", final)
 		}
-	}
-	if inPlayErr != nil {
-		fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", inPlayErr)
 	}
 	var oddsErr *match.OddsError
 	switch {
