@@ -66,14 +66,7 @@ func TestUnfinishedGamesGoOn(t *testing.T) {
 		keeper.Moved(1, half, moves)
 	}
 	keeper.Finished(0)
-	path := filepath.Join(t.TempDir(), "in-play.json")
-	if err := keeper.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	unfinished, err := ReadInPlay(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unfinished := saveAndRead(t, keeper)
 	if len(unfinished) != 2 || unfinished[0].Pair != 1 || unfinished[1].Pair != 1 {
 		t.Fatalf("got %+v, want pair 1's two games", unfinished)
 	}
@@ -175,14 +168,7 @@ func TestUnfinishedEndedGames(t *testing.T) {
 	forfeited.Forfeit, forfeited.ForfeitDetail = ForfeitTime, "no move within 1s"
 	forfeited.Outcome = rules.Outcome{Winner: rules.DefendersWin}
 	keeper.Ended(forfeited)
-	path := filepath.Join(t.TempDir(), "in-play.json")
-	if err := keeper.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	unfinished, err := ReadInPlay(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unfinished := saveAndRead(t, keeper)
 	resumed := cfg
 	resumed.OnGameEnd, resumed.Unfinished = nil, unfinished
 	var again []Pair
@@ -200,4 +186,18 @@ func TestUnfinishedEndedGames(t *testing.T) {
 	if !slices.Equal(got.Moves, forfeited.Moves) || got.Forfeit != ForfeitTime || got.ForfeitDetail != forfeited.ForfeitDetail || got.Outcome.Winner != rules.DefendersWin {
 		t.Errorf("the forfeited game: got %d moves, forfeit %q (%s), %v; want %d moves and the forfeit kept", len(got.Moves), got.Forfeit, got.ForfeitDetail, got.Outcome, len(forfeited.Moves))
 	}
+}
+
+// saveAndRead writes the keeper's games to a file and reads them back.
+func saveAndRead(t *testing.T, keeper *InPlay) []Unfinished {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in-play.json")
+	if err := keeper.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	games, err := ReadInPlay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return games
 }
