@@ -101,7 +101,8 @@ func Ladder(ctx context.Context, cfg LadderConfig, onRung func(Rung)) ([]Rung, e
 		mc.A, mc.B = cfg.Base, cfg.Base
 		mc.A.Playouts = k * cfg.Base.Playouts
 		mc.A.Name = fmt.Sprintf("%s-x%d", cfg.Base.Name, k)
-		mc.MaxPairs, mc.Played, mc.Unfinished, mc.OnMove = cfg.Pairs, nil, nil, nil // the ladder is its own match
+		mc.MaxPairs = cfg.Pairs
+		mc.Played, mc.Unfinished, mc.OnMove, mc.OnGameEnd = nil, nil, nil, nil // the match's own run, not the ladder's
 		res, err := RunSPRT(ctx, mc, FixedPairs, nil)
 		if err != nil {
 			return rungs, err

@@ -10,6 +10,7 @@ import (
 
 	"taflab/configs/variants"
 	"taflab/mcts"
+	"taflab/rules"
 	"taflab/stats"
 )
 
@@ -270,4 +271,23 @@ func TestOdds(t *testing.T) {
 			t.Errorf("an unordered interval: got no error, want one")
 		}
 	})
+}
+
+// TestLadderIsItsOwnMatch: a ladder does not carry the match's run with
+// it: its games are not the match's unfinished games, nor told to the
+// match's OnMove and OnGameEnd.
+func TestLadderIsItsOwnMatch(t *testing.T) {
+	cfg := ladderConfig(builtin("tiny", 4), []int{2}, 1)
+	told := 0
+	cfg.Match.OnMove = func(int, int, []rules.Move) { told++ }
+	cfg.Match.OnGameEnd = func(Game) { told++ }
+	cfg.Match.MaxPairs = 1
+	cfg.Match.Unfinished = []Unfinished{{Pair: 0, Moves: cfg.Match.Openings[0].Moves}}
+	rungs, err := Ladder(context.Background(), cfg, nil)
+	if err != nil || len(rungs) != 1 {
+		t.Fatalf("got %d rungs, %v; want 1", len(rungs), err)
+	}
+	if told != 0 {
+		t.Errorf("the match's callbacks were told %d times of the ladder's games, want 0", told)
+	}
 }
