@@ -96,13 +96,7 @@ func NewInPlay(games []Unfinished) *InPlay {
 func (k *InPlay) Moved(pair, half int, moves []rules.Move) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	u := k.games[[2]int{pair, half}]
-	if u == nil {
-		u = &Unfinished{Pair: pair, Half: half}
-		k.games[[2]int{pair, half}] = u
-	}
-	u.Moves = append(u.Moves[:0], moves...)
-	k.changed = true
+	k.record(pair, half, moves)
 }
 
 // Ended records a game's end (Config.OnGameEnd).
@@ -111,12 +105,23 @@ func (k *InPlay) Ended(g Game) {
 	if g.AAttacks {
 		half = 0
 	}
-	k.Moved(g.Pair, half, g.Moves)
-	if g.Forfeit != "" {
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		k.games[[2]int{g.Pair, half}].Forfeit = &Forfeit{Reason: g.Forfeit, Detail: g.ForfeitDetail, Winner: g.Outcome.Winner}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if u := k.record(g.Pair, half, g.Moves); g.Forfeit != "" {
+		u.Forfeit = &Forfeit{Reason: g.Forfeit, Detail: g.ForfeitDetail, Winner: g.Outcome.Winner}
 	}
+}
+
+// record keeps a game's moves, with k.mu held.
+func (k *InPlay) record(pair, half int, moves []rules.Move) *Unfinished {
+	u := k.games[[2]int{pair, half}]
+	if u == nil {
+		u = &Unfinished{Pair: pair, Half: half}
+		k.games[[2]int{pair, half}] = u
+	}
+	u.Moves = append(u.Moves[:0], moves...)
+	k.changed = true
+	return u
 }
 
 // Finished forgets a finished pair's games.
