@@ -196,11 +196,11 @@ func TestWriteRefuses(t *testing.T) {
 		{name: "king off the board", positions: func(r []PositionRow) { r[1].Position.King = rules.NewSquare(8, 2) }, want: "king"},
 		{name: "piece off the board", positions: func(r []PositionRow) { r[2].Position.Attackers.Hi |= 1 << 60 }, want: "off the"},
 		{name: "two pieces on a square", positions: func(r []PositionRow) { r[0].Position.Defenders = r[0].Position.Defenders.With(r[0].Position.King) }, want: "two pieces"},
-		{name: "no move", positions: func(r []PositionRow) { r[0].Policy = []MoveProb{{Move: rules.NoMove, Prob: 1}} }, want: "policy move"},
+		{name: "no move", positions: func(r []PositionRow) { r[0].Policy = []rules.MoveProb{{Move: rules.NoMove, Prob: 1}} }, want: "policy move"},
 		{name: "diagonal move", positions: func(r []PositionRow) {
-			r[0].Policy = []MoveProb{{Move: rules.NewMove(rules.NewSquare(0, 0), rules.NewSquare(1, 1)), Prob: 1}}
+			r[0].Policy = []rules.MoveProb{{Move: rules.NewMove(rules.NewSquare(0, 0), rules.NewSquare(1, 1)), Prob: 1}}
 		}, want: "policy move"},
-		{name: "probability", positions: func(r []PositionRow) { r[0].Policy = []MoveProb{{Move: rules.NewMove(3, 5), Prob: 1.5}} }, want: "probability"},
+		{name: "probability", positions: func(r []PositionRow) { r[0].Policy = []rules.MoveProb{{Move: rules.NewMove(3, 5), Prob: 1.5}} }, want: "probability"},
 		{name: "root value", positions: func(r []PositionRow) { r[0].RootValue = 2 }, want: "root value"},
 		{name: "result", positions: func(r []PositionRow) { r[0].Result = 2 }, want: "result"},
 		{name: "empty game id", positions: func(r []PositionRow) { r[0].GameID = "" }, want: "game id"},
@@ -219,7 +219,7 @@ func TestWriteRefuses(t *testing.T) {
 			dir := t.TempDir()
 			p := append([]PositionRow(nil), positions...)
 			for i := range p {
-				p[i].Policy = append([]MoveProb(nil), p[i].Policy...)
+				p[i].Policy = append([]rules.MoveProb(nil), p[i].Policy...)
 			}
 			g := append([]GameRow(nil), games...)
 			if tt.positions != nil {

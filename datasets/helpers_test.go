@@ -102,7 +102,7 @@ func genShard(tb testing.TB, def rules.Definition, games, maxPlies int, seed uin
 				for _, m := range moves {
 					if rng.IntN(3) == 0 {
 						p := rng.Float32()
-						r.Policy = append(r.Policy, MoveProb{Move: m, Prob: p})
+						r.Policy = append(r.Policy, rules.MoveProb{Move: m, Prob: p})
 						sum += p
 					}
 				}

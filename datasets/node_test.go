@@ -142,7 +142,7 @@ func TestNodeReadsFiles(t *testing.T) {
 			Reason:     rules.Reason(reason),
 		}
 		for _, e := range r.Policy {
-			p.Policy = append(p.Policy, MoveProb{Move: rules.Move(e.Move), Prob: float32(e.Prob)})
+			p.Policy = append(p.Policy, rules.MoveProb{Move: rules.Move(e.Move), Prob: float32(e.Prob)})
 		}
 		if p.Position.String() != r.Position {
 			t.Errorf("row %d: position column %q, the bitboards say %q", i, r.Position, p.Position.String())

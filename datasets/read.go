@@ -205,10 +205,10 @@ func decodePositions(data []byte, mem memory.Allocator) (rows []PositionRow, met
 			reason     = rec.Column(pReason).(*array.String)
 		)
 		offs := listOffsets(policy)
-		probs := make([]MoveProb, offs[n]-offs[0])
+		probs := make([]rules.MoveProb, offs[n]-offs[0])
 		for i := range probs {
 			k := int(offs[0]) + i
-			probs[i] = MoveProb{Move: rules.Move(move[k]), Prob: prob[k]}
+			probs[i] = rules.MoveProb{Move: rules.Move(move[k]), Prob: prob[k]}
 		}
 		if rows == nil {
 			rows = make([]PositionRow, 0, min(meta.Rows, len(data)/minRowBytes))

@@ -7,13 +7,6 @@ import (
 	"taflab/rules"
 )
 
-// MoveProb is one entry of a search's visit distribution: a legal move and
-// the share of the root's visits it got.
-type MoveProb struct {
-	Move rules.Move
-	Prob float32 // from 0 to 1
-}
-
 // PositionRow is one searched position of a self-play game.
 type PositionRow struct {
 	GameID  string
@@ -26,7 +19,7 @@ type PositionRow struct {
 	// any order; moves with no visits may be left out, and the slice may be
 	// empty. Rows read from a file share one backing array: do not append
 	// to or modify a row's Policy.
-	Policy     []MoveProb
+	Policy     []rules.MoveProb
 	FullSearch bool    // the search had its full budget (not a reduced, fast one)
 	RootValue  float32 // the search's value for the side to move, -1 to +1
 	Result     int8    // the game's final result for the side to move: +1 win, 0 draw, -1 loss

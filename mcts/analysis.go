@@ -7,38 +7,24 @@ import (
 )
 
 // This file holds what an analysis of one position asks of the search and
-// its evaluator (eval analyze, the web page's analysis): not a hot path.
-
-// MovePrior is a legal move with the prior its evaluator gave it.
-type MovePrior struct {
-	Move  rules.Move
-	Prior float32
-}
+// its evaluator (package analysis): not a hot path.
 
 // EvaluatePosition asks e for the priors of pos's legal moves (moves, in
 // that order) and its value for the side to move, in a batch of one.
 // The priors come sorted, highest first (ties in moves' order), at most
 // top of them; the evaluator's other outputs for the position (a network's
 // WDL) stay readable from e at index 0 until its next call.
-func EvaluatePosition(e Evaluator, v *rules.Variant, pos rules.Position, moves []rules.Move, top int) ([]MovePrior, float32, error) {
+func EvaluatePosition(e Evaluator, v *rules.Variant, pos rules.Position, moves []rules.Move, top int) ([]rules.MoveProb, float32, error) {
 	batch := &Batch{Variants: []*rules.Variant{v}, Positions: []rules.Position{pos}, Moves: [][]rules.Move{moves},
 		Priors: [][]float32{make([]float32, len(moves))}, Values: []float32{0}}
 	if err := e.Evaluate(batch); err != nil {
 		return nil, 0, err
 	}
-	out := make([]MovePrior, len(moves))
+	out := make([]rules.MoveProb, len(moves))
 	for i, m := range moves {
-		out[i] = MovePrior{Move: m, Prior: batch.Priors[0][i]}
+		out[i] = rules.MoveProb{Move: m, Prob: batch.Priors[0][i]}
 	}
-	slices.SortStableFunc(out, func(a, b MovePrior) int {
-		switch {
-		case a.Prior > b.Prior:
-			return -1
-		case a.Prior < b.Prior:
-			return 1
-		}
-		return 0
-	})
+	rules.SortByProb(out)
 	return out[:min(top, len(out))], batch.Values[0], nil
 }
 

@@ -23,8 +23,8 @@ func TestAnalysis(t *testing.T) {
 				t.Fatalf("top %d: got %d moves, want %d", top, len(got), want)
 			}
 			for i := 1; i < len(got); i++ {
-				if got[i].Prior > got[i-1].Prior {
-					t.Errorf("top %d: got prior %v after %v, want highest first", top, got[i].Prior, got[i-1].Prior)
+				if got[i].Prob > got[i-1].Prob {
+					t.Errorf("top %d: got prior %v after %v, want highest first", top, got[i].Prob, got[i-1].Prob)
 				}
 			}
 		})

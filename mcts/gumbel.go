@@ -337,7 +337,7 @@ func (s *Search) gumbelChoose(children []node, allLost bool) rules.Move {
 
 // gumbelPolicy appends the improved policy softmax(logits + sigma(completed
 // Q)) over the root's children to dst.
-func (s *Search) gumbelPolicy(dst []MoveProb, children []node) []MoveProb {
+func (s *Search) gumbelPolicy(dst []rules.MoveProb, children []node) []rules.MoveProb {
 	z := s.gumbelSigma(children)
 	hi := math.Inf(-1)
 	for i := range children {
@@ -350,7 +350,7 @@ func (s *Search) gumbelPolicy(dst []MoveProb, children []node) []MoveProb {
 		sum += z[i]
 	}
 	for i := range children {
-		dst = append(dst, MoveProb{Move: children[i].move, Prob: float32(z[i] / sum)})
+		dst = append(dst, rules.MoveProb{Move: children[i].move, Prob: float32(z[i] / sum)})
 	}
 	return dst
 }

@@ -456,7 +456,7 @@ func TestNoAllocations(t *testing.T) {
 			s := NewSearch(&cfg, g, 1)
 			r := NewRunner(Uniform{})
 			one := []*Search{s}
-			policy := make([]MoveProb, 0, rules.MaxMoves)
+			policy := make([]rules.MoveProb, 0, rules.MaxMoves)
 			run := func() {
 				s.Reset(g, 1)
 				s.Start(800, true)

@@ -369,7 +369,7 @@ func (s *Search) addNoise() {
 // the root children's visits, or uniform if none has any. Under Gumbel root
 // search it is the improved policy softmax(logits + sigma(completed Q))
 // instead of the visit shares (gumbelPolicy).
-func (s *Search) Policy(dst []MoveProb) []MoveProb {
+func (s *Search) Policy(dst []rules.MoveProb) []rules.MoveProb {
 	root := s.tree.at(0)
 	if !root.expanded() {
 		return dst
@@ -398,13 +398,7 @@ func (s *Search) Policy(dst []MoveProb) []MoveProb {
 		default:
 			p = 1 / float32(len(children))
 		}
-		dst = append(dst, MoveProb{Move: children[i].move, Prob: p})
+		dst = append(dst, rules.MoveProb{Move: children[i].move, Prob: p})
 	}
 	return dst
-}
-
-// MoveProb is a move and its probability.
-type MoveProb struct {
-	Move rules.Move
-	Prob float32
 }

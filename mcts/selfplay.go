@@ -27,10 +27,10 @@ type GameRecord struct {
 type Sample struct {
 	Ply       int // moves made before the position
 	Position  rules.Position
-	Policy    []MoveProb // the search's policy over the legal moves (Search.Policy)
-	Full      bool       // a full search: noise, and a policy fit for training
-	RootValue float32    // the search's value for the side to move
-	Playouts  int        // the playouts the search ran (kept visits not counted)
+	Policy    []rules.MoveProb // the search's policy over the legal moves (Search.Policy)
+	Full      bool             // a full search: noise, and a policy fit for training
+	RootValue float32          // the search's value for the side to move
+	Playouts  int              // the playouts the search ran (kept visits not counted)
 }
 
 // GameSpec is one game a GameSource hands out.

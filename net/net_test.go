@@ -47,7 +47,7 @@ func randomSamples(t testing.TB, n int, seed uint64) []Sample {
 				if rng.IntN(4) == 0 {
 					p = 0
 				}
-				s.Policy = append(s.Policy, MoveProb{m, p})
+				s.Policy = append(s.Policy, rules.MoveProb{Move: m, Prob: p})
 				total += p
 			}
 			for i := range s.Policy {

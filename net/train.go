@@ -91,19 +91,13 @@ func (c TrainConfig) LearningRateAt(step int) float64 {
 	return lr
 }
 
-// MoveProb is a policy target entry: a legal move and its probability.
-type MoveProb struct {
-	Move rules.Move
-	Prob float32
-}
-
 // Sample is one training example.
 type Sample struct {
 	Variant  *rules.Variant
 	Position rules.Position
 	// Policy is the search's distribution over the legal moves; nil when
 	// the position has no policy target (a cheap search).
-	Policy []MoveProb
+	Policy []rules.MoveProb
 	// Result is the game's result for the side to move: +1, 0 or -1.
 	Result int8
 	// SearchValue is the search's value of the position for the side to

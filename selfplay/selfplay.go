@@ -350,13 +350,9 @@ func (w *writer) add(r *mcts.GameRecord) {
 		AttackerPlayouts: int32(r.Playouts[rules.Attackers]), DefenderPlayouts: int32(r.Playouts[rules.Defenders]),
 	})
 	for _, s := range r.Samples {
-		policy := make([]datasets.MoveProb, len(s.Policy))
-		for i, mp := range s.Policy {
-			policy[i] = datasets.MoveProb{Move: mp.Move, Prob: mp.Prob}
-		}
 		w.positions = append(w.positions, datasets.PositionRow{
 			GameID: id, Ply: int32(s.Ply), RuleSet: w.variant.Name(), Position: s.Position,
-			Policy: policy, FullSearch: s.Full, RootValue: s.RootValue,
+			Policy: s.Policy, FullSearch: s.Full, RootValue: s.RootValue,
 			Result: resultFor(o.Winner, s.Position.ToMove), Reason: o.Reason,
 		})
 	}

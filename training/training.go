@@ -350,7 +350,7 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 
 // sample draws one position of the records, in a random symmetry if
 // symmetries is set; policy is reused memory for the sample's policy.
-func (r *recordSource) sample(rng *rand.Rand, symmetries bool, policy []net.MoveProb) net.Sample {
+func (r *recordSource) sample(rng *rand.Rand, symmetries bool, policy []rules.MoveProb) net.Sample {
 	at := r.index[rng.IntN(len(r.index))]
 	g := &r.games[at.game]
 	y := rules.Identity
@@ -363,7 +363,7 @@ func (r *recordSource) sample(rng *rand.Rand, symmetries bool, policy []net.Move
 		w = 0
 	}
 	return net.Sample{Variant: r.variant, Position: y.Position(g.Positions[at.ply]), Result: result, ValueWeight: w,
-		Policy: append(policy, net.MoveProb{Move: y.Move(g.Moves[at.ply], net.BoardSize), Prob: 1})}
+		Policy: append(policy, rules.MoveProb{Move: y.Move(g.Moves[at.ply], net.BoardSize), Prob: 1})}
 }
 
 // compileAll compiles the window's rule sets, by name.
@@ -385,7 +385,7 @@ func compileAll(defs []rules.Definition) (map[string]*rules.Variant, error) {
 // toSample turns a dataset row into a training sample, in a random symmetry
 // if symmetries is set, with searchWeight of its value target from the
 // search's root value; policy is reused memory for the sample's policy.
-func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symmetries bool, searchWeight float64, rng *rand.Rand, policy []net.MoveProb) net.Sample {
+func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symmetries bool, searchWeight float64, rng *rand.Rand, policy []rules.MoveProb) net.Sample {
 	y := rules.Identity
 	if symmetries {
 		y = rules.Symmetry(rng.IntN(rules.NumSymmetries))
@@ -394,7 +394,7 @@ func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symme
 		SearchValue: r.RootValue, SearchWeight: float32(searchWeight), ValueWeight: 1}
 	if r.FullSearch {
 		for _, mp := range r.Policy {
-			policy = append(policy, net.MoveProb{Move: y.Move(mp.Move, net.BoardSize), Prob: mp.Prob})
+			policy = append(policy, rules.MoveProb{Move: y.Move(mp.Move, net.BoardSize), Prob: mp.Prob})
 		}
 		s.Policy = policy
 	}

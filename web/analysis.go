@@ -232,7 +232,7 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 	}
 	for _, mp := range policy {
 		m := mp.Move
-		rep.Policy = append(rep.Policy, MoveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(mp.Prior))})
+		rep.Policy = append(rep.Policy, MoveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(mp.Prob))})
 	}
 	if req.Playouts > 0 {
 		cfg := mcts.DefaultConfig()

@@ -305,7 +305,7 @@ func randomSamples(n int, seed uint64) []net.Sample {
 		total := float32(0)
 		for _, m := range moves {
 			p := rng.Float32()
-			s.Policy = append(s.Policy, net.MoveProb{Move: m, Prob: p})
+			s.Policy = append(s.Policy, rules.MoveProb{Move: m, Prob: p})
 			total += p
 		}
 		for i := range s.Policy {

@@ -116,7 +116,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	rep := Report{Position: pos.String(), ToMove: pos.ToMove.String(),
 		Value: WDL{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}}
 	for _, mp := range policy {
-		rep.Top = append(rep.Top, Move{Move: mp.Move.String(), Prior: round(float64(mp.Prior))})
+		rep.Top = append(rep.Top, Move{Move: mp.Move.String(), Prior: round(float64(mp.Prob))})
 	}
 	if *playouts > 0 {
 		cfg := mcts.DefaultConfig()
