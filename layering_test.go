@@ -21,11 +21,12 @@ const module = "taflab"
 // together, parses flags and touches files.
 var allowedImports = map[string][]string{
 	"rules":            {},
+	"archive":          {},
 	"configs/variants": {"rules", "configs/internal/strict"},
 	"configs":          {"rules", "mcts", "net", "datasets", "stats", "protocol", "internal/fileio"},
 	"mcts":             {"rules"},
 	"net":              {"rules", "mcts", "internal/fileio"},
-	"datasets":         {"rules", "internal/fileio"},
+	"datasets":         {"rules", "archive", "internal/fileio"},
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
@@ -49,9 +50,9 @@ var allowedImports = map[string][]string{
 	// Self-play runs: games into dataset shards.
 	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "player", "internal/fileio"},
 	// Training runs: samples from shards and records into a network.
-	"training": {"rules", "net", "datasets", "configs", "chart", "internal/fileio"},
+	"training": {"rules", "net", "datasets", "archive", "configs", "chart", "internal/fileio"},
 	// The self-play loop: generations of self-play, training and gating.
-	"loop": {"rules", "mcts", "net", "datasets", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress", "internal/errctx"},
+	"loop": {"rules", "mcts", "net", "datasets", "archive", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress", "internal/errctx"},
 	// Files written whole or not at all, and read within a limit.
 	"internal/fileio": {},
 	// Progress bars and lines for long runs.

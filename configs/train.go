@@ -121,11 +121,12 @@ func (c *Train) check() error {
 // target the recorded result, at a weight. They are replayed through the
 // rules of their own rule set, and the network's rule-set planes say which.
 type Records struct {
-	// File is the record file; "" for none. Default "".
+	// File is the record file, or the name of an archive that ships
+	// inside taflab (archive.Copenhagen, "archive:copenhagen"); "" for
+	// none. Default "".
 	File string `toml:"file"`
 	// Optional skips a File that does not exist, with a message, instead of
-	// failing: for files kept beside the project, such as
-	// ../shared/data/copenhagen-games.csv. Default false.
+	// failing: for files that may or may not be at hand. Default false.
 	Optional bool `toml:"optional"`
 	// Variant is the rule set the records were played under: an embedded
 	// name or a rule-set file. Default "copenhagen-classic".

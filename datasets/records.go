@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"taflab/archive"
 	"taflab/rules"
 )
 
@@ -43,8 +43,9 @@ func (g *RecordGame) Result(i int) (result int8, ok bool) {
 	return -1, true
 }
 
-// ReadRecordGames reads and replays a game-record file under v
-// (ParseRecordGames), within the limits of ScanRecordLines.
+// ReadRecordGames reads and replays a game-record file, or an embedded
+// archive (archive.Copenhagen), under v (ParseRecordGames), within the
+// limits of ScanRecordLines.
 func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
 	return ReadRecordGamesCtx(context.Background(), path, v)
 }
@@ -52,7 +53,7 @@ func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
 // ReadRecordGamesCtx is ReadRecordGames stopped by ctx (its error is then
 // ctx's) while it reads and replays.
 func ReadRecordGamesCtx(ctx context.Context, path string, v *rules.Variant) ([]RecordGame, error) {
-	f, err := os.Open(path)
+	f, err := archive.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: game records: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"taflab/archive"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/rules"
@@ -114,11 +115,7 @@ func TestSplitRecords(t *testing.T) {
 // TestHumanRecordGames replays the human archive under its rule set: every
 // record is accepted, and the positions add up to the archive's plies.
 func TestHumanRecordGames(t *testing.T) {
-	const path = "../../shared/data/copenhagen-games.csv"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("skipping: no human archive at %s (it lives in ../shared/data beside the repository)", path)
-	}
-	games, err := datasets.ReadRecordGames(path, variants.MustLoad("copenhagen-classic"))
+	games, err := datasets.ReadRecordGames(archive.Copenhagen, variants.MustLoad("copenhagen-classic"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 // Measuring a network and the baselines on the held-out records of the
 // human archive:
 //
-//	games, err := datasets.ReadRecordGames("../shared/data/copenhagen-games.csv", v)
+//	games, err := datasets.ReadRecordGames(archive.Copenhagen, v) // or a file of game records
 //	_, heldOut := datasets.SplitRecords(games, 10)
 //	n, _, err := net.Load("network.safetensors")
 //	rep, err := fit.Measure(ctx, v, heldOut,

@@ -46,6 +46,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"taflab/archive"
 	"taflab/configs"
 	"taflab/datasets"
 	"taflab/internal/errctx"
@@ -603,7 +604,7 @@ func pretrainStage(ctx context.Context, run string, cfg configs.Loop, log io.Wri
 		return nil
 	}
 	rec := cfg.Train.Records
-	if _, err := os.Stat(rec.File); rec.File != "" && rec.Optional && errors.Is(err, os.ErrNotExist) {
+	if err := archive.Stat(rec.File); rec.File != "" && rec.Optional && errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(log, "loop: no game records at %s: the run learns from self-play alone\n", rec.File)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("loop: %w", err)

@@ -373,11 +373,15 @@ func TestFromLast(t *testing.T) {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
 			last := filepath.Join(GenDir(run, 1), "train", "network.safetensors")
-			// Without it, generation 2 starts from the best network: the
-			// network-free searcher's place holds no weights unless
+			// Without it, generation 2 starts from the best network: while
+			// the network-free searcher is the best, from generation 0's
+			// network (trained on the embedded human archive), unless
 			// generation 1 was promoted.
 			prefix := fmt.Sprintf("generation 2: training, %d steps from ", cfg.Train.Steps)
 			want := prefix + "new weights"
+			if pre := pretrained(run); pre != "" {
+				want = prefix + pre
+			}
 			if best, err := best(run); err != nil {
 				t.Fatal(err)
 			} else if best == last || fromLast {

@@ -3,13 +3,11 @@ package rules_test
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"taflab/archive"
 	"taflab/configs/variants"
 	"taflab/rules"
 )
@@ -335,10 +333,7 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-// recRealGamesPath is the human archive, in ../shared beside the repository.
-var recRealGamesPath = filepath.Join("..", "..", "shared", "data", "copenhagen-games.csv")
-
-// TestRealGames replays every game of the human archive under
+// TestRealGames replays every game of the human archive (embedded) under
 // copenhagen-classic, the rules the games were played by (see the data's
 // README): every move must be legal and make exactly the captures written,
 // and where the rules end a game on its last recorded move, the winner must
@@ -358,13 +353,11 @@ var recRealGamesPath = filepath.Join("..", "..", "shared", "data", "copenhagen-g
 // on a server that did not enforce it. They are reported, and replayed again
 // with repetition off so that their later moves are still checked.
 func TestRealGames(t *testing.T) {
-	data, err := os.ReadFile(recRealGamesPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("skipping: no human archive at %s (it lives in ../shared/data beside the repository)", recRealGamesPath)
+	a, ok := archive.Lookup(archive.Copenhagen)
+	if !ok {
+		t.Fatalf("no embedded archive %s", archive.Copenhagen)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := a.Data()
 	classic := variants.MustLoad("copenhagen-classic")
 	def := classic.Definition()
 	def.Repetition = rules.RepetitionNone
@@ -442,8 +435,8 @@ func TestRealGames(t *testing.T) {
 	sort.Strings(reasons)
 	t.Logf("%d games, %d plies applied of %d recorded, %d games ran past a third repetition; outcomes: %s",
 		games, plies, recorded, len(repeated), strings.Join(reasons, ", "))
-	if games == 0 {
-		t.Errorf("got no games in %s, want the archive", recRealGamesPath)
+	if games != a.Games {
+		t.Errorf("games: got %d, want %d (the archive's)", games, a.Games)
 	}
 }
 

@@ -13,7 +13,7 @@
 #   REF=net.safetensors scripts/build-suites.sh copenhagen # one
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RECORDS=${RECORDS:-../shared/data/copenhagen-games.csv}
+RECORDS=${RECORDS:-archive:copenhagen}
 REF=${REF:-networks/copenhagen.safetensors}
 TMP=${TMP:-$(mktemp -d)}
 go build -o "$TMP/eval" ./cmd/eval

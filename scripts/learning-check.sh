@@ -2,7 +2,7 @@
 # The learning check, second edition (issue 10), not part of CI: on a 2-core
 # machine, within a time budget (two hours by default), run the training
 # loop on copenhagen from no network, with the human archive
-# (../shared/data/copenhagen-games.csv) as data, then play the loop's best
+# (archive:copenhagen, embedded) as data, then play the loop's best
 # network against the built-in searcher at equal playouts (200 and 800, and
 # 25 and 100 for the record) under the SPRT of cmd/eval match (H0 0, H1 50,
 # alpha = beta = 0.05) on the rule set's opening suite. Outside the budget
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/learning-check}
 BUDGET=${BUDGET:-7200}          # seconds for the loop and the four final matches
 MATCH_TIME=${MATCH_TIME:-1800}  # seconds of it kept for the final matches
-RECORDS=${RECORDS:-../shared/data/copenhagen-games.csv}
+RECORDS=${RECORDS:-archive:copenhagen}
 OUT=${OUT:-docs/learning-check}  # results, logs and charts
 mkdir -p "$OUT" "$RUN.bin"
 start=$(date +%s)

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"time"
 
+	"taflab/archive"
 	"taflab/configs"
 	"taflab/datasets"
 	"taflab/internal/fileio"
@@ -311,7 +312,7 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 	if !rc.Enabled() {
 		return nil, nil
 	}
-	if _, err := os.Stat(rc.File); err != nil && rc.Optional && errors.Is(err, fs.ErrNotExist) {
+	if err := archive.Stat(rc.File); err != nil && rc.Optional && errors.Is(err, fs.ErrNotExist) {
 		if log != nil {
 			fmt.Fprintf(log, "training: no game records at %s: training on self-play alone\n", rc.File)
 		}
@@ -325,7 +326,12 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 		return nil, fmt.Errorf("training: records.variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
 	}
 	// Read once: the identity's checksum is of the bytes trained on.
-	data, err := fileio.ReadFileLimit(rc.File, datasets.MaxRecordFileBytes, "a game-record file")
+	f, err := archive.Open(rc.File) // a file, or an embedded archive
+	if err != nil {
+		return nil, fmt.Errorf("training: game records: %w", err)
+	}
+	defer f.Close()
+	data, err := fileio.ReadLimit(rc.File, f, datasets.MaxRecordFileBytes, "a game-record file")
 	if err != nil {
 		return nil, fmt.Errorf("training: game records: %w", err)
 	}

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"taflab/archive"
 	"taflab/cmd/internal/cli"
 	"taflab/internal/nettest"
 )
 
-// humanGames is the human game archive, relative to cmd/eval.
-const humanGames = "../../../shared/data/copenhagen-games.csv"
+// humanGames is the human game archive that ships inside taflab.
+const humanGames = archive.Copenhagen
 
 // runBalanceTest runs eval balance and reads balance.json from out when the
 // run wrote it.
@@ -174,7 +175,7 @@ func TestBalanceInterrupted(t *testing.T) {
 // recordCounts counts the results a game-record file states.
 func recordCounts(t *testing.T, path string) map[string]int {
 	t.Helper()
-	f, err := os.Open(path)
+	f, err := archive.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +212,8 @@ func TestBalanceRecords(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := os.Stat(c.file); err != nil {
-				t.Skipf("no %s: %v", c.file, err)
+			if err := archive.Stat(c.file); err != nil {
+				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "out")
 			code, msg, rep := runBalanceTest(t, context.Background(), out, "-variants", "", "-records", c.file)
@@ -257,9 +258,6 @@ func TestBalanceRecords(t *testing.T) {
 // TestBalanceRecordsWithSelfPlay: a record file of a rule set that self-play
 // also ran is compared with it.
 func TestBalanceRecordsWithSelfPlay(t *testing.T) {
-	if _, err := os.Stat(humanGames); err != nil {
-		t.Skipf("no %s: %v", humanGames, err)
-	}
 	out := filepath.Join(t.TempDir(), "out")
 	code, msg, rep := runBalanceTest(t, context.Background(), out, "-variants", "copenhagen-classic,fetlar",
 		"-player", "builtin:playouts=8", "-games", "3", "-records", humanGames)

@@ -12,9 +12,6 @@ import (
 	"taflab/internal/nettest"
 )
 
-// fitHumanGames is the human archive, beside the repository.
-const fitHumanGames = "../../../shared/data/copenhagen-games.csv"
-
 // fitGames are three short openings of the archive: 3, 4 and 3 moves.
 var fitGames = []string{
 	"d1-d3 e5-e2 f2-i2,0,0,Black",
@@ -142,7 +139,7 @@ func TestFitBadInput(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"no records", nil, 2, []string{"-records is required"}},
+		{"empty records", []string{"-records", ""}, 2, []string{"-records is empty", "archive:copenhagen"}},
 		{"unknown flag", []string{"-records", records, "-bogus"}, 2, []string{"-bogus"}},
 		{"stray argument", []string{"-records", records, "extra"}, 2, []string{`"extra"`}},
 		{"bad split", []string{"-records", records, "-split", "test"}, 2, []string{"-split", "test"}},
@@ -201,14 +198,12 @@ func smallVariant(t *testing.T) string {
 		"3aaaaa3/5a5/11/a4d4a/a3ddd3a/aa1ddkdd1aa/a3ddd3a/a4d4a/11/5a5/3aaaaa3 a", "7/7/7/1d1k3/7/7/1ad4 a").Replace(string(data))
 }
 
-// TestFitHumanGames measures the baselines on the archive's held-out games:
-// people's moves are far from random, and even a short search finds
-// several times more of them than chance.
+// TestFitHumanGames measures the baselines on the held-out games of the
+// human archive that ships inside taflab, which eval fit reads when no
+// -records is given: people's moves are far from random, and even a short
+// search finds several times more of them than chance.
 func TestFitHumanGames(t *testing.T) {
-	if _, err := os.Stat(fitHumanGames); err != nil {
-		t.Skipf("skipping: no human archive at %s (it lives in ../shared/data beside the repository): %v", fitHumanGames, err)
-	}
-	code, out, stderr := runFitCmd(t, "-records", fitHumanGames, "-search-playouts", "32")
+	code, out, stderr := runFitCmd(t, "-search-playouts", "32")
 	if code != 0 {
 		t.Fatalf("got exit %d, want 0: %s", code, stderr)
 	}

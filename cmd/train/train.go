@@ -23,7 +23,8 @@ const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-
 Trains a policy/value network on a self-play dataset (-data, written by
 selfplay) into a run folder (-out): checkpoint.safetensors, network.safetensors,
 metrics.csv and loss.png. -records adds game records (the CSV that eval
-replay reads, such as ../shared/data/copenhagen-games.csv): each position's
+replay reads, or archive:copenhagen, the 876 people's games that ship
+inside taflab): each position's
 policy target is the move played and its value target the recorded result;
 -records-share is the share of each batch they make up (1: the records
 alone, no -data needed). Every 10th record is held out of training
@@ -46,7 +47,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	steps := fs.Int("steps", 0, "train until this many optimizer `steps` in all")
 	resume := fs.Bool("resume", false, "carry on from the run folder's checkpoint")
 	initNet := fs.String("init", "", "start from this network `file`'s weights (its architecture replaces [network])")
-	records := fs.String("records", "", "a game-record `file` to train on (records.file)")
+	records := fs.String("records", "", "a game-record `file` to train on, or archive:copenhagen (records.file)")
 	recordsShare := fs.Float64("records-share", 0, "the `share` of each batch from the records, 0 to 1 (records.share)")
 	if code, done := cli.ParseRanged(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
 		return code

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"taflab/archive"
 	"taflab/balance"
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
@@ -86,8 +87,8 @@ stopping early does not favour the short games that finish first.
 
 Game records (-records FILE, repeated or comma-separated; the CSV that
 "eval replay" reads): the same report for recorded games, under
--records-variant (default copenhagen-classic; ../shared/data/
-copenhagen-games.csv is the human baseline). The winner is the record's
+-records-variant (default copenhagen-classic; archive:copenhagen, the
+human archive that ships inside taflab, is the human baseline). The winner is the record's
 result (Black: attackers, White: defenders, Draw); "Ongoing" games are
 counted apart and left out of the rates and lengths. A game the rules end
 on its last recorded move has the rules' ending; otherwise it "timed-out"
@@ -353,7 +354,7 @@ func readRecordFile(ctx context.Context, name string, stdin io.Reader) (balance.
 		}
 		in, rf.Name = stdin, "stdin"
 	} else {
-		f, err := os.Open(name)
+		f, err := archive.Open(name) // a file, or an embedded archive
 		if err != nil {
 			return rf, err
 		}

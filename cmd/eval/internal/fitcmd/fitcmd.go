@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/term"
 
+	"taflab/archive"
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/datasets"
@@ -23,13 +24,13 @@ import (
 	"taflab/net"
 )
 
-const help = `usage: eval fit [-net FILE] -records FILE [-variant NAME|FILE|otr:RULES] [-split all|train|heldout]
+const help = `usage: eval fit [-net FILE] [-records FILE] [-variant NAME|FILE|otr:RULES] [-split all|train|heldout]
                 [-holdout-every N] [-search-playouts N] [-workers N]
 
 Measures how well predictors match the moves people played and the results
-of their games, over the positions of a game-record file (the archive CSV;
-../shared/data/copenhagen-games.csv holds 876 expert games of
-copenhagen-classic). The predictors: uniform choice over the legal moves
+of their games, over the positions of a game-record file (the archive CSV),
+by default archive:copenhagen: the 876 expert games of copenhagen-classic
+that ship inside taflab. The predictors: uniform choice over the legal moves
 (its expected figures), the network-free searcher at -search-playouts (its
 best move first, the rest by visits), and with -net the network's policy
 (moves ranked by logit) and value head.
@@ -89,7 +90,7 @@ type Output struct {
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("eval fit", help, stderr)
 	netFile := fs.String("net", "", "the network `file` (none: the baselines only)")
-	records := fs.String("records", "", "the game-record `file` (archive CSV)")
+	records := fs.String("records", archive.Copenhagen, "the game-record `file` (archive CSV), or an archive that ships inside taflab")
 	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	split := fs.String("split", "heldout", "the `part` of the records to measure: all, train or heldout")
 	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N); 0 = none")
@@ -104,7 +105,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *records == "":
-		return fail(2, "-records is required")
+		return fail(2, "-records is empty: name a game-record file or %s", archive.Copenhagen)
 	case *split != "all" && *split != "train" && *split != "heldout":
 		return fail(2, "-split %q: want all, train or heldout", *split)
 	case *every < 0 || *every == 1:

@@ -10,9 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"taflab/archive"
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
@@ -28,7 +28,8 @@ command-line check of the rules, for people and for tests. Flags come before
 the files.
 
 Input: either one game given by -moves, or every game of the game-record
-files (- for standard input). Moves are written from-to, captures after them
+files (- for standard input; archive:copenhagen for the human archive that
+ships inside taflab). Moves are written from-to, captures after them
 as x and the square: "d1-d3 e5-e2 a8-b8xb7". A game-record file has one game
 a line, as in the Copenhagen archive:
 
@@ -81,7 +82,7 @@ signal (the games replayed so far are written).
 Examples:
 
     eval replay -moves "d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7"
-    eval replay -variant copenhagen-classic ../shared/data/copenhagen-games.csv
+    eval replay -variant copenhagen-classic archive:copenhagen
     eval replay -variant my-rules.toml -start "POSITION" -moves "d1-d3"
     cat games.csv | eval replay -variant fetlar -
 
@@ -146,7 +147,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			r.replayFile("stdin", stdin)
 			continue
 		}
-		file, err := os.Open(name)
+		file, err := archive.Open(name) // a file, or an embedded archive
 		if err != nil {
 			fmt.Fprintf(stderr, "eval replay: %v\n", err)
 			r.failed = true

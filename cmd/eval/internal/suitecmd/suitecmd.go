@@ -39,6 +39,7 @@ unbalanced-opening books.
 
 Candidates:
   - human prefixes (-records FILE, the archive CSV that "eval replay" reads,
+    or archive:copenhagen, the human archive that ships inside taflab;
     replayed under -records-variant, default copenhagen-classic): in each
     game, the position after k moves for k in -plies (A-B, or one number;
     default 8-40) every -every plies (from A), each replayed under the
