@@ -12,6 +12,7 @@ import (
 	"taflab/loop"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 	"taflab/player"
 	"taflab/rules"
 	"taflab/stats"
@@ -54,7 +55,7 @@ func TestStagesAsLibraries(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), MaxPairs: 3, Workers: 1, GamesPerWorker: 6,
-			Openings: match.Book(v, 3, 4, 5)}
+			Openings: openings.Book(v, 3, 4, 5)}
 		res, err := match.RunSPRT(ctx, cfg, stats.SPRT{Elo0: 0, Elo1: 100, Alpha: 0.05, Beta: 0.05}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -278,7 +278,7 @@ play:
 
 // suite returns the opening suite of v when the games start from it, nil
 // when they start from v's start.
-func suite(cfg Config, v *rules.Variant) ([]match.SuiteEntry, error) {
+func suite(cfg Config, v *rules.Variant) ([]openings.SuiteEntry, error) {
 	if !cfg.Suites {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 	"taflab/rules"
 	"taflab/stats"
 )
@@ -71,7 +72,7 @@ func playRun(ctx context.Context, cfg *Config, v *rules.Variant, p match.Player)
 // playSearch plays the games of a searching player: self-play games on
 // the shared pool (mcts.PlayAll), full searches with the self-play noise
 // and temperature, each game seeded by its number.
-func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Player, suite []match.SuiteEntry) error {
+func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Player, suite []openings.SuiteEntry) error {
 	runSeed := mcts.MixSeed(r.cfg.Seed, nameHash(v.Name()+"\x00"+p.Name))
 	var next atomic.Int64
 	source := func() (mcts.GameSpec, bool) {
@@ -123,7 +124,7 @@ func (r *runner) playSearch(ctx context.Context, v *rules.Variant, p match.Playe
 // playEngine plays the games of an engine program against itself:
 // match's game pairs between two instances of it, refereed by the rules,
 // game pair*2+half counted as the pair's half.
-func (r *runner) playEngine(ctx context.Context, v *rules.Variant, p match.Player, suite []match.SuiteEntry) error {
+func (r *runner) playEngine(ctx context.Context, v *rules.Variant, p match.Player, suite []openings.SuiteEntry) error {
 	cfg := match.Config{Variant: v, A: p, B: p, Search: mcts.DefaultConfig(), MaxPairs: (r.cfg.MaxGames + 1) / 2,
 		Workers: r.cfg.Workers, GamesPerWorker: r.cfg.GamesPerWorker}
 	for _, e := range suite {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"taflab/configs"
-	"taflab/match"
 )
 
 func TestSelfPlayConfig(t *testing.T) {
@@ -138,14 +137,6 @@ func TestLoopConfigs(t *testing.T) {
 	want := []configs.LoopOutside{{Player: "otep:cmd=ot,name=ot-3", Games: 6, Variant: "otr:dim:11"}, {Player: "builtin:playouts=9", Games: 2}}
 	if err != nil || !slices.Equal(outside.Baseline.Outside, want) {
 		t.Errorf("baseline.outside: got %+v, %v; want %+v", outside.Baseline.Outside, err, want)
-	}
-}
-
-// TestMaxOpeningPlies: configs' bound on gate.opening_plies is match's on a
-// book's plies (configs may not import match).
-func TestMaxOpeningPlies(t *testing.T) {
-	if configs.MaxOpeningPlies != match.MaxBookPlies {
-		t.Errorf("got %d, want match.MaxBookPlies (%d)", configs.MaxOpeningPlies, match.MaxBookPlies)
 	}
 }
 

@@ -220,8 +220,8 @@ func (c *Loop) check() error {
 	return errors.Join(errs...)
 }
 
-// MaxOpeningPlies is the most moves of a random opening (gate.opening_plies):
-// match.MaxBookPlies, which configs may not import (a test keeps them equal).
+// MaxOpeningPlies is the most moves of a random opening (gate.opening_plies),
+// the one bound of a random opening: openings.MaxBookPlies is this.
 const MaxOpeningPlies = 100
 
 // playoutRange is what a playouts key wants.

@@ -7,7 +7,7 @@ import (
 
 // The opening suites of the shipped rule sets, one file each
 // (openings/NAME.txt): start positions for gates, ratings and balance runs
-// chosen so that equal players split their results (match.ParseSuite reads
+// chosen so that equal players split their results (openings.ParseSuite reads
 // them; eval suite builds them).
 //
 //go:embed openings

@@ -14,6 +14,7 @@ import (
 	"taflab/configs/variants"
 	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 	"taflab/rules"
 )
 
@@ -119,7 +120,7 @@ func TestExternalSelfMatch(t *testing.T) {
 	uci := externalPlayer(bin, UCI, "good", 10*time.Second)
 	otep := externalPlayer(bin, OTEP, "good", 10*time.Second)
 	cfg := match.Config{Variant: v, A: otep, B: uci, Search: mcts.DefaultConfig(), MaxPairs: 1,
-		Openings: match.Book(v, 1, 4, 7)}
+		Openings: openings.Book(v, 1, 4, 7)}
 	var pairs []match.Pair
 	if err := match.Play(context.Background(), cfg, func(p match.Pair) bool { pairs = append(pairs, p); return true }); err != nil {
 		t.Fatal(err)

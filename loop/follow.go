@@ -14,7 +14,6 @@ import (
 
 	"taflab/configs"
 	"taflab/internal/fileio"
-	"taflab/match"
 	"taflab/mcts"
 	"taflab/openings"
 	"taflab/player"
@@ -156,7 +155,7 @@ func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, 
 	if cfg.SelfPlay.Mix.Suite != "" {
 		cfg.SelfPlay.Mix.Suite = filepath.Join(run, SuiteFile)
 	}
-	var suite []match.SuiteEntry
+	var suite []openings.SuiteEntry
 	if cfg.SelfPlay.Mix.SuiteShare > 0 {
 		if suite, err = openings.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
 			return FollowSummary{}, within(fmt.Sprintf("follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts", filepath.Join(run, ConfigFile)), err)

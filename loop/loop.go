@@ -333,7 +333,7 @@ func copySuite(run, file string, v *rules.Variant) error {
 		}
 		return nil
 	}
-	if _, err := match.ParseSuite(file, data, v); err != nil {
+	if _, err := openings.ParseSuite(file, data, v); err != nil {
 		return within("selfplay.mix.suite", err)
 	}
 	if err := fileio.WriteFile(path, data); err != nil {
@@ -886,45 +886,22 @@ func bestName(run, bestNet string) string {
 // up on resume with its finished games kept; the journal is removed once
 // the match files are written.
 func playMatch(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, openingsSpec string, a, b match.Player, pairs int, test stats.SPRT, seed uint64) (match.File, error) {
-	journal := dir + PairsJournalSuffix
-	played, err := match.ReadPairs(journal)
-	if err != nil {
+	mf := match.Folder{Dir: dir, Journal: dir + PairsJournalSuffix}
+	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), MaxPairs: pairs, Workers: cfg.SelfPlay.Workers}
+	if err := mf.Open(&mc, match.ResumeAny); err != nil {
 		return match.File{}, err
 	}
 	openings, openingsDesc, err := openings.Openings(openingsSpec, v, pairs, cfg.Gate.OpeningPlies, seed)
 	if err != nil {
 		return match.File{}, within("gate.openings", err)
 	}
-	mc := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: openings,
-		MaxPairs: pairs, Workers: cfg.SelfPlay.Workers, Played: played}
-	jf, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return match.File{}, fmt.Errorf("loop: %w", err)
+	mc.Openings = openings
+	f, _, err := mf.Play(ctx, match.RunConfig{Match: mc, Test: test, Openings: openingsDesc})
+	if je := (*match.JournalError)(nil); errors.As(err, &je) {
+		return match.File{}, fmt.Errorf("loop: %s: %w", je.Path, je.Err)
 	}
-	defer jf.Close()
-	var werr error // the first failed journal write; the match goes on
-	res, err := match.RunSPRT(ctx, mc, test, func(p match.Pair, _ stats.Report) {
-		if werr == nil {
-			werr = match.AppendPair(jf, p)
-		}
-	})
 	if err != nil {
 		return match.File{}, err
-	}
-	if werr != nil {
-		return match.File{}, fmt.Errorf("loop: %s: %w", journal, werr)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return match.File{}, fmt.Errorf("loop: %w", err)
-	}
-	f := match.NewFile(v, a, b, test, res)
-	f.Openings = openingsDesc
-	if err := match.WriteFiles(dir, f); err != nil {
-		return match.File{}, err
-	}
-	jf.Close()
-	if err := os.Remove(journal); err != nil {
-		return match.File{}, fmt.Errorf("loop: %w", err)
 	}
 	return f, nil
 }

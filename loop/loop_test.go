@@ -18,6 +18,7 @@ import (
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
+	"taflab/openings"
 	"taflab/player"
 	"taflab/rules"
 	"taflab/stats"
@@ -29,7 +30,7 @@ func someFinishedPairs(t *testing.T, n int) []match.Pair {
 	v := variants.MustLoad("copenhagen")
 	a, _ := player.Parse("builtin:playouts=8")
 	b, _ := player.Parse("builtin:playouts=4")
-	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: match.Book(v, n, 6, 9), MaxPairs: n, Workers: 1}
+	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Openings: openings.Book(v, n, 6, 9), MaxPairs: n, Workers: 1}
 	res, err := match.RunSPRT(context.Background(), cfg, stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package match
+package match_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 	"taflab/rules"
 )
 
@@ -18,10 +20,10 @@ import (
 // Unfinished plays each on from its moves: its record begins with them.
 func TestUnfinishedGamesGoOn(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
-	cfg := Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: Book(v, 2, 4, 2), MaxPairs: 2, Workers: 1}
+	cfg := match.Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: openings.Book(v, 2, 4, 2), MaxPairs: 2, Workers: 1}
 	var mu sync.Mutex // guards last
 	last := map[[2]int][]rules.Move{}
-	keeper := NewInPlay(nil)
+	keeper := match.NewInPlay(nil)
 	cfg.OnMove = func(pair, half int, moves []rules.Move) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -31,8 +33,8 @@ func TestUnfinishedGamesGoOn(t *testing.T) {
 		last[[2]int{pair, half}] = slices.Clone(moves)
 		keeper.Moved(pair, half, moves)
 	}
-	var pairs []Pair
-	if err := Play(context.Background(), cfg, func(p Pair) bool { pairs = append(pairs, p); return true }); err != nil {
+	var pairs []match.Pair
+	if err := match.Play(context.Background(), cfg, func(p match.Pair) bool { pairs = append(pairs, p); return true }); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range pairs {
@@ -47,10 +49,10 @@ func TestUnfinishedGamesGoOn(t *testing.T) {
 	// after moves neither player would choose (the first legal move each
 	// time: so a game that started again would not play them), and pair 0
 	// as finished.
-	keeper = NewInPlay(nil)
+	keeper = match.NewInPlay(nil)
 	for half := range 2 {
 		keeper.Moved(0, half, cfg.Openings[0].Moves)
-		g, err := startGame(v, cfg.Openings[1])
+		g, err := match.StartGame(v, cfg.Openings[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,12 +76,12 @@ func TestUnfinishedGamesGoOn(t *testing.T) {
 	resumed.OnMove = nil
 	for _, p := range pairs {
 		if p.Index == 0 {
-			resumed.Played = []Pair{p}
+			resumed.Played = []match.Pair{p}
 		}
 	}
 	resumed.Unfinished = unfinished
-	var again []Pair
-	if err := Play(context.Background(), resumed, func(p Pair) bool { again = append(again, p); return true }); err != nil {
+	var again []match.Pair
+	if err := match.Play(context.Background(), resumed, func(p match.Pair) bool { again = append(again, p); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(again) != 1 || again[0].Index != 1 {
@@ -91,7 +93,7 @@ func TestUnfinishedGamesGoOn(t *testing.T) {
 			t.Errorf("half %d: got a game of %d moves (%v), want one that goes on from the %d kept", u.Half, len(g.Moves), g.Outcome, len(u.Moves))
 		}
 	}
-	if missing, err := ReadInPlay(filepath.Join(t.TempDir(), "none.json")); err != nil || missing != nil {
+	if missing, err := match.ReadInPlay(filepath.Join(t.TempDir(), "none.json")); err != nil || missing != nil {
 		t.Errorf("a missing file: got %v, %v; want no games", missing, err)
 	}
 }
@@ -100,9 +102,9 @@ func TestUnfinishedGamesGoOn(t *testing.T) {
 // named.
 func TestUnfinishedRefused(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
-	book := Book(v, 2, 4, 2)
-	cfg := Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: book, MaxPairs: 2, Workers: 1}
-	g, err := startGame(v, book[1])
+	book := openings.Book(v, 2, 4, 2)
+	cfg := match.Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: book, MaxPairs: 2, Workers: 1}
+	g, err := match.StartGame(v, book[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,19 +115,19 @@ func TestUnfinishedRefused(t *testing.T) {
 	opening := slices.Clone(book[1].Moves)
 	for _, c := range []struct {
 		name string
-		u    []Unfinished
+		u    []match.Unfinished
 		want string
 	}{
-		{"a pair out of range", []Unfinished{{Pair: 2, Moves: opening}}, "unfinished game 2/0: want distinct games"},
-		{"a half out of range", []Unfinished{{Pair: 1, Half: 2, Moves: opening}}, "unfinished game 1/2: want distinct games"},
-		{"a game twice", []Unfinished{{Pair: 1, Moves: opening}, {Pair: 1, Moves: opening}}, "unfinished game 1/0: want distinct games"},
-		{"a played pair", []Unfinished{{Pair: 0, Moves: book[0].Moves}}, "unfinished game 0/0: want distinct games"},
-		{"not the opening's moves", []Unfinished{{Pair: 1, Moves: book[0].Moves}}, "do not begin with its opening's 4"},
-		{"an illegal move", []Unfinished{{Pair: 1, Moves: append(slices.Clone(opening), legal[0], legal[0])}}, "unfinished game 1/0: move 6"},
+		{"a pair out of range", []match.Unfinished{{Pair: 2, Moves: opening}}, "unfinished game 2/0: want distinct games"},
+		{"a half out of range", []match.Unfinished{{Pair: 1, Half: 2, Moves: opening}}, "unfinished game 1/2: want distinct games"},
+		{"a game twice", []match.Unfinished{{Pair: 1, Moves: opening}, {Pair: 1, Moves: opening}}, "unfinished game 1/0: want distinct games"},
+		{"a played pair", []match.Unfinished{{Pair: 0, Moves: book[0].Moves}}, "unfinished game 0/0: want distinct games"},
+		{"not the opening's moves", []match.Unfinished{{Pair: 1, Moves: book[0].Moves}}, "do not begin with its opening's 4"},
+		{"an illegal move", []match.Unfinished{{Pair: 1, Moves: append(slices.Clone(opening), legal[0], legal[0])}}, "unfinished game 1/0: move 6"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bad := cfg
-			bad.Played = []Pair{{Index: 0}}
+			bad.Played = []match.Pair{{Index: 0}}
 			bad.Unfinished = c.u
 			if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an error with %q", err, c.want)
@@ -139,22 +141,22 @@ func TestUnfinishedRefused(t *testing.T) {
 // resumes: by the rules at its last move, or by its forfeit.
 func TestUnfinishedEndedGames(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
-	cfg := Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: Book(v, 1, 4, 3), MaxPairs: 1, Workers: 1}
+	cfg := match.Config{Variant: v, A: builtin("a", 20), B: builtin("b", 10), Search: mcts.DefaultConfig(), Openings: openings.Book(v, 1, 4, 3), MaxPairs: 1, Workers: 1}
 	var mu sync.Mutex // guards ended
-	var ended []Game
-	cfg.OnGameEnd = func(g Game) {
+	var ended []match.Game
+	cfg.OnGameEnd = func(g match.Game) {
 		mu.Lock()
 		defer mu.Unlock()
 		ended = append(ended, g)
 	}
-	var first []Pair
-	if err := Play(context.Background(), cfg, func(p Pair) bool { first = append(first, p); return true }); err != nil {
+	var first []match.Pair
+	if err := match.Play(context.Background(), cfg, func(p match.Pair) bool { first = append(first, p); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(first) != 1 || len(ended) != 2 {
 		t.Fatalf("got %d pairs and %d games ended, want 1 and 2", len(first), len(ended))
 	}
-	keeper := NewInPlay(nil)
+	keeper := match.NewInPlay(nil)
 	for _, g := range ended {
 		if !slices.Equal(g.Moves, first[0].Games[0].Moves) && !slices.Equal(g.Moves, first[0].Games[1].Moves) {
 			t.Errorf("OnGameEnd: got a game of %d moves that the pair does not hold", len(g.Moves))
@@ -165,14 +167,14 @@ func TestUnfinishedEndedGames(t *testing.T) {
 	// past the opening.
 	forfeited := first[0].Games[1]
 	forfeited.Moves = forfeited.Moves[:len(cfg.Openings[0].Moves)+8]
-	forfeited.Forfeit, forfeited.ForfeitDetail = ForfeitTime, "no move within 1s"
+	forfeited.Forfeit, forfeited.ForfeitDetail = match.ForfeitTime, "no move within 1s"
 	forfeited.Outcome = rules.Outcome{Winner: rules.DefendersWin}
 	keeper.Ended(forfeited)
 	unfinished := saveAndRead(t, keeper)
 	resumed := cfg
 	resumed.OnGameEnd, resumed.Unfinished = nil, unfinished
-	var again []Pair
-	if err := Play(context.Background(), resumed, func(p Pair) bool { again = append(again, p); return true }); err != nil {
+	var again []match.Pair
+	if err := match.Play(context.Background(), resumed, func(p match.Pair) bool { again = append(again, p); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(again) != 1 {
@@ -183,19 +185,19 @@ func TestUnfinishedEndedGames(t *testing.T) {
 		t.Errorf("the game that had ended by the rules: got %d moves, %v; want %d, %v", len(got.Moves), got.Outcome, len(want.Moves), want.Outcome)
 	}
 	got = again[0].Games[1]
-	if !slices.Equal(got.Moves, forfeited.Moves) || got.Forfeit != ForfeitTime || got.ForfeitDetail != forfeited.ForfeitDetail || got.Outcome.Winner != rules.DefendersWin {
+	if !slices.Equal(got.Moves, forfeited.Moves) || got.Forfeit != match.ForfeitTime || got.ForfeitDetail != forfeited.ForfeitDetail || got.Outcome.Winner != rules.DefendersWin {
 		t.Errorf("the forfeited game: got %d moves, forfeit %q (%s), %v; want %d moves and the forfeit kept", len(got.Moves), got.Forfeit, got.ForfeitDetail, got.Outcome, len(forfeited.Moves))
 	}
 }
 
 // saveAndRead writes the keeper's games to a file and reads them back.
-func saveAndRead(t *testing.T, keeper *InPlay) []Unfinished {
+func saveAndRead(t *testing.T, keeper *match.InPlay) []match.Unfinished {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "in-play.json")
 	if err := keeper.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	games, err := ReadInPlay(path)
+	games, err := match.ReadInPlay(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package match
+package match_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 	"taflab/rules"
 	"taflab/stats"
 )
@@ -33,8 +35,8 @@ func (e countingEvaluator) Evaluate(b *mcts.Batch) error {
 	return e.Evaluator.Evaluate(b)
 }
 
-func (c *countingPlayer) player(name string, playouts int) Player {
-	return Player{Name: name, Playouts: playouts, NewEvaluator: func() (mcts.Evaluator, error) {
+func (c *countingPlayer) player(name string, playouts int) match.Player {
+	return match.Player{Name: name, Playouts: playouts, NewEvaluator: func() (mcts.Evaluator, error) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		n := new(int)
@@ -45,10 +47,10 @@ func (c *countingPlayer) player(name string, playouts int) Player {
 
 // ladderConfig is a tiny ladder of builtin-4 on fetlar: 2 pairs a rung
 // from random openings, one worker.
-func ladderConfig(base Player, multipliers []int, pairs int) LadderConfig {
+func ladderConfig(base match.Player, multipliers []int, pairs int) match.LadderConfig {
 	v := variants.MustLoad("fetlar")
-	return LadderConfig{
-		Match:       Config{Variant: v, Search: mcts.DefaultConfig(), Openings: Book(v, 4, 4, 7), Workers: 1, GamesPerWorker: 4},
+	return match.LadderConfig{
+		Match:       match.Config{Variant: v, Search: mcts.DefaultConfig(), Openings: openings.Book(v, 4, 4, 7), Workers: 1, GamesPerWorker: 4},
 		Base:        base,
 		Multipliers: multipliers,
 		Pairs:       pairs,
@@ -61,8 +63,8 @@ func ladderConfig(base Player, multipliers []int, pairs int) LadderConfig {
 func TestLadderClimbs(t *testing.T) {
 	counter := &countingPlayer{}
 	cfg := ladderConfig(counter.player("tiny", 4), []int{2, 8}, 2)
-	var seen []Rung
-	rungs, err := Ladder(context.Background(), cfg, func(r Rung) { seen = append(seen, r) })
+	var seen []match.Rung
+	rungs, err := match.Ladder(context.Background(), cfg, func(r match.Rung) { seen = append(seen, r) })
 	if err != nil {
 		t.Fatalf("got error %v, want none", err)
 	}
@@ -126,10 +128,10 @@ func TestLadderClimbs(t *testing.T) {
 // *LadderErrors, before any rung is played.
 func TestLadderRefuses(t *testing.T) {
 	engine := builtin("engine", 0)
-	engine.NewEngine = func() (Engine, error) { return nil, errors.New("not started") }
+	engine.NewEngine = func() (match.Engine, error) { return nil, errors.New("not started") }
 	tests := []struct {
 		name        string
-		base        Player
+		base        match.Player
 		multipliers []int
 		pairs       int
 		want        string
@@ -145,8 +147,8 @@ func TestLadderRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			called := 0
-			rungs, err := Ladder(context.Background(), ladderConfig(tt.base, tt.multipliers, tt.pairs), func(Rung) { called++ })
-			var le *LadderError
+			rungs, err := match.Ladder(context.Background(), ladderConfig(tt.base, tt.multipliers, tt.pairs), func(match.Rung) { called++ })
+			var le *match.LadderError
 			if !errors.As(err, &le) || !strings.Contains(err.Error(), tt.want) || strings.Count(err.Error(), "match: ") != 1 {
 				t.Errorf("got error %v, want a *LadderError naming %q", err, tt.want)
 			}
@@ -176,7 +178,7 @@ func TestLadderStops(t *testing.T) {
 				cancel()
 			}
 			seen := 0
-			rungs, err := Ladder(ctx, ladderConfig(builtin("tiny", 4), []int{2, 4, 8}, 1), func(Rung) {
+			rungs, err := match.Ladder(ctx, ladderConfig(builtin("tiny", 4), []int{2, 4, 8}, 1), func(match.Rung) {
 				seen++
 				if seen == tt.cancelAt {
 					cancel()
@@ -199,15 +201,15 @@ func TestLadderStops(t *testing.T) {
 // stats.PlayoutOdds gives for the rungs' points, and values worked out by
 // hand.
 func TestOdds(t *testing.T) {
-	rung := func(k int, elo, lo, hi float64) Rung {
-		return Rung{Multiplier: k, Player: "base", Report: stats.Report{Pairs: 10, Elo: elo, EloLo: lo, EloHi: hi}}
+	rung := func(k int, elo, lo, hi float64) match.Rung {
+		return match.Rung{Multiplier: k, Player: "base", Report: stats.Report{Pairs: 10, Elo: elo, EloLo: lo, EloHi: hi}}
 	}
 	// Given out of order: Odds must not depend on it. In log2(k) the
 	// curves run through (0, 0) and
 	//   Elo: (1, 100), (2, 200), (3, 280)
 	//   Lo:  (1, 60),  (2, 150), (3, 220)
 	//   Hi:  (1, 140), (2, 250), (3, 340)
-	rungs := []Rung{rung(8, 280, 220, 340), rung(2, 100, 60, 140), rung(4, 200, 150, 250)}
+	rungs := []match.Rung{rung(8, 280, 220, 340), rung(2, 100, 60, 140), rung(4, 200, 150, 250)}
 	tests := []struct {
 		name          string
 		elo, lo, hi   float64
@@ -230,7 +232,7 @@ func TestOdds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cand := stats.Report{Pairs: 50, Elo: tt.elo, EloLo: tt.lo, EloHi: tt.hi}
-			got, err := Odds(rungs, cand)
+			got, err := match.Odds(rungs, cand)
 			if err != nil {
 				t.Fatalf("got error %v, want none", err)
 			}
@@ -261,13 +263,13 @@ func TestOdds(t *testing.T) {
 	}
 	t.Run("errors", func(t *testing.T) {
 		cand := stats.Report{Elo: 100, EloLo: 50, EloHi: 150}
-		if _, err := Odds(nil, cand); err == nil {
+		if _, err := match.Odds(nil, cand); err == nil {
 			t.Errorf("no rungs: got no error, want one")
 		}
-		if _, err := Odds([]Rung{rung(2, 100, 60, 140), rung(2, 90, 50, 130)}, cand); err == nil {
+		if _, err := match.Odds([]match.Rung{rung(2, 100, 60, 140), rung(2, 90, 50, 130)}, cand); err == nil {
 			t.Errorf("two rungs at 2x: got no error, want one")
 		}
-		if _, err := Odds(rungs, stats.Report{Elo: 100, EloLo: 150, EloHi: 50}); err == nil {
+		if _, err := match.Odds(rungs, stats.Report{Elo: 100, EloLo: 150, EloHi: 50}); err == nil {
 			t.Errorf("an unordered interval: got no error, want one")
 		}
 	})
@@ -280,10 +282,10 @@ func TestLadderIsItsOwnMatch(t *testing.T) {
 	cfg := ladderConfig(builtin("tiny", 4), []int{2}, 1)
 	told := 0
 	cfg.Match.OnMove = func(int, int, []rules.Move) { told++ }
-	cfg.Match.OnGameEnd = func(Game) { told++ }
+	cfg.Match.OnGameEnd = func(match.Game) { told++ }
 	cfg.Match.MaxPairs = 1
-	cfg.Match.Unfinished = []Unfinished{{Pair: 0, Moves: cfg.Match.Openings[0].Moves}}
-	rungs, err := Ladder(context.Background(), cfg, nil)
+	cfg.Match.Unfinished = []match.Unfinished{{Pair: 0, Moves: cfg.Match.Openings[0].Moves}}
+	rungs, err := match.Ladder(context.Background(), cfg, nil)
 	if err != nil || len(rungs) != 1 {
 		t.Fatalf("got %d rungs, %v; want 1", len(rungs), err)
 	}

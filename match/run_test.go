@@ -1,10 +1,11 @@
-package match
+package match_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"taflab/match"
 	"taflab/stats"
 )
 
@@ -36,9 +37,9 @@ func TestRun(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ladders := 0
-			f, res, err := Run(c.ctx, RunConfig{Match: base, Test: test, Openings: "a book", Odds: c.odds, OddsPairs: 1,
-				OnLadder: func(Result) { ladders++ }})
-			var le *LadderError
+			f, res, err := match.Run(c.ctx, match.RunConfig{Match: base, Test: test, Openings: "a book", Odds: c.odds, OddsPairs: 1,
+				OnLadder: func(match.Result) { ladders++ }})
+			var le *match.LadderError
 			if got := errors.As(err, &le); got != c.refused || errors.Is(err, context.Canceled) != c.canceled ||
 				err != nil && !c.refused && !c.canceled {
 				t.Fatalf("got error %v, want a *LadderError %v and stopped %v", err, c.refused, c.canceled)

@@ -9,7 +9,6 @@ import (
 
 	"taflab/datasets"
 	"taflab/internal/errctx"
-	"taflab/match"
 	"taflab/rules"
 )
 
@@ -78,7 +77,7 @@ func (c CandidateConfig) recordsVariant() *rules.Variant {
 // Candidates are the gathered candidates of a suite, with what its header
 // says of them.
 type Candidates struct {
-	List []match.SuiteCandidate
+	List []SuiteCandidate
 	// Kind is, per candidate, its kind of source: "human ply 8", "from
 	// FILE", "random 6 plies".
 	Kind []string
@@ -107,7 +106,7 @@ func (e *CandidateError) Unwrap() error { return e.Err }
 // GatherCandidates reads the human prefixes, the suite's positions and
 // draws the random openings of cfg, in that order; stopped by ctx it
 // returns ctx's error. A source that fails returns a *CandidateError.
-// Duplicates are left for match.BuildSuite to drop.
+// Duplicates are left for BuildSuite to drop.
 func GatherCandidates(ctx context.Context, cfg CandidateConfig) (Candidates, error) {
 	if err := cfg.Validate(); err != nil {
 		return Candidates{}, err
@@ -128,11 +127,11 @@ func GatherCandidates(ctx context.Context, cfg CandidateConfig) (Candidates, err
 			if from, _, ok := strings.Cut(e.Comment, ";"); ok && from != "" {
 				source = from // the position's first source, without its old measure
 			}
-			c.List = append(c.List, match.SuiteCandidate{Position: e.Position, Source: source})
+			c.List = append(c.List, SuiteCandidate{Position: e.Position, Source: source})
 			c.Kind = append(c.Kind, "from "+filepath.Base(cfg.Suite))
 		}
 	}
-	starts, err := match.NewRandomStarts(ctx, cfg.Variant, cfg.Random, cfg.RandomPlies, cfg.Seed)
+	starts, err := NewRandomStarts(ctx, cfg.Variant, cfg.Random, cfg.RandomPlies, cfg.Seed)
 	if err != nil {
 		return Candidates{}, &CandidateError{"random", err}
 	}
@@ -167,7 +166,7 @@ func (c *Candidates) addRecords(ctx context.Context, cfg CandidateConfig) error 
 		}
 		for k := 0; k <= cfg.PlyHi && k <= len(rg.Moves); k++ {
 			if k >= cfg.PlyLo && (k-cfg.PlyLo)%cfg.Every == 0 {
-				c.List = append(c.List, match.SuiteCandidate{Position: g.Position(),
+				c.List = append(c.List, SuiteCandidate{Position: g.Position(),
 					Source: fmt.Sprintf("human line %d, ply %d", rg.Line, k)})
 				c.Kind = append(c.Kind, fmt.Sprintf("human ply %d", k))
 			}

@@ -19,8 +19,8 @@ func TestGatherCandidates(t *testing.T) {
 	records := varianttest.WriteFile(t, dir, "games.csv", "d1-d3 e5-e2 f2-i2 d6-d9 a5-c5 e7-b7 a8-b8xb7,1,0,Black\n"+
 		"h1-h3 f8-i8 f10-i10 d6-d3,0,0,White\n")
 	start := v.Start()
-	suite := varianttest.WriteFile(t, dir, "suite.txt", string(match.FormatSuite([]string{"a suite"},
-		[]match.SuiteEntry{{Position: start, Comment: "human line 3, ply 0; defenders 1/2"}})))
+	suite := varianttest.WriteFile(t, dir, "suite.txt", string(FormatSuite([]string{"a suite"},
+		[]SuiteEntry{{Position: start, Comment: "human line 3, ply 0; defenders 1/2"}})))
 	base := CandidateConfig{Variant: v, RecordsVariant: variants.MustLoad("copenhagen-classic"), PlyLo: 2, PlyHi: 6, Every: 2, RandomPlies: 3, Seed: 1}
 	with := func(f func(c *CandidateConfig)) CandidateConfig {
 		c := base
@@ -86,9 +86,9 @@ func TestSuiteHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := SuiteBuild{Program: "eval suite", Args: []string{"-variant", "copenhagen", "-out", "my suite.txt"}, Candidates: cands, Gathered: got,
-		Config: match.SuiteConfig{Variant: v, Reference: match.Player{Name: "builtin-8", Playouts: 8}, Games: 4, MinDefenderRate: 0.25, MaxDefenderRate: 0.75, Size: 2, Seed: 1},
-		Stats: match.SuiteStats{Tried: 2, Kept: 1, Games: 8, Before: []int{0, 0, 1, 0, 1}, After: []int{0, 0, 1, 0, 0}, MeanBefore: 0.75, MeanAfter: 0.5,
-			Results: []match.SuiteResult{{Candidate: 0, Tally: match.Tally{Games: 4, DefenderWins: 2, AttackerWins: 2}, Kept: true}, {Candidate: 1, Tally: match.Tally{Games: 4, DefenderWins: 4}}}}}
+		Config: SuiteConfig{Variant: v, Reference: match.Player{Name: "builtin-8", Playouts: 8}, Games: 4, MinDefenderRate: 0.25, MaxDefenderRate: 0.75, Size: 2, Seed: 1},
+		Stats: SuiteStats{Tried: 2, Kept: 1, Games: 8, Before: []int{0, 0, 1, 0, 1}, After: []int{0, 0, 1, 0, 0}, MeanBefore: 0.75, MeanAfter: 0.5,
+			Results: []SuiteResult{{Candidate: 0, Tally: match.Tally{Games: 4, DefenderWins: 2, AttackerWins: 2}, Kept: true}, {Candidate: 1, Tally: match.Tally{Games: 4, DefenderWins: 4}}}}}
 	h := b.Header()
 	for i, want := range []string{
 		"copenhagen: opening suite built by eval suite",

@@ -1,7 +1,9 @@
-// Package openings says where games start: a rule set's opening suite or a
-// suite file (LoadSuite), a match's openings (Openings: the suite shuffled,
-// or a book of random openings), and the candidate positions of a new
-// suite (GatherCandidates) with the header of its file (SuiteBuild). Its
+// Package openings says where games start: opening suites (the file
+// format, ParseSuite and FormatSuite; a rule set's own suite or a suite
+// file, LoadSuite), books of random openings (NewBook), a match's
+// openings (Openings: the suite shuffled, or a book), and the building of
+// a new suite: its candidate positions (GatherCandidates), their
+// measurement (BuildSuite) and the header of its file (SuiteBuild). Its
 // main use is
 //
 //	ops, desc, err := openings.Openings("suite", v, pairs, 4, seed) // a match's openings
@@ -11,7 +13,7 @@
 //	cfg := openings.DefaultCandidateConfig()
 //	cfg.Variant, cfg.Records = v, "games.csv"
 //	cands, err := openings.GatherCandidates(ctx, cfg)
-//	entries, st, err := match.BuildSuite(ctx, build, cands.List)
+//	entries, st, err := openings.BuildSuite(ctx, build, cands.List)
 //	header := openings.SuiteBuild{Program: "my-tool", Candidates: cfg, Gathered: cands, Config: build, Stats: st}.Header()
-//	data := match.FormatSuite(header, entries)
+//	data := openings.FormatSuite(header, entries)
 package openings

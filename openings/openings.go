@@ -16,7 +16,7 @@ import (
 // LoadSuite reads an opening suite for v: the file's, or v's own embedded
 // suite (configs/openings/NAME.txt) when file is "". Errors name the file
 // and line.
-func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
+func LoadSuite(file string, v *rules.Variant) ([]SuiteEntry, error) {
 	if file == "" {
 		// A suite belongs to its rule set's rules, not its name: a copy of
 		// an embedded rule set with a switch changed has none.
@@ -29,25 +29,25 @@ func LoadSuite(file string, v *rules.Variant) ([]match.SuiteEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openings: opening suite: %w", err)
 	}
-	return match.ParseSuite(file, data, v)
+	return ParseSuite(file, data, v)
 }
 
 // embeddedSuite reads the embedded opening suite of the shipped rule set
 // name as positions of v: that rule set, or another reading of its rules
 // (OpenTafl's rules string of it, say) whose board and start its positions
 // fit.
-func embeddedSuite(name string, v *rules.Variant) ([]match.SuiteEntry, error) {
+func embeddedSuite(name string, v *rules.Variant) ([]SuiteEntry, error) {
 	data, ok := configs.OpeningSuite(name)
 	if !ok {
 		return nil, fmt.Errorf("openings: suite:%s: want a shipped rule set's suite (%s)", name, strings.Join(variants.Names(), ", "))
 	}
-	return match.ParseSuite("configs/openings/"+name+".txt (embedded)", data, v)
+	return ParseSuite("configs/openings/"+name+".txt (embedded)", data, v)
 }
 
 // Openings returns the openings of a match under v: "suite" for v's own
 // opening suite, "suite:NAME" for the shipped rule set NAME's suite played
 // under v (another program's reading of NAME's rules), "random" for a book of pairs random openings of plies
-// moves from the start (match.Book), or an opening-suite file. A suite's
+// moves from the start (Book), or an opening-suite file. A suite's
 // positions come in an order shuffled by seed, so that matches of fewer
 // pairs than the suite has positions play different parts of it. desc
 // says which, for reports.
@@ -58,13 +58,13 @@ func Openings(spec string, v *rules.Variant, pairs, plies int, seed uint64) (ope
 // OpeningsCtx is Openings stopped by ctx while it draws random openings
 // (its error is then ctx's).
 func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plies int, seed uint64) (openings []match.Opening, desc string, err error) {
-	var entries []match.SuiteEntry
+	var entries []SuiteEntry
 	switch spec {
 	case "random":
 		if plies < 0 || plies > configs.MaxOpeningPlies {
 			return nil, "", fmt.Errorf("openings: random openings of %d plies: want 0 to %d", plies, configs.MaxOpeningPlies)
 		}
-		book, err := match.NewBook(ctx, v, pairs, plies, seed)
+		book, err := NewBook(ctx, v, pairs, plies, seed)
 		if err != nil {
 			return nil, "", err
 		}
@@ -88,5 +88,5 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5017e))
 	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
-	return match.SuiteOpenings(entries), fmt.Sprintf("%s (%d positions, shuffled by seed %d)", desc, len(entries), seed), nil
+	return SuiteOpenings(entries), fmt.Sprintf("%s (%d positions, shuffled by seed %d)", desc, len(entries), seed), nil
 }

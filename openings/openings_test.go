@@ -32,8 +32,8 @@ func TestOpeningsRandom(t *testing.T) {
 					t.Errorf("opening %d: got start %v and %d moves, want the start and %d moves", i, o.Start, len(o.Moves), tt.plies)
 				}
 			}
-			if want := match.Book(v, tt.pairs, tt.plies, 7); !sameOpenings(got, want) {
-				t.Errorf("got openings %v, want match.Book's %v", got, want)
+			if want := Book(v, tt.pairs, tt.plies, 7); !sameOpenings(got, want) {
+				t.Errorf("got openings %v, want Book's %v", got, want)
 			}
 			if !strings.Contains(desc, "random") || !strings.Contains(desc, "seed 7") {
 				t.Errorf("got description %q, want random openings and the seed", desc)

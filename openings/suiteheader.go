@@ -6,13 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"taflab/match"
 	"taflab/mcts"
 	"taflab/rules"
 )
 
 // SuiteBuild is how an opening suite was built, for the header of its file
-// (Header, then match.FormatSuite).
+// (Header, then FormatSuite).
 type SuiteBuild struct {
 	// Program and Args are the command that built it ("eval suite" and its
 	// arguments), written back as a shell reads them.
@@ -22,10 +21,10 @@ type SuiteBuild struct {
 	// (GatherCandidates' config and result).
 	Candidates CandidateConfig
 	Gathered   Candidates
-	// Config and Stats are the build's (match.BuildSuite's), Config with
+	// Config and Stats are the build's (BuildSuite's), Config with
 	// its Games and defender rates set.
-	Config match.SuiteConfig
-	Stats  match.SuiteStats
+	Config SuiteConfig
+	Stats  SuiteStats
 }
 
 // Header says how the suite was built, a line each: what built it, the

@@ -214,7 +214,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 		host, _ := os.Hostname()
 		name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	var suite []match.SuiteEntry
+	var suite []openings.SuiteEntry
 	if cfg.Mix.SuiteShare > 0 {
 		var err error
 		if suite, err = openings.LoadSuite(cfg.Mix.Suite, variant); err != nil {
@@ -302,7 +302,7 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 // MixGame sets up game index of a run from its seed under the mix
 // (configs.GameMix.Game): where it starts (a random position of suite, or
 // the rule set's start) and whether a side has odds.
-func MixGame(index int, seed uint64, mix configs.GameMix, suite []match.SuiteEntry) mcts.GameSpec {
+func MixGame(index int, seed uint64, mix configs.GameMix, suite []openings.SuiteEntry) mcts.GameSpec {
 	g, i := mix.Game(index, seed, len(suite))
 	if i >= 0 {
 		g.Start = suite[i].Position

@@ -16,9 +16,9 @@ import (
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/internal/nettest"
-	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
+	"taflab/openings"
 	"taflab/rules"
 )
 
@@ -58,18 +58,18 @@ func BenchmarkSelfPlay(b *testing.B) {
 
 // testSuite writes a suite of three positions a few random moves from the
 // start and returns its file and entries.
-func testSuite(t *testing.T, v *rules.Variant) (string, []match.SuiteEntry) {
+func testSuite(t *testing.T, v *rules.Variant) (string, []openings.SuiteEntry) {
 	t.Helper()
-	var entries []match.SuiteEntry
-	for _, o := range match.Book(v, 3, 3, 7) {
+	var entries []openings.SuiteEntry
+	for _, o := range openings.Book(v, 3, 3, 7) {
 		g := rules.NewGame(v)
 		for _, m := range o.Moves {
 			g.Make(m)
 		}
-		entries = append(entries, match.SuiteEntry{Position: g.Position(), Comment: "random"})
+		entries = append(entries, openings.SuiteEntry{Position: g.Position(), Comment: "random"})
 	}
 	path := filepath.Join(t.TempDir(), "suite.txt")
-	if err := os.WriteFile(path, match.FormatSuite([]string{"test suite"}, entries), 0o644); err != nil {
+	if err := os.WriteFile(path, openings.FormatSuite([]string{"test suite"}, entries), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path, entries

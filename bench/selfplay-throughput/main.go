@@ -44,7 +44,6 @@ import (
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/loop"
-	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/net/kernels"
@@ -182,7 +181,7 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var suite []match.SuiteEntry
+	var suite []openings.SuiteEntry
 	if sp.Mix.SuiteShare > 0 {
 		if suite, err = openings.LoadSuite(sp.Mix.Suite, v); err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs/variants"
-	"taflab/match"
+	"taflab/openings"
 	"taflab/rules"
 )
 
@@ -19,9 +19,9 @@ import (
 func fetlarSuiteFile(t *testing.T) (string, []string) {
 	t.Helper()
 	v := variants.MustLoad("fetlar")
-	var entries []match.SuiteEntry
+	var entries []openings.SuiteEntry
 	var positions []string
-	for i, o := range match.Book(v, 2, 3, 11) {
+	for i, o := range openings.Book(v, 2, 3, 11) {
 		g := rules.NewGame(v)
 		for _, m := range o.Moves {
 			if err := g.Play(m); err != nil {
@@ -29,14 +29,14 @@ func fetlarSuiteFile(t *testing.T) (string, []string) {
 			}
 		}
 		p := g.Position()
-		entries = append(entries, match.SuiteEntry{Position: p, Comment: "test position"})
+		entries = append(entries, openings.SuiteEntry{Position: p, Comment: "test position"})
 		positions = append(positions, p.String())
 	}
 	if positions[0] == positions[1] {
 		t.Fatalf("got one position twice, want two: %s", positions[0])
 	}
 	path := filepath.Join(t.TempDir(), "fetlar-suite.txt")
-	if err := os.WriteFile(path, match.FormatSuite([]string{"two fetlar positions for a test"}, entries), 0o644); err != nil {
+	if err := os.WriteFile(path, openings.FormatSuite([]string{"two fetlar positions for a test"}, entries), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path, positions

@@ -12,7 +12,7 @@ import (
 	"taflab/cmd/internal/cli"
 	"taflab/configs/variants"
 	"taflab/datasets"
-	"taflab/match"
+	"taflab/openings"
 	"taflab/rules"
 )
 
@@ -101,11 +101,11 @@ func TestSuiteCandidates(t *testing.T) {
 		t.Fatalf("got exit %d, want 0:\n%s", code, msg)
 	}
 	v := variants.MustLoad("fetlar")
-	before, err := match.ParseSuite("first", first, v)
+	before, err := openings.ParseSuite("first", first, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := match.ParseSuite("again", data, v)
+	after, err := openings.ParseSuite("again", data, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"taflab/configs"
-	"taflab/match"
 	"taflab/mcts"
+	"taflab/openings"
 )
 
 // The ranges that several commands share.
@@ -24,8 +24,8 @@ const (
 	// MaxGamesPerWorker bounds -games-per-worker: configs'.
 	MaxGamesPerWorker = configs.MaxGamesPerWorker
 	// MaxOpeningPlies is the most random moves of a random opening (eval
-	// suite -random-plies, eval match -opening-plies): match.MaxBookPlies.
-	MaxOpeningPlies = match.MaxBookPlies
+	// suite -random-plies, eval match -opening-plies): openings.MaxBookPlies.
+	MaxOpeningPlies = openings.MaxBookPlies
 )
 
 // FlagRanges is the one table of the documented ranges of every numeric

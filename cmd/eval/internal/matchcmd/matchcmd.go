@@ -7,14 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
-	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/loop"
 	"taflab/match"
@@ -83,289 +80,248 @@ Flags:
 
 // JournalFile is the file in a match's folder that holds its finished pairs
 // while it runs (match.AppendPair), for -resume.
-const JournalFile = "pairs.jsonl"
+const JournalFile = match.JournalFile
 
 // InPlayFile is the file in a match's folder that holds the moves of its
 // games in play (match.InPlay) while a match with an engine program runs,
 // for -resume.
-const InPlayFile = "in-play.json"
+const InPlayFile = match.InPlayFile
 
 // inPlayEvery is how often the games in play are written (a variable for
 // the tests).
 var inPlayEvery = 10 * time.Second
 
+// options are the flags of eval match.
+type options struct {
+	variant, a, b, out, best string
+	openings, odds           string
+	maxGames, openingPlies   int
+	oddsPairs, workers       int
+	elo0, elo1, alpha, beta  float64
+	gate, resume             bool
+	seed                     uint64
+}
+
 // Run runs "eval match" with its arguments and returns the exit status:
 // 130 when ctx stops it (what was played is written).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("eval match", help, stderr)
-	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
-	aSpec := fs.String("a", "", "the candidate `player`")
-	bSpec := fs.String("b", "", "the reference `player`")
-	maxGames := fs.Int("max-games", 400, "stop after this many `games` (pairs of two) if the test has not decided")
-	elo0 := fs.Float64("elo0", 0, "the SPRT's H0: Elo(A-B) = `elo0`")
-	elo1 := fs.Float64("elo1", 30, "the SPRT's H1: Elo(A-B) = `elo1`")
-	alpha := fs.Float64("alpha", 0.05, "the false-accept rate of H1 (`alpha`)")
-	beta := fs.Float64("beta", 0.05, "the false-accept rate of H0 (`beta`)")
-	gate := fs.Bool("gate", false, "promote A (write the best-network pointer) if the test accepts H1")
-	best := fs.String("best", "", "the best-network pointer `file` (default OUT/best.json)")
-	out := fs.String("out", "", "the match `folder`")
-	openingsSpec := fs.String("openings", "suite", "where pairs start: `suite` (the rule set's opening suite), suite:NAME (a shipped rule set's), random, or a suite file")
-	openingPlies := fs.Int("opening-plies", 4, "random moves of each opening of -openings random (`plies`)")
-	seed := fs.Uint64("seed", 1, "`seed` of the opening book, or of the suite's order")
-	oddsSpec := fs.String("odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
-	oddsPairs := fs.Int("odds-pairs", 20, "game `pairs` per rung of the ladder")
-	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	resume := fs.Bool("resume", false, "carry on the interrupted match in -out, given the same flags: its finished pairs count and are not played again (against an engine program, its games begun go on from their moves)")
-	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+	o, code, done := parseFlags(args, stdout, stderr)
+	if done {
 		return code
 	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "eval match: "+format+"\n", a...)
-		return 2
+	m, code := o.prepare(ctx, stdout, stderr)
+	if m == nil {
+		return code
 	}
+	return m.play(ctx, o, stdout, stderr)
+}
+
+// parseFlags reads the flags; done says the command has nothing more to do
+// (-h, or a flag out of its range), with its exit status.
+func parseFlags(args []string, stdout, stderr io.Writer) (o options, code int, done bool) {
+	fs := cli.NewFlagSet("eval match", help, stderr)
+	fs.StringVar(&o.variant, "variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
+	fs.StringVar(&o.a, "a", "", "the candidate `player`")
+	fs.StringVar(&o.b, "b", "", "the reference `player`")
+	fs.IntVar(&o.maxGames, "max-games", 400, "stop after this many `games` (pairs of two) if the test has not decided")
+	fs.Float64Var(&o.elo0, "elo0", 0, "the SPRT's H0: Elo(A-B) = `elo0`")
+	fs.Float64Var(&o.elo1, "elo1", 30, "the SPRT's H1: Elo(A-B) = `elo1`")
+	fs.Float64Var(&o.alpha, "alpha", 0.05, "the false-accept rate of H1 (`alpha`)")
+	fs.Float64Var(&o.beta, "beta", 0.05, "the false-accept rate of H0 (`beta`)")
+	fs.BoolVar(&o.gate, "gate", false, "promote A (write the best-network pointer) if the test accepts H1")
+	fs.StringVar(&o.best, "best", "", "the best-network pointer `file` (default OUT/best.json)")
+	fs.StringVar(&o.out, "out", "", "the match `folder`")
+	fs.StringVar(&o.openings, "openings", "suite", "where pairs start: `suite` (the rule set's opening suite), suite:NAME (a shipped rule set's), random, or a suite file")
+	fs.IntVar(&o.openingPlies, "opening-plies", 4, "random moves of each opening of -openings random (`plies`)")
+	fs.Uint64Var(&o.seed, "seed", 1, "`seed` of the opening book, or of the suite's order")
+	fs.StringVar(&o.odds, "odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
+	fs.IntVar(&o.oddsPairs, "odds-pairs", 20, "game `pairs` per rung of the ladder")
+	fs.IntVar(&o.workers, "workers", 0, "worker goroutines (`N`); 0 = one per core")
+	fs.BoolVar(&o.resume, "resume", false, "carry on the interrupted match in -out, given the same flags: its finished pairs count and are not played again (against an engine program, its games begun go on from their moves)")
+	code, done = cli.ParseRanged(fs, args, nil, nil, stdout, stderr)
+	return o, code, done
+}
+
+// identity is what makes the match: the flags a resumed match must give
+// again.
+func (o *options) identity() string {
+	return fmt.Sprintf("-variant %q -a %q -b %q -max-games %d -openings %q -opening-plies %d -seed %d -elo0 %g -elo1 %g -alpha %g -beta %g\n",
+		o.variant, o.a, o.b, o.maxGames, o.openings, o.openingPlies, o.seed, o.elo0, o.elo1, o.alpha, o.beta)
+}
+
+// bad writes a refusal of the command's input and returns exit status 2.
+func bad(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "eval match: "+format+"\n", a...)
+	return 2
+}
+
+// prepared is a match ready to play: its folder, opened, and what it
+// plays.
+type prepared struct {
+	folder     *match.Folder
+	rc         match.RunConfig
+	a, b       match.Player
+	pairs      int
+	multiplier []int
+}
+
+// prepare checks the flags and loads what the match needs, and opens its
+// folder (Folder.Open): nil and the exit status when it cannot be played.
+func (o *options) prepare(ctx context.Context, stdout, stderr io.Writer) (*prepared, int) {
 	switch {
-	case *aSpec == "" || *bSpec == "":
-		return bad("-a and -b are required")
-	case *out == "":
-		return bad("-out is required")
-	case *maxGames < 2:
-		return bad("-max-games %d: want at least 2 (one pair)", *maxGames)
-	case *openingPlies < 0 || *workers < 0:
-		return bad("-opening-plies %d, -workers %d: want 0 or more", *openingPlies, *workers)
-	case *oddsPairs < 1:
-		return bad("-odds-pairs %d: want at least 1", *oddsPairs)
+	case o.a == "" || o.b == "":
+		return nil, bad(stderr, "-a and -b are required")
+	case o.out == "":
+		return nil, bad(stderr, "-out is required")
+	case o.maxGames < 2:
+		return nil, bad(stderr, "-max-games %d: want at least 2 (one pair)", o.maxGames)
+	case o.openingPlies < 0 || o.workers < 0:
+		return nil, bad(stderr, "-opening-plies %d, -workers %d: want 0 or more", o.openingPlies, o.workers)
+	case o.oddsPairs < 1:
+		return nil, bad(stderr, "-odds-pairs %d: want at least 1", o.oddsPairs)
 	}
-	multipliers, err := cli.ParseInts(*oddsSpec, 2)
-	if err != nil {
-		return bad("-odds: %v", err)
+	m := &prepared{pairs: o.maxGames / 2}
+	var err error
+	if m.multiplier, err = cli.ParseInts(o.odds, 2); err != nil {
+		return nil, bad(stderr, "-odds: %v", err)
 	}
-	test := stats.SPRT{Elo0: *elo0, Elo1: *elo1, Alpha: *alpha, Beta: *beta}
+	test := stats.SPRT{Elo0: o.elo0, Elo1: o.elo1, Alpha: o.alpha, Beta: o.beta}
 	if err := test.Validate(); err != nil {
-		return bad("%v", err)
+		return nil, bad(stderr, "%v", err)
 	}
-	v, err := configs.LoadVariant(*variantArg)
+	v, err := configs.LoadVariant(o.variant)
 	if err != nil {
-		return bad("-variant: %v", err)
+		return nil, bad(stderr, "-variant: %v", err)
 	}
-	a, err := player.Parse(*aSpec)
-	if err != nil {
-		return bad("-a: %v", err)
+	if m.a, err = player.Parse(o.a); err != nil {
+		return nil, bad(stderr, "-a: %v", err)
 	}
-	b, err := player.Parse(*bSpec)
-	if err != nil {
-		return bad("-b: %v", err)
+	if m.b, err = player.Parse(o.b); err != nil {
+		return nil, bad(stderr, "-b: %v", err)
 	}
-	if a.Name == b.Name {
-		b.Name += "-b" // the same player on both sides: keep the names apart in ratings
+	if m.a.Name == m.b.Name {
+		m.b.Name += "-b" // the same player on both sides: keep the names apart in ratings
 	}
-	if *gate && a.Network == "" {
-		return bad("-gate promotes a network: -a must be net=FILE,...")
+	if o.gate && m.a.Network == "" {
+		return nil, bad(stderr, "-gate promotes a network: -a must be net=FILE,...")
 	}
-	pairs := *maxGames / 2
-	openings, openingsDesc, err := openings.OpeningsCtx(ctx, *openingsSpec, v, pairs, *openingPlies, *seed)
+	ops, desc, err := openings.OpeningsCtx(ctx, o.openings, v, m.pairs, o.openingPlies, o.seed)
 	if err != nil && ctx.Err() != nil {
 		fmt.Fprintln(stderr, "eval match: stopped while drawing the openings; nothing played")
-		return 130
+		return nil, 130
 	}
 	if err != nil {
-		return bad("-openings: %v", err)
+		return nil, bad(stderr, "-openings: %v", err)
 	}
-	// The journal of finished pairs (match.AppendPair) lets an interrupted
-	// match carry on with -resume; it is removed once the match is done.
-	// The flags that make the match are kept beside it and must be given
-	// again.
-	journal, identityFile := filepath.Join(*out, JournalFile), filepath.Join(*out, JournalFile+".flags")
-	identity := fmt.Sprintf("-variant %q -a %q -b %q -max-games %d -openings %q -opening-plies %d -seed %d -elo0 %g -elo1 %g -alpha %g -beta %g\n",
-		*variantArg, *aSpec, *bSpec, *maxGames, *openingsSpec, *openingPlies, *seed, *elo0, *elo1, *alpha, *beta)
-	var played []match.Pair
-	_, statErr := os.Stat(journal)
-	switch {
-	case *resume && statErr != nil:
-		return bad("-resume: no interrupted match in %s (no %s)", *out, JournalFile)
-	case !*resume && statErr == nil:
-		return bad("-out %s holds an interrupted match (%s): -resume to carry it on, or another -out", *out, JournalFile)
-	case *resume:
-		kept, err := fileio.ReadFileLimit(identityFile, fileio.MaxConfigBytes, "the match's flags")
-		if err != nil {
-			return bad("-resume: %v", err)
-		}
-		if string(kept) != identity {
-			return bad("-resume: the match in %s was started with %sand this one has %sgive the same flags, or another -out", *out, kept, identity)
-		}
-		if played, err = match.ReadPairs(journal); err != nil {
-			return bad("-resume: %v", err)
-		}
+	m.rc = match.RunConfig{Test: test, Openings: desc, Odds: m.multiplier, OddsPairs: o.oddsPairs,
+		Match: match.Config{Variant: v, A: m.a, B: m.b, Search: mcts.DefaultConfig(), Workers: o.workers, Openings: ops, MaxPairs: m.pairs}}
+	if code := o.open(m, stderr); code != 0 {
+		return nil, code
 	}
-	// The games in play are kept where a player is an engine program:
-	// its games can take hours, and cannot be replayed exactly anyway. A
-	// match of searches alone plays an interrupted game again from its
-	// start, so that the match resumed is the match played in one go.
-	inPlayPath := filepath.Join(*out, InPlayFile)
-	keepInPlay := a.NewEngine != nil || b.NewEngine != nil
-	var unfinished []match.Unfinished
-	if *resume && keepInPlay {
-		kept, err := match.ReadInPlay(inPlayPath)
-		if err != nil {
-			return bad("-resume: %v", err)
-		}
-		finished := map[int]bool{}
-		for _, p := range played {
-			finished[p.Index] = true
-		}
-		for _, u := range kept {
-			if !finished[u.Pair] { // its pair ended after the file was written
-				unfinished = append(unfinished, u)
-			}
-		}
-	}
-	inPlay := match.NewInPlay(unfinished)
-	cfg := match.Config{Variant: v, A: a, B: b, Search: mcts.DefaultConfig(), Workers: *workers,
-		Openings: openings, MaxPairs: pairs, Played: played, Unfinished: unfinished}
-	if keepInPlay {
-		cfg.OnMove, cfg.OnGameEnd = inPlay.Moved, inPlay.Ended
-	}
-	var journalFile *os.File
-	var journalErr error  // the first failed write; the match goes on
-	var bar *progress.Bar // made once the match starts
-	rc := match.RunConfig{Match: cfg, Test: test, Openings: openingsDesc, Odds: multipliers, OddsPairs: *oddsPairs,
-		OnPair: func(p match.Pair, r stats.Report) {
-			if journalErr == nil {
-				journalErr = match.AppendPair(journalFile, p)
-			}
-			inPlay.Finished(p.Index)
-			bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
-		},
-		OnLadder: func(res match.Result) {
-			inPlay.Forget() // the match is over: what is left is pairs played after its decision
-			bar.Finish()
-			fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
-			fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", b.Name, multipliers, *oddsPairs)
-		},
-		OnRung: func(r match.Rung) {
-			fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
-		}}
-	if err := cfg.CheckUnfinished(); err != nil {
-		return bad("-resume: %s: %v (remove the file to play its games again from their starts)", inPlayPath, err)
-	}
-	if err := rc.Validate(); err != nil {
+	if err := m.rc.Validate(); err != nil {
 		var le *match.LadderError
 		switch {
 		case errors.As(err, &le) && le.Engine:
-			return bad("-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
+			return nil, bad(stderr, "-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
 		case errors.As(err, &le) && le.Multiplier >= 2:
-			return bad("-odds %s: %d times B's %d playouts is more than %d, the most a search may have", *oddsSpec, le.Multiplier, le.Playouts, cli.MaxPlayouts)
+			return nil, bad(stderr, "-odds %s: %d times B's %d playouts is more than %d, the most a search may have", o.odds, le.Multiplier, le.Playouts, cli.MaxPlayouts)
 		}
-		return bad("%v", err)
+		return nil, bad(stderr, "%v", err)
 	}
-	if *best == "" {
-		*best = filepath.Join(*out, "best.json")
+	return m, 0
+}
+
+// open opens the match's folder (-out): a new match in a folder without
+// one, or with -resume the interrupted match the folder holds, given the
+// same flags. The games in play are kept where a player is an engine
+// program: its games can take hours, and cannot be replayed exactly
+// anyway; a match of searches alone plays an interrupted game again from
+// its start, so that the match resumed is the match played in one go. It
+// returns 0, or the exit status of a refusal.
+func (o *options) open(m *prepared, stderr io.Writer) int {
+	m.folder = &match.Folder{Dir: o.out, Identity: o.identity(), InPlayEvery: inPlayEvery, WriteStopped: true,
+		KeepInPlay: m.a.NewEngine != nil || m.b.NewEngine != nil,
+		OnInPlayError: func(err error) {
+			fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", err)
+		}}
+	resume := match.StartNew
+	if o.resume {
+		resume = match.ResumeOnly
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "eval match: -out: %v\n", err)
-		return 1
+	err := m.folder.Open(&m.rc.Match, resume)
+	var ie *match.IdentityError
+	var pe *match.InPlayError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, match.ErrNoJournal):
+		return bad(stderr, "-resume: no interrupted match in %s (no %s)", o.out, JournalFile)
+	case errors.Is(err, match.ErrUnfinishedMatch):
+		return bad(stderr, "-out %s holds an interrupted match (%s): -resume to carry it on, or another -out", o.out, JournalFile)
+	case errors.As(err, &ie):
+		return bad(stderr, "-resume: the match in %s was started with %sand this one has %sgive the same flags, or another -out", o.out, ie.Kept, ie.Given)
+	case errors.As(err, &pe):
+		return bad(stderr, "-resume: %s: %v (remove the file to play its games again from their starts)", pe.Path, pe.Err)
 	}
-	if !*resume {
-		if err := fileio.WriteFile(identityFile, []byte(identity)); err != nil {
-			fmt.Fprintf(stderr, "eval match: %v\n", err)
-			return 1
-		}
-		if err := os.Remove(inPlayPath); err != nil && !errors.Is(err, os.ErrNotExist) { // another match's
-			fmt.Fprintf(stderr, "eval match: %v\n", err)
-			return 1
-		}
+	return bad(stderr, "-resume: %v", err)
+}
+
+// play plays the prepared match into its folder, with progress, and
+// reports it; with -gate it promotes A if the test accepts H1.
+func (m *prepared) play(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.best == "" {
+		o.best = filepath.Join(o.out, "best.json")
 	}
-	if journalFile, err = os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
-		fmt.Fprintf(stderr, "eval match: %v\n", err)
-		return 1
-	}
-	defer journalFile.Close()
-	if *resume {
+	if m.folder.Resumed() {
 		inPlayNote := ""
-		if keepInPlay {
-			inPlayNote = fmt.Sprintf(", and %d games begun go on from their moves", len(unfinished))
+		if m.folder.KeepInPlay {
+			inPlayNote = fmt.Sprintf(", and %d games begun go on from their moves", len(m.rc.Match.Unfinished))
 		}
-		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count%s\n", len(played), journal, inPlayNote)
+		fmt.Fprintf(stdout, "eval match: resuming: %d finished pairs of %s count%s\n", len(m.rc.Match.Played), filepath.Join(o.out, JournalFile), inPlayNote)
 	}
+	t := m.rc.Test
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
-		a.Name, b.Name, v.Name(), pairs, openingsDesc, test.Elo0, test.Elo1, test.Alpha, test.Beta)
-	bar = progress.New(stdout, pairs, "pairs", 10*time.Second)
-	var inPlayErr error // the first failed write of the games in play: the saver's until saving.Wait returns
-	stopSaving, saving := make(chan struct{}), sync.WaitGroup{}
-	if keepInPlay {
-		saving.Go(func() {
-			tick := time.NewTicker(inPlayEvery)
-			defer tick.Stop()
-			for {
-				select {
-				case <-tick.C:
-					if err := inPlay.Save(inPlayPath); err != nil && inPlayErr == nil {
-						inPlayErr = err
-						fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", err)
-					}
-				case <-stopSaving:
-					return
-				}
-			}
-		})
+		m.a.Name, m.b.Name, m.rc.Match.Variant.Name(), m.pairs, m.rc.Openings, t.Elo0, t.Elo1, t.Alpha, t.Beta)
+	bar := progress.New(stdout, m.pairs, "pairs", 10*time.Second)
+	m.rc.OnPair = func(p match.Pair, r stats.Report) {
+		bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
 	}
-	file, res, err := match.Run(ctx, rc)
-	close(stopSaving)
-	saving.Wait()
+	m.rc.OnLadder = func(res match.Result) {
+		bar.Finish()
+		fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
+		fmt.Fprintf(stdout, "eval match: playout odds: %s at %v times its playouts against itself, %d pairs each\n", m.b.Name, m.multiplier, o.oddsPairs)
+	}
+	m.rc.OnRung = func(r match.Rung) {
+		fmt.Fprintf(stdout, "eval match: %s: Elo %.0f [%.0f, %.0f] over %d pairs\n", r.Player, r.Report.Elo, r.Report.EloLo, r.Report.EloHi, r.Report.Pairs)
+	}
+	file, res, err := m.folder.Play(ctx, m.rc)
 	bar.Finish()
 	interrupted := errors.Is(err, context.Canceled)
-	if keepInPlay {
-		// Done: the games are in the match files. Stopped or failed: the
-		// journal stays for -resume, and so do the games begun.
-		var final error
-		if err == nil {
-			if final = os.Remove(inPlayPath); errors.Is(final, os.ErrNotExist) {
-				final = nil
-			}
-		} else {
-			final = inPlay.Save(inPlayPath)
-		}
-		if final != nil && inPlayErr == nil {
-			fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", final)
-		}
-	}
 	var oddsErr *match.OddsError
+	var journalErr *match.JournalError
 	switch {
 	case errors.As(err, &oddsErr):
 		fmt.Fprintf(stderr, "eval match: odds: %v\n", oddsErr.Err)
+		return 1
+	case errors.As(err, &journalErr):
+		fmt.Fprintf(stderr, "eval match: %s: %v (the match files hold every game)\n", journalErr.Path, journalErr.Err)
 		return 1
 	case err != nil && !interrupted:
 		fmt.Fprintf(stderr, "eval match: %v\n", err)
 		return 1
 	case file.Odds != nil:
-		fmt.Fprintf(stdout, "eval match: playout odds: %s needs %s its playouts to score level with %s\n", b.Name, file.Odds.Text, a.Name)
-	}
-	if werr := match.WriteFiles(*out, file); werr != nil {
-		fmt.Fprintf(stderr, "eval match: %v\n", werr)
-		return 1
-	}
-	if journalErr != nil {
-		fmt.Fprintf(stderr, "eval match: %s: %v (the match files hold every game)\n", journal, journalErr)
-		return 1
-	}
-	if !interrupted {
-		journalFile.Close()
-		for _, f := range []string{journal, identityFile} {
-			if err := os.Remove(f); err != nil {
-				fmt.Fprintf(stderr, "eval match: %v\n", err)
-				return 1
-			}
-		}
+		fmt.Fprintf(stdout, "eval match: playout odds: %s needs %s its playouts to score level with %s\n", m.b.Name, file.Odds.Text, m.a.Name)
 	}
 	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
-	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, *out)
-	if *gate {
-		promoted, err := loop.Promote(*best, a.Network, *out, file)
+	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, o.out)
+	if o.gate {
+		promoted, err := loop.Promote(o.best, m.a.Network, o.out, file)
 		if err != nil {
 			fmt.Fprintf(stderr, "eval match: %v\n", err)
 			return 1
 		}
 		if promoted {
-			fmt.Fprintf(stdout, "eval match: promoted %s: %s\n", a.Network, *best)
+			fmt.Fprintf(stdout, "eval match: promoted %s: %s\n", m.a.Network, o.best)
 		}
 	}
 	if interrupted {

@@ -1,5 +1,5 @@
 // Package suitecmd is "eval suite": its flags, help, progress and the suite
-// file, over openings.GatherCandidates and match.BuildSuite.
+// file, over openings.GatherCandidates and openings.BuildSuite.
 package suitecmd
 
 import (
@@ -17,7 +17,6 @@ import (
 	"taflab/configs"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
-	"taflab/match"
 	"taflab/openings"
 	"taflab/player"
 	"taflab/rules"
@@ -31,7 +30,7 @@ const help = `usage: eval suite -variant NAME|FILE|otr:RULES [-records FILE [-re
 
 Builds an opening suite for a rule set: start positions (position notation,
 one a line, with a comment) from which equal players win as either side,
-for matches, gates, ratings and balance runs (see match.ParseSuite). From
+for matches, gates, ratings and balance runs (see openings.ParseSuite). From
 the rule set's start the defenders win nearly every game between engines of
 this strength, so a match from there splits every game pair and cannot
 tell two players apart; fishtest answers the same problem in chess with
@@ -87,7 +86,7 @@ Flags:
 // options are the command's settings, checked.
 type options struct {
 	cands openings.CandidateConfig
-	build match.SuiteConfig // without Progress
+	build openings.SuiteConfig // without Progress
 	out   string
 	args  []string
 }
@@ -116,7 +115,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	started := time.Now()
 	var bar *progress.Bar
 	cfg := o.build
-	cfg.Progress = func(p match.SuiteProgress) {
+	cfg.Progress = func(p openings.SuiteProgress) {
 		if bar == nil {
 			bar = progress.New(stdout, p.TotalGames, "games", 10*time.Second)
 		}
@@ -124,7 +123,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "eval suite: %s: %d candidates, %s against itself, %d games each\n",
 		cfg.Variant.Name(), len(cands.List), cfg.Reference.Name, cfg.Games)
-	entries, st, err := match.BuildSuite(ctx, cfg, cands.List)
+	entries, st, err := openings.BuildSuite(ctx, cfg, cands.List)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -145,8 +144,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	data := match.FormatSuite(header, entries)
-	if _, err := match.ParseSuite(o.out, data, cfg.Variant); err != nil {
+	data := openings.FormatSuite(header, entries)
+	if _, err := openings.ParseSuite(o.out, data, cfg.Variant); err != nil {
 		fmt.Fprintf(stderr, "eval suite: the suite does not read back: %v\n", err)
 		return 1
 	}
@@ -208,7 +207,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, int) {
 	}
 	o := &options{out: *out, args: args,
 		cands: openings.CandidateConfig{Records: *records, Suite: *candidates, Every: *every, Random: *random, RandomPlies: *randPlies, Seed: *seed},
-		build: match.SuiteConfig{Games: *games, MinDefenderRate: *minRate, MaxDefenderRate: *maxRate, Size: *size, Seed: *seed,
+		build: openings.SuiteConfig{Games: *games, MinDefenderRate: *minRate, MaxDefenderRate: *maxRate, Size: *size, Seed: *seed,
 			Workers: *workers, GamesPerWorker: *perWorker}}
 	var err error
 	switch {

@@ -1,4 +1,4 @@
-package match
+package openings
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // holds only positions a game can start from (rules.Variant.CheckStart),
 // which FormatSuite writes back to the same suite. Run with
 //
-//	go test ./match -run '^$' -fuzz '^FuzzParseSuite$' -fuzztime 2m -parallel 1
+//	go test ./openings -run '^$' -fuzz '^FuzzParseSuite$' -fuzztime 2m -parallel 1
 func FuzzParseSuite(f *testing.F) {
 	for _, name := range variants.Names() {
 		data, err := os.ReadFile("../configs/openings/" + name + ".txt")
@@ -42,7 +42,7 @@ func FuzzParseSuite(f *testing.F) {
 		}
 		entries, err := ParseSuite("fuzz.txt", data, v)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "match: fuzz.txt: ") {
+			if !strings.HasPrefix(err.Error(), "openings: fuzz.txt: ") {
 				t.Errorf("got %q, want an error naming the package and the file", err)
 			}
 			return

@@ -1,4 +1,4 @@
-package match
+package openings
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"taflab/match"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -34,13 +35,13 @@ import (
 type SuiteConfig struct {
 	Variant *rules.Variant
 	// Reference plays both sides of every game: equal players.
-	Reference Player
+	Reference match.Player
 	// Search holds the self-play settings of the games (root noise and
 	// the move-choice temperature, or Gumbel root search's draws, give
 	// each game its own course); the zero Config means
 	// mcts.DefaultConfig(), and Reference.Search, when set, replaces it.
 	// Every move gets a full search of Reference.Playouts (see
-	// Player.SelfPlaySearch).
+	// match.Player.SelfPlaySearch).
 	Search mcts.Config
 	// Games is the number of games per candidate; 0 means 8.
 	Games int
@@ -80,9 +81,9 @@ type SuiteCandidate struct {
 
 // SuiteResult is the measurement of one candidate.
 type SuiteResult struct {
-	Candidate int // its index in BuildSuite's candidates
-	Tally         // its games
-	Kept      bool
+	Candidate   int // its index in BuildSuite's candidates
+	match.Tally     // its games
+	Kept        bool
 }
 
 // SuiteStats describes a build.
@@ -120,48 +121,30 @@ func (c SuiteConfig) withDefaults() SuiteConfig {
 	return c
 }
 
-// SelfPlaySearch returns the search settings of the player's self-play
-// games when every move gets a full search of its playouts: its own Search
-// if it has one, else base, with the zero Config meaning
-// mcts.DefaultConfig(); Playouts and CheapPlayouts are set to p.Playouts
-// and FullSearchProb to 1. BuildSuite and eval balance play with it, so
-// that a player with Gumbel root search plays Gumbel there too.
-func (p *Player) SelfPlaySearch(base mcts.Config) mcts.Config {
-	cfg := base
-	switch {
-	case p.Search != nil:
-		cfg = *p.Search
-	case cfg == (mcts.Config{}):
-		cfg = mcts.DefaultConfig()
-	}
-	cfg.Playouts, cfg.CheapPlayouts, cfg.FullSearchProb = p.Playouts, p.Playouts, 1
-	return cfg
-}
-
 // Validate reports a setting a suite cannot be built with; zero values
 // that have defaults are fine.
 func (c SuiteConfig) Validate() error {
 	var errs []error
 	if c.Variant == nil {
-		errs = append(errs, errors.New("match: suite: no rule set"))
+		errs = append(errs, errors.New("openings: suite: no rule set"))
 	}
 	if mcts.CheckPlayouts(c.Reference.Playouts) != nil {
-		errs = append(errs, fmt.Errorf("match: suite: player %s: playouts = %d: want from 1 to %d", c.Reference.Name, c.Reference.Playouts, mcts.MaxPlayouts))
+		errs = append(errs, fmt.Errorf("openings: suite: player %s: playouts = %d: want from 1 to %d", c.Reference.Name, c.Reference.Playouts, mcts.MaxPlayouts))
 	}
 	if c.Reference.NewEvaluator == nil {
-		errs = append(errs, fmt.Errorf("match: suite: player %s: no evaluator", c.Reference.Name))
+		errs = append(errs, fmt.Errorf("openings: suite: player %s: no evaluator", c.Reference.Name))
 	}
 	if c.Games < 0 {
-		errs = append(errs, fmt.Errorf("match: suite: games = %d: want at least 1 (0: 8)", c.Games))
+		errs = append(errs, fmt.Errorf("openings: suite: games = %d: want at least 1 (0: 8)", c.Games))
 	}
 	if lo, hi := c.MinDefenderRate, c.MaxDefenderRate; !(lo >= 0 && lo <= hi && hi <= 1) {
-		errs = append(errs, fmt.Errorf("match: suite: defender rate bounds [%v, %v]: want 0 <= min <= max <= 1", lo, hi))
+		errs = append(errs, fmt.Errorf("openings: suite: defender rate bounds [%v, %v]: want 0 <= min <= max <= 1", lo, hi))
 	}
 	if c.Size < 0 {
-		errs = append(errs, fmt.Errorf("match: suite: size = %d: want 0 (no limit) or more", c.Size))
+		errs = append(errs, fmt.Errorf("openings: suite: size = %d: want 0 (no limit) or more", c.Size))
 	}
 	if c.Workers < 0 || c.GamesPerWorker < 0 {
-		errs = append(errs, fmt.Errorf("match: suite: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
+		errs = append(errs, fmt.Errorf("openings: suite: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
 	}
 	if mcts.CheckPlayouts(c.Reference.Playouts) == nil {
 		d := c.withDefaults()
@@ -303,37 +286,4 @@ func meanRate(hist []int, games int) float64 {
 		return math.NaN()
 	}
 	return float64(wins) / float64(n*games)
-}
-
-// RandomStarts returns n start positions, each the rule set's start after
-// plies random legal moves none of which ends the game (Book's openings,
-// the same for the same seed), as suite candidates. It panics where Book
-// does; code that passes a user's numbers calls NewRandomStarts.
-func RandomStarts(v *rules.Variant, n, plies int, seed uint64) []SuiteCandidate {
-	out, err := NewRandomStarts(context.Background(), v, n, plies, seed)
-	if err != nil {
-		panic(err)
-	}
-	return out
-}
-
-// NewRandomStarts is RandomStarts with NewBook's errors: plies from 0 to
-// MaxBookPlies, n 0 or more, an error rather than an endless search where
-// random games end before plies, and ctx's error when ctx is done.
-func NewRandomStarts(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]SuiteCandidate, error) {
-	book, err := NewBook(ctx, v, n, plies, seed)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SuiteCandidate, 0, n)
-	g := rules.NewGame(v)
-	for i, o := range book {
-		g.Reset()
-		for _, m := range o.Moves {
-			g.Make(m)
-		}
-		out = append(out, SuiteCandidate{Position: g.Position(),
-			Source: fmt.Sprintf("random opening %d of seed %d, %d plies", i, seed, plies)})
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package match
+package openings
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/match"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -244,6 +245,17 @@ func TestBuildSuiteBadConfig(t *testing.T) {
 	}
 }
 
+// TestSuiteReferencePlayouts: a suite's reference player with playouts
+// past mcts.MaxPlayouts (2^32+1, wrapped to 1 in 32 bits) is refused,
+// naming the range.
+func TestSuiteReferencePlayouts(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	suite := SuiteConfig{Variant: v, Reference: builtin("ref", 1<<32+1)}
+	if err := suite.Validate(); err == nil || !strings.Contains(err.Error(), "want from 1 to 16777216") {
+		t.Errorf("suite reference with 2^32+1 playouts: got %v, want the range", err)
+	}
+}
+
 func TestRandomStarts(t *testing.T) {
 	v := variants.MustLoad("copenhagen")
 	cases := []struct {
@@ -273,4 +285,8 @@ func TestRandomStarts(t *testing.T) {
 			}
 		})
 	}
+}
+
+func builtin(name string, playouts int) match.Player {
+	return match.Player{Name: name, Playouts: playouts, NewEvaluator: func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }}
 }

@@ -1,4 +1,4 @@
-package match
+package openings
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"taflab/match"
 	"taflab/rules"
 )
 
@@ -43,7 +44,7 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 			continue
 		}
 		bad := func(format string, args ...any) error {
-			return fmt.Errorf("match: %s: line %d: %s", file, line, fmt.Sprintf(format, args...))
+			return fmt.Errorf("openings: %s: line %d: %s", file, line, fmt.Sprintf(format, args...))
 		}
 		p, err := rules.ParsePosition(text)
 		if err != nil {
@@ -55,10 +56,10 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 		entries = append(entries, SuiteEntry{Position: p, Comment: strings.TrimSpace(comment)})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("match: %s: %w", file, err)
+		return nil, fmt.Errorf("openings: %s: %w", file, err)
 	}
 	if len(entries) == 0 {
-		return nil, fmt.Errorf("match: %s: no positions in it", file)
+		return nil, fmt.Errorf("openings: %s: no positions in it", file)
 	}
 	return entries, nil
 }
@@ -81,10 +82,10 @@ func FormatSuite(header []string, entries []SuiteEntry) []byte {
 }
 
 // SuiteOpenings turns a suite into match openings.
-func SuiteOpenings(entries []SuiteEntry) []Opening {
-	out := make([]Opening, len(entries))
+func SuiteOpenings(entries []SuiteEntry) []match.Opening {
+	out := make([]match.Opening, len(entries))
 	for i, e := range entries {
-		out[i] = Opening{Start: e.Position}
+		out[i] = match.Opening{Start: e.Position}
 	}
 	return out
 }

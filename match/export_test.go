@@ -1,0 +1,4 @@
+package match
+
+// StartGame is startGame, for the tests of package match_test.
+var StartGame = startGame
