@@ -30,8 +30,10 @@ var allowedImports = map[string][]string{
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
+	// What a player makes of a position and a game: analysis and review.
+	"analysis": {"rules", "mcts"},
 	// The web page's server: games, replays, analysis and run charts.
-	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart"},
+	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart", "analysis"},
 	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
 	"protocol": {"rules"},
 	// Engine protocols, both sides: Serve (taflab as an engine) and

@@ -35,3 +35,68 @@ func (s *Search) TopStats(top int) []MoveStat {
 	slices.SortStableFunc(stats, func(a, b MoveStat) int { return b.Visits - a.Visits })
 	return stats[:min(top, len(stats))]
 }
+
+// Proven reports whether the search has proven the root's value (a won,
+// lost or drawn position, whatever the evaluator says): RootValue is then
+// exact.
+func (s *Search) Proven() bool { return s.tree.at(0).proof != unproven }
+
+// PV appends the search's principal variation to dst: its best move
+// (BestMove), then at each position the move the search would choose
+// there, the same way (a proven win, else the most visited move that is
+// not a proven loss, ties to the higher prior), while the tree has visited
+// it, at most max moves. Every move is legal in turn from the root: the
+// tree holds only legal moves. It appends nothing before a search.
+func (s *Search) PV(dst []rules.Move, max int) []rules.Move {
+	root := s.tree.at(0)
+	if max < 1 || !root.expanded() {
+		return dst
+	}
+	first := s.BestMove()
+	n := (*node)(nil)
+	for i, c := range s.tree.children(root) {
+		if c.move == first {
+			n = s.tree.at(root.firstChild + int32(i))
+			break
+		}
+	}
+	dst = append(dst, first)
+	for k := 1; k < max && n != nil && n.expanded() && !n.terminal; k++ {
+		n = s.bestChild(n)
+		if n == nil {
+			break
+		}
+		dst = append(dst, n.move)
+	}
+	return dst
+}
+
+// bestChild returns the child of n that ChooseMove(0) would take under
+// PUCT, or nil when no child has been visited or proven.
+func (s *Search) bestChild(n *node) *node {
+	children := s.tree.children(n)
+	best := -1
+	allLost := true
+	for i := range children {
+		switch children[i].proof {
+		case provenWin:
+			return &children[i]
+		case provenLoss:
+		default:
+			allLost = false
+		}
+	}
+	for i := range children {
+		c := &children[i]
+		if c.visits == 0 && c.proof == unproven || !allLost && c.proof == provenLoss {
+			continue
+		}
+		if best < 0 || c.visits > children[best].visits || c.visits == children[best].visits && c.prior > children[best].prior {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return &children[best]
+}

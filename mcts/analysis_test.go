@@ -47,3 +47,76 @@ func TestAnalysis(t *testing.T) {
 		t.Errorf("got %v first, want the best move %v", best, s.BestMove())
 	}
 }
+
+// TestPV: a principal variation starts with the best move, is legal move
+// after move from the root, follows the most visited replies, and stops
+// within its bound; a proven root says so.
+func TestPV(t *testing.T) {
+	cases := []struct {
+		name     string
+		position string // "" for the start
+		playouts int
+		max      int
+	}{
+		{"start", "", 400, 8},
+		{"start, one move", "", 100, 1},
+		{"king escapes", "11/11/11/7a3/11/4d6/1a9/11/2k8/11/1a9 d", 200, 6},
+	}
+	v := variants.MustLoad("copenhagen")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := rules.NewGame(v)
+			if c.position != "" {
+				p, err := rules.ParsePosition(c.position)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, err = rules.NewGameFrom(v, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := DefaultConfig()
+			s := NewSearch(&cfg, g, 1)
+			if got := s.PV(nil, c.max); len(got) != 0 {
+				t.Fatalf("before a search: got %v, want nothing", got)
+			}
+			if err := NewRunner(NewHeuristic()).Search(s, c.playouts); err != nil {
+				t.Fatal(err)
+			}
+			pv := s.PV(nil, c.max)
+			if len(pv) == 0 || len(pv) > c.max || pv[0] != s.BestMove() {
+				t.Fatalf("got %v, want 1 to %d moves starting with the best move %v", pv, c.max, s.BestMove())
+			}
+			replay, err := rules.NewGameFrom(v, g.Position())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range pv {
+				if err := replay.Play(m); err != nil {
+					t.Fatalf("move %d of %v: %v", i+1, pv, err)
+				}
+			}
+			if c.max > 1 && len(pv) < 2 && !s.Proven() {
+				t.Errorf("got %v after %d playouts, want more than the best move of a root not proven", pv, c.playouts)
+			}
+		})
+	}
+	t.Run("proven", func(t *testing.T) {
+		p, err := rules.ParsePosition("11/11/11/7a3/11/4d6/1a9/11/2k8/11/1a9 d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := rules.NewGameFrom(v, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		s := NewSearch(&cfg, g, 1)
+		if err := NewRunner(NewHeuristic()).Search(s, 200); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Proven() || s.RootValue() != 1 {
+			t.Errorf("the king's fork: proven %v, value %v; want a proven win (1)", s.Proven(), s.RootValue())
+		}
+	})
+}

@@ -162,6 +162,15 @@ func (in *Inference) Threads() int { return in.threads }
 // ID implements mcts.Evaluator.
 func (in *Inference) ID() string { return in.id }
 
+// Planes returns the rule set whose input planes a position of v is shown:
+// PlanesOf when set, else v.
+func (in *Inference) Planes(v *rules.Variant) *rules.Variant {
+	if in.PlanesOf != nil {
+		return in.PlanesOf
+	}
+	return v
+}
+
 // Seed sets the seed that RandomSymmetry's choices hash with the position
 // (0 by default).
 func (in *Inference) Seed(seed uint64) { in.symSeed = seed }

@@ -2,15 +2,14 @@ package web
 
 import (
 	"context"
-	"errors"
 	"io/fs"
-	"math"
 	"net/http"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"taflab/analysis"
 	"taflab/datasets"
 	"taflab/mcts"
 	"taflab/net"
@@ -180,6 +179,7 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "start: %v", err)
 	}
+	moves := make([]rules.Move, 0, len(req.Moves))
 	for i, text := range req.Moves {
 		m, _, err := rules.ParseMove(text)
 		if err != nil {
@@ -188,12 +188,12 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 		if err := g.Play(m); err != nil {
 			return nil, errorf(http.StatusUnprocessableEntity, "moves[%d]: %v", i, err)
 		}
+		moves = append(moves, m)
 	}
 	if g.Outcome().Over() {
 		return nil, errorf(http.StatusConflict, "the game is over (%s): nothing to analyse", g.Outcome())
 	}
-	moves := g.GenerateMoves(nil)
-	if len(moves) == 0 {
+	if !g.HasMove() {
 		return nil, errorf(http.StatusUnprocessableEntity, "the %s have no legal move: nothing to analyse", g.ToMove())
 	}
 	if req.Network == "" {
@@ -216,44 +216,18 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 	if err != nil {
 		return nil, err
 	}
-	pos := g.Position()
-	policy, value, err := mcts.EvaluatePosition(eval, v, pos, moves, req.Top)
+	cfg := analysis.DefaultConfig()
+	cfg.Playouts, cfg.Top = req.Playouts, req.Top
+	cfg.Search.TreeBytes = s.cfg.TreeBytes
+	pos, err := analysis.Analyze(ctx, &cfg, eval, analysis.Game{Variant: v, Start: start, Moves: moves})
 	if err != nil {
-		return nil, errorf(http.StatusInternalServerError, "evaluating: %v", err)
-	}
-	rep = &Analysis{Board: newBoardInfo(v), Position: pos.String(), ToMove: pos.ToMove.String(), Network: req.Network, Value: round(float64(value)), Policy: []MoveProb{}}
-	if in, ok := eval.(*net.Inference); ok {
-		wdl := in.WDL(0)
-		rep.WDL = &[3]float64{round(float64(wdl[0])), round(float64(wdl[1])), round(float64(wdl[2]))}
-		rep.PlanesOf = v.Name()
-		if in.PlanesOf != nil {
-			rep.PlanesOf = in.PlanesOf.Name()
+		if ctx.Err() != nil {
+			return nil, canceled(ctx)
 		}
+		return nil, errorf(http.StatusInternalServerError, "%v", err)
 	}
-	for _, mp := range policy {
-		m := mp.Move
-		rep.Policy = append(rep.Policy, MoveProb{Move: m.String(), From: m.From().String(), To: m.To().String(), Prior: round(float64(mp.Prob))})
+	if pos.Search != nil && pos.Search.Visits == 0 {
+		return nil, errorf(http.StatusInternalServerError, "the search ran no playout")
 	}
-	if req.Playouts > 0 {
-		cfg := mcts.DefaultConfig()
-		cfg.TreeBytes = s.cfg.TreeBytes
-		search := mcts.NewSearch(&cfg, g, 1)
-		if err := runSearch(ctx, mcts.NewRunner(eval), search, req.Playouts); err != nil {
-			var he *httpError
-			if errors.As(err, &he) {
-				return nil, err
-			}
-			return nil, errorf(http.StatusInternalServerError, "search: %v", err)
-		}
-		si := &SearchInfo{Playouts: search.Playouts(), BestMove: search.BestMove().String(), Value: round(float64(search.RootValue())), Moves: []MoveProb{}}
-		for _, st := range search.TopStats(req.Top) {
-			visits, value := st.Visits, round(float64(st.Value))
-			si.Moves = append(si.Moves, MoveProb{Move: st.Move.String(), From: st.Move.From().String(), To: st.Move.To().String(),
-				Prior: round(float64(st.Prior)), Visits: &visits, Value: &value})
-		}
-		rep.Search = si
-	}
-	return rep, nil
+	return &Analysis{Board: newBoardInfo(v), Network: req.Network, Position: *pos}, nil
 }
-
-func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }

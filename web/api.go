@@ -1,6 +1,10 @@
 package web
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"taflab/analysis"
+)
 
 // The JSON API the page calls: each request body and answer is one of the
 // types below, and the page's modules (static/*.js) read no field that they
@@ -164,39 +168,13 @@ type AnalyzeRequest struct {
 	Top         int      `json:"top"`      // the moves to list, 1 to 100; 0 for 8
 }
 
-// Analysis is the answer of POST /api/analyze.
+// Analysis is the answer of POST /api/analyze: the analysis of the
+// position (package analysis: the evaluator's win, draw and loss, value and
+// move priors, and a search's), the board it is on and the network id.
 type Analysis struct {
-	Board    BoardInfo   `json:"board"`
-	Position string      `json:"position"`
-	ToMove   string      `json:"to_move"`
-	Network  string      `json:"network"`
-	WDL      *[3]float64 `json:"wdl"` // the network's win, draw, loss for the side to move; null for the built-in searcher
-	// PlanesOf names the rule set whose input planes the network was shown:
-	// the one it learnt from (net.Network.PlanesOf) where its file names
-	// one, else the position's own; "" for the built-in searcher.
-	PlanesOf string      `json:"planes_of"`
-	Value    float64     `json:"value"`  // the evaluator's value for the side to move, -1 to +1
-	Policy   []MoveProb  `json:"policy"` // the top moves by prior
-	Search   *SearchInfo `json:"search"` // null without playouts
-}
-
-// MoveProb is a move with its prior and, in a search, its visits and value.
-type MoveProb struct {
-	Move   string   `json:"move"`
-	From   string   `json:"from"`
-	To     string   `json:"to"`
-	Prior  float64  `json:"prior"`
-	Visits *int     `json:"visits,omitempty"`
-	Value  *float64 `json:"value,omitempty"`
-}
-
-// SearchInfo is a search's result: its best move and its top moves by
-// visits.
-type SearchInfo struct {
-	Playouts int        `json:"playouts"` // those made: fewer than asked when the tree's memory ran out
-	BestMove string     `json:"best_move"`
-	Value    float64    `json:"value"`
-	Moves    []MoveProb `json:"moves"`
+	Board   BoardInfo `json:"board"`
+	Network string    `json:"network"`
+	analysis.Position
 }
 
 // RunReport is the answer of GET /api/run: a run folder's files, passed on

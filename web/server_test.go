@@ -507,7 +507,7 @@ func TestReplayAndAnalysis(t *testing.T) {
 	}
 	status, _, raw := call(t, ts, "POST", "/api/analyze", `{"variant":"fetlar","moves":["d1-d3"],"network":"net","playouts":30,"top":5}`)
 	var a struct {
-		WDL    *[3]float64 `json:"wdl"`
+		WDL    *struct{ Win, Draw, Loss float64 } `json:"wdl"`
 		Policy []struct {
 			Move  string  `json:"move"`
 			Prior float64 `json:"prior"`
@@ -522,7 +522,7 @@ func TestReplayAndAnalysis(t *testing.T) {
 	if err := json.Unmarshal(raw, &a); status != 200 || err != nil {
 		t.Fatalf("analyze: %d %s %v", status, raw, err)
 	}
-	if a.WDL == nil || a.WDL[0]+a.WDL[1]+a.WDL[2] < 0.99 || a.WDL[0]+a.WDL[1]+a.WDL[2] > 1.01 {
+	if a.WDL == nil || a.WDL.Win+a.WDL.Draw+a.WDL.Loss < 0.99 || a.WDL.Win+a.WDL.Draw+a.WDL.Loss > 1.01 {
 		t.Fatalf("wdl %v, want three probabilities summing to 1", a.WDL)
 	}
 	if len(a.Policy) != 5 || !slices.IsSortedFunc(a.Policy, func(x, y struct {

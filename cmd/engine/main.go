@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -90,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var eval mcts.Evaluator = mcts.NewHeuristic()
 	path := *netFile
 	if path == "" {
-		path = shippedNetwork()
+		path = player.ShippedNetwork()
 	}
 	var planesOf *rules.Variant
 	if *planes != "" {
@@ -146,23 +145,6 @@ func limitMemory(search *mcts.Config) {
 		return
 	}
 	debug.SetMemoryLimit(search.TreeBudget() + memoryHeadroom)
-}
-
-// shippedNetwork returns the shipped network's path if it is found in the
-// working folder or beside the executable (OpenTafl runs engines in their
-// own folder), else "".
-func shippedNetwork() string {
-	candidates := []string{filepath.Join("networks", "copenhagen.safetensors")}
-	if exe, err := os.Executable(); err == nil {
-		dir := filepath.Dir(exe)
-		candidates = append(candidates, filepath.Join(dir, "networks", "copenhagen.safetensors"), filepath.Join(dir, "copenhagen.safetensors"))
-	}
-	for _, c := range candidates {
-		if info, err := os.Stat(c); err == nil && info.Mode().IsRegular() {
-			return c
-		}
-	}
-	return ""
 }
 
 // sizeFallback evaluates with the network on its board size and with the

@@ -13,8 +13,8 @@
 //	replay   replay games under a rule set and check them against its rules:
 //	         go run ./cmd/eval replay -variant NAME [-start POSITION] [-moves "m1 m2 ..."] [FILE ...]
 //	         prints one JSON object per game, one per line (see eval replay -h).
-//	analyze  a network's value and top moves for a position, and a search's choice:
-//	         go run ./cmd/eval analyze -net FILE -variant NAME -position POS [-playouts N]
+//	analyze  a network's value and top moves for a position, and a search's choice and line:
+//	         go run ./cmd/eval analyze [-net FILE|builtin] -variant NAME [-position POS] [-moves "..."] [-playouts N]
 //	match    two players in game pairs under the pentanomial SPRT, with gating:
 //	         go run ./cmd/eval match -variant NAME -a PLAYER -b PLAYER [-gate] -out DIR
 //	ratings  Bradley-Terry (Elo) ratings with a side advantage over recorded matches:

@@ -44,7 +44,7 @@ func TestShippedNetwork(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("analyze: got %q, want one JSON object: %v", out.String(), err)
 	}
-	if len(rep.Top) != 5 || rep.Search == nil || rep.Search.BestMove == "" {
+	if len(rep.Policy) != 5 || rep.Search == nil || rep.Search.BestMove == "" {
 		t.Errorf("analyze: got %+v, want five top moves and a search's choice", rep)
 	}
 

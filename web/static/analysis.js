@@ -52,14 +52,14 @@ async function analyse(playouts) {
   const wdl = $("analysis-wdl");
   wdl.textContent = "";
   if (r.wdl) {
-    [["win", r.wdl[0]], ["draw", r.wdl[1]], ["loss", r.wdl[2]]].forEach(([k, p]) => {
+    [["win", r.wdl.win], ["draw", r.wdl.draw], ["loss", r.wdl.loss]].forEach(([k, p]) => {
       const d = document.createElement("div");
       d.className = k;
       d.style.flexGrow = String(Math.max(p, 0.001));
       d.textContent = `${k} ${percent(p)}`;
       wdl.appendChild(d);
     });
-    wdl.setAttribute("aria-label", `For the ${r.to_move}: win ${percent(r.wdl[0])}, draw ${percent(r.wdl[1])}, loss ${percent(r.wdl[2])}`);
+    wdl.setAttribute("aria-label", `For the ${r.to_move}: win ${percent(r.wdl.win)}, draw ${percent(r.wdl.draw)}, loss ${percent(r.wdl.loss)}`);
   }
   // The built-in searcher has no policy (its priors are uniform): no table
   // and no arrows of priors, only its search's moves.
@@ -79,9 +79,9 @@ async function analyse(playouts) {
   // A network that learnt one rule set is shown that rule set's planes
   // whatever is played; say so, or its figures read as the played rules'.
   const planes = r.wdl && r.planes_of !== r.board.variant ? ` (shown ${r.planes_of}'s planes, the rule set it learnt)` : "";
-  let value = r.wdl ? `the network${planes}: win ${percent(r.wdl[0])}, draw ${percent(r.wdl[1])}, loss ${percent(r.wdl[2])}`
+  let value = r.wdl ? `the network${planes}: win ${percent(r.wdl.win)}, draw ${percent(r.wdl.draw)}, loss ${percent(r.wdl.loss)}`
     : `the built-in searcher's static value ${signed(r.value)} (-1 lost, +1 won; it has no move priors: search to see the moves it prefers)`;
-  if (r.search) value += `; search of ${r.search.playouts} playouts: value ${signed(r.search.value)}, best move ${r.search.best_move}`;
+  if (r.search) value += `; search of ${r.search.playouts} playouts: value ${signed(r.search.value)}, best move ${r.search.best_move}, line ${r.search.pv.join(" ")}`;
   $("analysis-status").textContent = `${r.to_move} to move; ${value}.`;
 }
 

@@ -43,7 +43,8 @@ var FlagRanges = map[string]Ranges{
 	},
 	"eval analyze": {
 		"playouts": IntRange(0, MaxPlayouts, "0: no search"),
-		"top":      IntRange(1, 1000, ""),
+		"top":      IntRange(1, 100, ""),
+		"seed":     FullUint64,
 	},
 	"eval balance": {
 		"games":            IntRange(1, 1_000_000, ""),
