@@ -62,6 +62,17 @@ type LoopTrain struct {
 	// and which plays the first self-play (shown the planes of the records'
 	// rule set where the run plays another); 0: none.
 	PretrainSteps int `toml:"pretrain_steps"`
+	// Init is a network file that is generation 0 (the shipped
+	// networks/copenhagen.safetensors, say), read from the loop's working
+	// folder once, when the run starts: the best network from the start,
+	// so that it plays the first self-play, the first candidate trains
+	// from it and every gate plays it until a candidate beats it. A
+	// network whose file names another rule set's planes than the run's
+	// adopts the run's (net.Network.AdoptPlanes): shown them, it plays as
+	// it did shown its own. With PretrainSteps it first trains that many
+	// steps on the records. "": none (generation 0 from the records, if
+	// any; else the network-free searcher is the first best).
+	Init string `toml:"init"`
 }
 
 // LoopGate is the gating match of a generation.
@@ -86,6 +97,13 @@ func (g LoopGate) SPRT() stats.SPRT {
 type LoopBaseline struct {
 	Games    int `toml:"games"` // 0: no rating matches
 	Playouts int `toml:"playouts"`
+	// Opponent is whom each generation's network plays in its rating
+	// games, and whose playout ladder is climbed: "builtin", the
+	// network-free searcher at Playouts (default), or "start", generation
+	// 0's network at Playouts (train.init, or the records' network), so
+	// that a run from a strong network rates every generation against
+	// where it started. The run's ratings are anchored at it.
+	Opponent string `toml:"opponent"`
 	// Odds are the multipliers of the baseline's playout ladder, climbed
 	// once per run, on which each generation's rating reads as playout
 	// odds; empty: none.
@@ -120,6 +138,7 @@ func zeroLoop() Loop {
 	c.SelfPlay.Search = mcts.DefaultConfig()
 	c.SelfPlay.Mix = DefaultGameMix()
 	c.Gate.Openings = "suite"
+	c.Baseline.Opponent = BaselineBuiltin
 	c.Train.Network = net.DefaultConfig()
 	c.Train.Optimizer = net.DefaultTrainConfig()
 	return c
@@ -181,6 +200,15 @@ func (c *Loop) check() error {
 	if c.Train.PretrainSteps < 0 || c.Train.PretrainSteps > 0 && !c.Train.Records.Enabled() {
 		bad("train.pretrain_steps", c.Train.PretrainSteps, "want 0, or more with [train.records] file and share set")
 	}
+	switch c.Baseline.Opponent {
+	case BaselineBuiltin:
+	case BaselineStart:
+		if c.Train.Init == "" && (c.Train.PretrainSteps == 0 || c.Train.Records.Optional) {
+			bad("baseline.opponent", strconv.Quote(c.Baseline.Opponent), "want a generation 0: train.init, or train.pretrain_steps with records that are not optional")
+		}
+	default:
+		bad("baseline.opponent", strconv.Quote(c.Baseline.Opponent), fmt.Sprintf("want %q or %q", BaselineBuiltin, BaselineStart))
+	}
 	if c.Gate.Openings == "" {
 		bad("gate.openings", `""`, `want "suite", "random" or a suite file`)
 	}
@@ -219,6 +247,12 @@ func (c *Loop) check() error {
 	}
 	return errors.Join(errs...)
 }
+
+// The values of baseline.opponent (LoopBaseline.Opponent).
+const (
+	BaselineBuiltin = "builtin" // the network-free searcher
+	BaselineStart   = "start"   // generation 0's network
+)
 
 // MaxOpeningPlies is the most moves of a random opening (gate.opening_plies),
 // the one bound of a random opening: openings.MaxBookPlies is this.

@@ -11,7 +11,7 @@
 // mode.json (its self-play mode, ModeFile), variant.toml (its rule set), selfplay-suite.txt (a copy of the suite
 // file selfplay.mix.suite names, if any), manifest.json (versions, seeds, start),
 // data/ (the self-play shards of every generation), gen-NNN/ (per
-// generation: selfplay.json, train/ (a training run folder), gate/ and
+// generation: selfplay.json, cpu.json (CPUFile), train/ (a training run folder), gate/ and
 // baseline/ (match folders), outside/NAME/ (a match folder per outside
 // player of baseline.outside), gate.pairs.jsonl, baseline.pairs.jsonl and
 // outside/NAME.pairs.jsonl (the finished pairs of a match still going, so
@@ -174,7 +174,10 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 			return fmt.Errorf("loop: %w", err)
 		}
 	}
-	if err := pretrainStage(ctx, run, cfg, log); err != nil {
+	if err := os.MkdirAll(GenDir(run, 0), 0o755); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	if err := timed(GenDir(run, 0), "train", func() error { return pretrainStage(ctx, run, cfg, v, log) }); err != nil {
 		return err
 	}
 	for g := 1; g <= cfg.Generations; g++ {
@@ -413,11 +416,12 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 	// plays self-play and the gate, the candidate the gate and the baseline.
 	players := new(player.Loader)
 	if !done(dir, "selfplay") {
-		if cfg.SelfPlay.External {
-			err = externalSelfPlayStage(ctx, run, dir, cfg, g, self, players, poll, log)
-		} else {
-			err = selfPlayStage(ctx, run, dir, cfg, v, g, self, players, log)
-		}
+		err := timed(dir, "selfplay", func() error {
+			if cfg.SelfPlay.External {
+				return externalSelfPlayStage(ctx, run, dir, cfg, g, self, players, poll, log)
+			}
+			return selfPlayStage(ctx, run, dir, cfg, v, g, self, players, log)
+		})
 		if err != nil {
 			return err
 		}
@@ -440,12 +444,12 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 			}
 			init = last
 		}
-		if err := trainStage(ctx, run, dir, cfg, g, init, players, log); err != nil {
+		if err := timed(dir, "train", func() error { return trainStage(ctx, run, dir, cfg, g, init, players, log) }); err != nil {
 			return err
 		}
 	}
 	if !done(dir, "gate") {
-		if err := gateStage(ctx, run, dir, cfg, v, g, candidate, bestNet, players, log); err != nil {
+		if err := timed(dir, "gate", func() error { return gateStage(ctx, run, dir, cfg, v, g, candidate, bestNet, players, log) }); err != nil {
 			return err
 		}
 	}
@@ -455,7 +459,7 @@ func generation(ctx context.Context, run string, cfg configs.Loop, v *rules.Vari
 		}
 	}
 	if cfg.Baseline.Games > 0 && !done(dir, "baseline") {
-		if err := baselineStage(ctx, dir, cfg, v, g, candidate, players, log); err != nil {
+		if err := timed(dir, "baseline", func() error { return baselineStage(ctx, run, dir, cfg, v, g, candidate, players, log) }); err != nil {
 			return err
 		}
 	}
@@ -479,7 +483,7 @@ type ladderFile struct {
 // settings is climbed again.
 func climbLadder(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
 	path := filepath.Join(run, LadderFile)
-	b, err := new(player.Loader).Load(player.BuiltinSpec(cfg.Baseline.Playouts))
+	_, b, err := baselinePlayer(run, cfg, new(player.Loader))
 	if err != nil {
 		return err
 	}
@@ -598,10 +602,16 @@ func (st *selfplayStats) setGames(all match.Tally) {
 // (gen-000/skipped marks their absence): records that turn up later
 // change neither its first players nor the data of a training that
 // resumes (trainConfig leaves them out).
-func pretrainStage(ctx context.Context, run string, cfg configs.Loop, log io.Writer) error {
+//
+// With train.init, generation 0 is that network (initStage), trained on
+// the records first if pretrain_steps says so, and the best from the start.
+func pretrainStage(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
 	dir := GenDir(run, 0)
 	if done(dir, "train") || done(dir, "skipped") {
 		return nil
+	}
+	if cfg.Train.Init != "" {
+		return initStage(ctx, run, cfg, v, log)
 	}
 	rec := cfg.Train.Records
 	if err := archive.Stat(rec.File); rec.File != "" && rec.Optional && errors.Is(err, os.ErrNotExist) {
@@ -622,6 +632,55 @@ func pretrainStage(ctx context.Context, run string, cfg configs.Loop, log io.Wri
 	fmt.Fprintf(log, "loop: generation 0: training on the game records %s alone, %d steps (resume %v)\n", tc.Records.File, tc.Steps, resume)
 	if err := runTraining(ctx, tc, training.Options{Resume: resume, Log: log}, log); err != nil {
 		return err
+	}
+	return mark(dir, "train")
+}
+
+// initStage makes train.init generation 0, once: the network, with the
+// run's planes adopted if its file names another rule set's, trained on
+// the records for pretrain_steps if any, and the best network of the run
+// (best.json) until a candidate beats it.
+func initStage(ctx context.Context, run string, cfg configs.Loop, v *rules.Variant, log io.Writer) error {
+	dir := GenDir(run, 0)
+	n, _, err := net.Load(cfg.Train.Init)
+	if err != nil {
+		return within("train.init", err)
+	}
+	from := "its own planes"
+	if known := n.PlanesOf(); known != nil && known.Definition() != v.Definition() {
+		if err := n.AdoptPlanes(known, v); err != nil {
+			return within("train.init", err)
+		}
+		from = fmt.Sprintf("the planes of %s adopted for %s's", known.Name(), v.Name())
+	}
+	netFile := filepath.Join(dir, "train", training.NetworkFile)
+	fmt.Fprintf(log, "loop: generation 0: %s (net-%s), %s\n", cfg.Train.Init, n.Hash(), from)
+	if cfg.Train.PretrainSteps > 0 {
+		tc := trainConfig(run, dir, cfg, 0)
+		tc.Data, tc.Records.Share, tc.Steps = "", 1, cfg.Train.PretrainSteps
+		tc.Optimizer.TotalSteps = max(tc.Optimizer.TotalSteps, tc.Steps)
+		opts := training.Options{Log: log, Init: n}
+		if _, err := os.Stat(filepath.Join(tc.Out, training.CheckpointFile)); err == nil {
+			opts.Init, opts.Resume = nil, true
+		}
+		fmt.Fprintf(log, "loop: generation 0: training it on the game records %s alone, %d steps (resume %v)\n", tc.Records.File, tc.Steps, opts.Resume)
+		if err := runTraining(ctx, tc, opts, log); err != nil {
+			return err
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(netFile), 0o755); err != nil {
+			return fmt.Errorf("loop: %w", err)
+		}
+		if err := n.Save(netFile, map[string]string{"taflab.init": cfg.Train.Init}); err != nil {
+			return within("generation 0", err)
+		}
+	}
+	abs, err := filepath.Abs(netFile)
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	if err := fileio.WriteJSON(filepath.Join(run, BestFile), BestPointer{Network: abs, Promoted: time.Now().UTC()}); err != nil {
+		return fmt.Errorf("loop: %w", err)
 	}
 	return mark(dir, "train")
 }
@@ -848,16 +907,15 @@ func gateStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.
 	return mark(dir, "gate")
 }
 
-// baselineStage rates generation g's candidate against the network-free
-// searcher at the baseline's playouts: a fixed number of pairs.
-func baselineStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate string, players *player.Loader, log io.Writer) error {
+// baselineStage rates generation g's candidate against the baseline's
+// opponent at the baseline's playouts: a fixed number of pairs.
+func baselineStage(ctx context.Context, run, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate string, players *player.Loader, log io.Writer) error {
 	a, err := players.Load(player.NetworkSpec(candidate, cfg.Baseline.Playouts))
 	if err != nil {
 		return err
 	}
 	a.Name = GenName(g)
-	base := player.BuiltinSpec(cfg.Baseline.Playouts)
-	b, err := players.Load(base)
+	base, b, err := baselinePlayer(run, cfg, players)
 	if err != nil {
 		return err
 	}
@@ -866,6 +924,28 @@ func baselineStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.V
 		return err
 	}
 	return mark(dir, "baseline")
+}
+
+// baselinePlayer returns the baseline's opponent (baseline.opponent) at
+// its playouts: the network-free searcher, or generation 0's network named
+// by its generation.
+func baselinePlayer(run string, cfg configs.Loop, players *player.Loader) (player.Spec, match.Player, error) {
+	spec := player.BuiltinSpec(cfg.Baseline.Playouts)
+	if cfg.Baseline.Opponent == configs.BaselineStart {
+		start := pretrained(run)
+		if start == "" {
+			return spec, match.Player{}, errors.New("loop: baseline.opponent \"start\": the run has no generation 0 (its records were absent)")
+		}
+		spec = player.NetworkSpec(start, cfg.Baseline.Playouts)
+	}
+	p, err := players.Load(spec)
+	if err != nil {
+		return spec, match.Player{}, err
+	}
+	if cfg.Baseline.Opponent == configs.BaselineStart {
+		p.Name = GenName(0)
+	}
+	return spec, p, nil
 }
 
 // bestName names the best network by its generation folder. best.json

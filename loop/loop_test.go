@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -275,7 +276,7 @@ func TestOptionalRecordsDecidedOnce(t *testing.T) {
 			cfg.Train.Records.File, cfg.Train.PretrainSteps = c.file, c.pretrain
 			run := filepath.Join(t.TempDir(), "run")
 			var log strings.Builder
-			if err := pretrainStage(context.Background(), run, cfg, &log); err != nil {
+			if err := pretrainStage(context.Background(), run, cfg, variants.MustLoad(cfg.Variant), &log); err != nil {
 				t.Fatal(err)
 			}
 			if absent := c.want == ""; absent != strings.Contains(log.String(), "self-play alone") {
@@ -453,4 +454,124 @@ func buildCommand(t *testing.T, name string) string {
 		t.Fatalf("go build taflab/cmd/%s: %v\n%s", name, err, out)
 	}
 	return bin
+}
+
+// TestLoopFromInit runs a tiny loop from a given network that knows
+// copenhagen-classic's planes, rated against where it started: generation
+// 0 is that network with copenhagen's planes adopted and is the best from
+// the start, so it plays the first self-play and the first gate; the
+// ratings are anchored at it; and the run records its CPU time by stage,
+// which the summary adds up.
+func TestLoopFromInit(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start.SetPlanesOf(variants.MustLoad("copenhagen-classic"))
+	initFile := filepath.Join(t.TempDir(), "start.safetensors")
+	if err := start.Save(initFile, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Generations = 2
+	cfg.Train.Init, cfg.Train.PretrainSteps = initFile, 0
+	cfg.Baseline.Opponent, cfg.Baseline.Odds = configs.BaselineStart, nil
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(t.TempDir(), "run")
+	var log strings.Builder
+	var sum RunSummary
+	if err := Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{Log: &log, OnGeneration: func(s RunSummary) { sum = s }}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	gen0 := pretrained(run)
+	n, _, err := net.Load(gen0)
+	if err != nil {
+		t.Fatalf("generation 0: %v\n%s", err, log.String())
+	}
+	if n.PlanesOf() != nil {
+		t.Errorf("generation 0 knows the planes of %s alone, want them adopted (none named)", n.PlanesOf().Name())
+	}
+	adopted := start.Clone()
+	if err := adopted.AdoptPlanes(variants.MustLoad("copenhagen-classic"), variants.MustLoad("copenhagen")); err != nil {
+		t.Fatal(err)
+	}
+	if n.Hash() != adopted.Hash() {
+		t.Errorf("generation 0 is net-%s, want the given network with copenhagen's planes adopted, net-%s", n.Hash(), adopted.Hash())
+	}
+	data, err := os.ReadFile(filepath.Join(GenDir(run, 1), "selfplay.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"net-` + n.Hash() + `"`; !strings.Contains(string(data), want) {
+		t.Errorf("generation 1's self-play: got %s, want it played by %s with the run's planes", data, want)
+	}
+	gate, err := match.ReadFile(filepath.Join(GenDir(run, 1), "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gate.B.Name != GenName(0) {
+		t.Errorf("generation 1's gate: got %s as the best, want %s", gate.B.Name, GenName(0))
+	}
+	for g := 1; g <= 2; g++ {
+		base, err := match.ReadFile(filepath.Join(GenDir(run, g), "baseline"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base.B.Name != GenName(0) || base.B.Playouts != cfg.Baseline.Playouts {
+			t.Errorf("generation %d's rating games: got %s at %d playouts, want %s at %d", g, base.B.Name, base.B.Playouts, GenName(0), cfg.Baseline.Playouts)
+		}
+	}
+	if sum.Ratings == nil || sum.Ratings.Anchor != GenName(0) {
+		t.Fatalf("got ratings %+v, want them anchored at %s", sum.Ratings, GenName(0))
+	}
+	if len(sum.Generations) != 2 {
+		t.Fatalf("got %d generations summarized, want 2", len(sum.Generations))
+	}
+	cpu0, err := readCPU(GenDir(run, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := cpu0["train"]
+	for _, s := range sum.Generations {
+		for _, stage := range []string{"selfplay", "train", "gate", "baseline"} {
+			if !(s.CPUSeconds[stage] > 0) {
+				t.Errorf("generation %d: got %v CPU seconds in %s, want some", s.Generation, s.CPUSeconds[stage], stage)
+			}
+		}
+		cost := s.CPUSeconds["selfplay"] + s.CPUSeconds["train"] + s.CPUSeconds["gate"]
+		if got, want := s.CPUHours*3600, prev+cost; math.Abs(got-want) > 1e-6 {
+			t.Errorf("generation %d: got %v CPU seconds so far, want %v (the ones before and its self-play, training and gate)", s.Generation, got, want)
+		}
+		prev = s.CPUHours * 3600
+	}
+	md, err := os.ReadFile(filepath.Join(run, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Ratings are Elo against generation 0's network (gen-000)") || !strings.Contains(string(md), "CPU hours") {
+		t.Errorf("summary.md: got\n%s\nwant the anchor and the CPU hours named", md)
+	}
+}
+
+// TestLoopInitMissing: a train.init that is not a network file stops the
+// run before any self-play, naming the key.
+func TestLoopInitMissing(t *testing.T) {
+	cfg, err := configs.ParseLoop("tiny.toml", configs.TinyLoopFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Train.Init = filepath.Join(t.TempDir(), "none.safetensors")
+	run := filepath.Join(t.TempDir(), "run")
+	err = Run(context.Background(), run, cfg, configs.TinyLoopFile(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "train.init") || !strings.Contains(err.Error(), "none.safetensors") {
+		t.Errorf("got %v, want an error naming train.init and the file", err)
+	}
+	if _, err := os.Stat(GenDir(run, 1)); err == nil {
+		t.Errorf("got %s made, want the run stopped before generation 1", GenDir(run, 1))
+	}
 }

@@ -69,6 +69,13 @@ type GenSummary struct {
 	// Outside holds the generation's matches against the outside players
 	// (baseline.outside), by name; none without them.
 	Outside []OutsideResult `json:"outside,omitempty"`
+	// CPUSeconds is the loop process's processor time in each of the
+	// generation's stages (CPUFile), and CPUHours the run's cost up to and
+	// with this generation: the processor hours of generation 0's
+	// training and of every generation's self-play, training and gate so
+	// far (0 where the time was not recorded).
+	CPUSeconds map[string]float64 `json:"cpu_seconds,omitempty"`
+	CPUHours   float64            `json:"cpu_hours"`
 }
 
 // OutsideResult is a generation's match against an outside player.
@@ -243,6 +250,11 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 			rated[p.Name] = p
 		}
 	}
+	cpu0, err := readCPU(GenDir(run, 0))
+	if err != nil {
+		return nil, nil, err
+	}
+	cost := cpu0["train"] // CPU seconds so far
 	for g := 1; g <= cfg.Generations; g++ {
 		dir := GenDir(run, g)
 		if _, err := os.Stat(dir); err != nil {
@@ -286,6 +298,13 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 		for _, f := range matches[g-1].outside {
 			s.Outside = append(s.Outside, outsideResult(f))
 		}
+		if s.CPUSeconds, err = readCPU(dir); err != nil {
+			return nil, nil, err
+		}
+		for _, stage := range costStages {
+			cost += s.CPUSeconds[stage]
+		}
+		s.CPUHours = cost / 3600
 		out = append(out, s)
 	}
 	return out, ratings, nil
@@ -379,13 +398,18 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 		fmt.Fprintf(log, "loop: %s\n", ratings.ByGeneration())
 	}
 	var md strings.Builder
-	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against the network-free searcher at %d playouts (95%% interval): "+
+	anchor := "the network-free searcher"
+	if cfg.Baseline.Opponent == configs.BaselineStart {
+		anchor = "generation 0's network (" + GenName(0) + ")"
+	}
+	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against %s at %d playouts (95%% interval): "+
 		"\"rating\" fits every gate and baseline game of the run at once, so that the gates place the generations against each other; "+
 		"\"vs baseline\" is each generation's own games against the searcher alone.\n"+
-		"Attackers, defenders and draws are shares of all self-play games; \"from the start\" counts the games from the rule set's start with equal playouts alone (the others start from the opening suite or give one side odds).\n\n",
-		filepath.Base(run), cfg.Variant, cfg.Seed, cfg.Baseline.Playouts)
-	md.WriteString("| gen | self-play games | games/hour | attackers | defenders | draws | attackers from the start | loss (policy, value) | gate | rating | vs baseline |\n")
-	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		"Attackers, defenders and draws are shares of all self-play games; \"from the start\" counts the games from the rule set's start with equal playouts alone (the others start from the opening suite or give one side odds). "+
+		"CPU hours are the run's cost so far: the loop process's processor time in generation 0's training and in each generation's self-play, training and gate.\n\n",
+		filepath.Base(run), cfg.Variant, cfg.Seed, anchor, cfg.Baseline.Playouts)
+	md.WriteString("| gen | CPU hours | self-play games | games/hour | attackers | defenders | draws | attackers from the start | loss (policy, value) | gate | rating | vs baseline |\n")
+	md.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range gens {
 		gate := s.Gate
 		if gate != "" {
@@ -406,8 +430,8 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 		if s.RatingGames > 0 {
 			joint = fmt.Sprintf("%.0f ± %.0f", s.Rating, s.RatingCI95)
 		}
-		fmt.Fprintf(&md, "| %d | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %s | %.3f (%.3f, %.3f) | %s | %s | %s |\n",
-			s.Generation, s.Games, s.GamesPerHour, 100*s.AttackerShare, 100*s.DefenderShare, 100*s.DrawShare,
+		fmt.Fprintf(&md, "| %d | %.2f | %d | %.0f | %.0f%% | %.0f%% | %.0f%% | %s | %.3f (%.3f, %.3f) | %s | %s | %s |\n",
+			s.Generation, s.CPUHours, s.Games, s.GamesPerHour, 100*s.AttackerShare, 100*s.DefenderShare, 100*s.DrawShare,
 			fromStart, s.Loss, s.PolicyLoss, s.ValueLoss, gate, joint, rating)
 	}
 	if ratings != nil {
@@ -437,13 +461,18 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	if err := fileio.WriteFile(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
 		return RunSummary{}, fmt.Errorf("loop: %w", err)
 	}
-	return sum, plotSummary(filepath.Join(run, "summary.png"), gens)
+	return sum, plotSummary(filepath.Join(run, "summary.png"), gens, anchor)
 }
 
-// plotSummary draws four panels: rating against the baseline, losses,
-// self-play games per hour, and the self-play outcomes, by generation.
-func plotSummary(path string, gens []GenSummary) error {
+// plotSummary draws six panels: rating against the baseline (anchor names
+// it), losses, self-play games per hour, the self-play outcomes and the
+// score against each outside player, by generation, and the rating against
+// the run's CPU hours.
+func plotSummary(path string, gens []GenSummary, anchor string) error {
 	rating, lo, hi, joint := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
+	byCPU, baselineByCPU := plotter.XYs{}, plotter.XYs{}
+	outside := map[string]plotter.XYs{}
+	var outsideNames []string
 	loss, policy, value := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
 	speed, att, def, draws := plotter.XYs{}, plotter.XYs{}, plotter.XYs{}, plotter.XYs{}
 	for _, s := range gens {
@@ -455,6 +484,18 @@ func plotSummary(path string, gens []GenSummary) error {
 		}
 		if s.RatingGames > 0 {
 			joint = append(joint, plotter.XY{X: x, Y: s.Rating})
+			if s.CPUHours > 0 {
+				byCPU = append(byCPU, plotter.XY{X: s.CPUHours, Y: s.Rating})
+			}
+		}
+		if s.BaselineGames > 0 && s.CPUHours > 0 {
+			baselineByCPU = append(baselineByCPU, plotter.XY{X: s.CPUHours, Y: s.BaselineElo})
+		}
+		for _, o := range s.Outside {
+			if _, ok := outside[o.Player]; !ok {
+				outsideNames = append(outsideNames, o.Player)
+			}
+			outside[o.Player] = append(outside[o.Player], plotter.XY{X: x, Y: o.Score})
 		}
 		if s.Loss > 0 {
 			loss = append(loss, plotter.XY{X: x, Y: s.Loss})
@@ -514,10 +555,25 @@ func plotSummary(path string, gens []GenSummary) error {
 		p.Y.Min, p.Y.Max = lo, hi
 		return p, [2]float64{lo, hi}, nil
 	}
-	var plots [4]*plot.Plot
-	var ranges [4][2]float64
+	var plots [6]*plot.Plot
+	var ranges [6][2]float64
 	var err error
-	if plots[0], ranges[0], err = panel("rating against the network-free searcher", "Elo", "vs baseline", rating, "95% low", lo, "95% high", hi, "all games", joint); err != nil {
+	if plots[0], ranges[0], err = panel("rating against "+anchor, "Elo", "vs baseline", rating, "95% low", lo, "95% high", hi, "all games", joint); err != nil {
+		return err
+	}
+	if plots[4], ranges[4], err = panel("rating against the run's CPU hours", "Elo", "all games", byCPU, "vs baseline", baselineByCPU); err != nil {
+		return err
+	}
+	plots[4].X.Label.Text, plots[4].X.Tick.Marker = "CPU hours (self-play, training, gates)", chart.Ticks{}
+	plots[4].X.Min, plots[4].X.Max = 0, 1
+	if n := len(gens); n > 0 && gens[n-1].CPUHours > 0 {
+		plots[4].X.Max = gens[n-1].CPUHours * 1.05
+	}
+	var scores []any
+	for _, name := range outsideNames {
+		scores = append(scores, name, outside[name])
+	}
+	if plots[5], ranges[5], err = panel("score against outside players", "points a game", scores...); err != nil {
 		return err
 	}
 	if plots[1], ranges[1], err = panel("training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
@@ -529,11 +585,11 @@ func plotSummary(path string, gens []GenSummary) error {
 	if plots[3], ranges[3], err = panel("self-play outcomes", "share of games", "attackers", att, "defenders", def, "draws", draws); err != nil {
 		return err
 	}
-	img := vgimg.New(12*vg.Inch, 8*vg.Inch)
+	img := vgimg.New(12*vg.Inch, 12*vg.Inch)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 2, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align([][]*plot.Plot{{plots[0], plots[1]}, {plots[2], plots[3]}}, tiles, dc)
-	for r := range 2 {
+	tiles := draw.Tiles{Rows: 3, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align([][]*plot.Plot{{plots[0], plots[1]}, {plots[2], plots[3]}, {plots[4], plots[5]}}, tiles, dc)
+	for r := range 3 {
 		for c := range 2 {
 			i := 2*r + c
 			if !math.IsNaN(ranges[i][0]) {
