@@ -204,6 +204,7 @@ func (ws *workspace) grow(na, nb, nt int) {
 type Workspace struct {
 	ws   workspace
 	wino winoBuffers
+	lowp lowpBuffers
 }
 
 // Gemm is [Gemm] on the calling goroutine with w's buffers; the result is

@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package kernels
+
+// platformLowp returns the assembly implementations of the reduced
+// precisions: none outside amd64, where the portable Go path runs.
+func platformLowp(p Lowp) []*lowpImpl { return nil }
