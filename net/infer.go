@@ -108,6 +108,13 @@ type Inference struct {
 	// instead of Winograd: the reference the tests compare with. Set only
 	// by tests, before use.
 	direct bool
+	// prec is the precision the inference runs in (never Auto), and low
+	// its layers when that is BF16 or Int8.
+	prec Precision
+	low  *lowNet
+	// stats, if not nil, gathers the largest activations of every float32
+	// forward pass (an Int8 network's calibration).
+	stats *actStats
 }
 
 // chunk is the scratch of one chunk of a batch: the trunk's activations,
@@ -122,6 +129,8 @@ type chunk struct {
 	// ws holds the chunk's GEMM packing and Winograd buffers, so that
 	// chunks on several cores never share or grow pooled ones.
 	ws kernels.Workspace
+	// low are the grids of a reduced-precision inference.
+	low lowChunk
 }
 
 // gemm is out = a·b (a m×k, b k×n) on threads threads; on one, with c's
@@ -135,9 +144,36 @@ func (c *chunk) gemm(threads, m, n, k int, a, b, out []float32) {
 }
 
 // NewInference returns an evaluator with a copy of n's weights, using up to
-// threads threads per batch (threads ≤ 0: one per core, GOMAXPROCS); id
-// names it in datasets (a file's hash, say).
+// threads threads per batch (threads ≤ 0: one per core, GOMAXPROCS), in
+// the default precision (DefaultPrecision: float32 unless a command set
+// it); id names it in datasets (a file's hash, say).
 func (n *Network) NewInference(threads int, id string) *Inference {
+	return n.NewInferenceAt(threads, id, DefaultPrecision())
+}
+
+// NewInferenceAt is NewInference in precision p (Auto: this CPU's best,
+// Precision.Resolve). BF16 and Int8 run on portable Go where the CPU lacks
+// their instructions (Precision.Native): correct, and tens of times
+// slower than Float32. Int8 calibrates its activations' scales on
+// positions of the human archive first (a few hundred float32 forward
+// passes, once per network: Network.calibration).
+func (n *Network) NewInferenceAt(threads int, id string, p Precision) *Inference {
+	in := n.newInference(threads, id)
+	in.prec = p.Resolve()
+	switch in.prec {
+	case BF16:
+		in.low = newLowNet(in, BF16, nil)
+	case Int8:
+		in.low = newLowNet(in, Int8, n.calibration())
+	}
+	return in
+}
+
+// Precision returns the precision the inference runs in (never Auto).
+func (in *Inference) Precision() Precision { return in.prec }
+
+// newInference is NewInferenceAt in float32.
+func (n *Network) newInference(threads int, id string) *Inference {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
@@ -153,6 +189,7 @@ func (n *Network) NewInference(threads int, id string) *Inference {
 	in.fc2 = dense{in: n.valFC2.in, out: n.valFC2.out, w: append([]float32(nil), n.valFC2.w...), b: append([]float32(nil), n.valFC2.b...)}
 	in.chunks = make([]chunk, threads)
 	in.runChunk = in.forwardChunk
+	in.prec = Float32
 	return in
 }
 
@@ -361,22 +398,43 @@ func (in *Inference) forward(c *chunk, p0, b, threads int) {
 
 // forwardPart is forward for at most subBatch positions.
 func (in *Inference) forwardPart(c *chunk, p0, b, threads int) {
+	if in.low != nil {
+		in.forwardLow(c, p0, b)
+		return
+	}
 	rows := b * Squares
 	x := in.x[p0*Squares*InputPlanes:]
 	logits := in.logits[p0*PolicySize:]
 	wdl := in.wdl[p0*3 : (p0+b)*3]
 	h, t, u := c.h, c.t, c.u
+	st := in.stats
 	in.conv(c, threads, &in.stem, x, rows, h, nil)
+	if st != nil {
+		observe(&st.h[0], h[:rows*in.cfg.Channels])
+	}
 	for i := range in.blocks {
 		in.conv(c, threads, &in.blocks[i][0], h, rows, t, nil)
 		in.conv(c, threads, &in.blocks[i][1], t, rows, u, h)
 		h, u = u, h
+		if st != nil {
+			observe(&st.t[i], t[:rows*in.cfg.Channels])
+			observe(&st.h[i+1], h[:rows*in.cfg.Channels])
+		}
 	}
 	in.conv(c, threads, &in.pol, h, rows, t, nil)
+	if st != nil {
+		observe(&st.p, t[:rows*in.cfg.Channels])
+	}
 	po := &in.polOut
 	c.gemm(threads, rows, po.cout, po.cin, t, po.w, logits)
 	kernels.AddBiasPerCol(logits, rows, po.cout, po.cout, po.b, false)
 	in.conv(c, threads, &in.val, h, rows, c.v, nil)
+	in.valueHead(c, b, threads, wdl)
+}
+
+// valueHead computes the win/draw/loss probabilities of b positions into
+// wdl from the value head's convolution in c.v.
+func (in *Inference) valueHead(c *chunk, b, threads int, wdl []float32) {
 	c.gemm(threads, b, in.fc1.out, in.fc1.in, c.v, in.fc1.w, c.hidden)
 	kernels.AddBiasPerCol(c.hidden, b, in.fc1.out, in.fc1.out, in.fc1.b, true)
 	c.gemm(threads, b, in.fc2.out, in.fc2.in, c.hidden, in.fc2.w, wdl)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"taflab/rules"
 )
 
@@ -82,6 +83,12 @@ type Network struct {
 	// planesOf is the one rule set whose planes the network learnt from,
 	// nil if several or not known (PlanesOf).
 	planesOf *rules.Variant
+
+	// cal are the Int8 activations' steps for the weights whose Hash is
+	// calHash (calibration), guarded by calMu.
+	calMu   sync.Mutex
+	cal     *actScales
+	calHash string
 }
 
 // PlanesOf returns the one rule set whose input planes the network learnt

@@ -60,12 +60,18 @@ func checkPlanes(planesOf *rules.Variant) error {
 // says so. If nil, the network's own (net.Network.PlanesOf) are shown, or
 // else the played rule set's.
 func Evaluators(n *net.Network, threads int, planesOf *rules.Variant) func() (mcts.Evaluator, error) {
+	return PrecisionEvaluators(n, threads, planesOf, net.DefaultPrecision())
+}
+
+// PrecisionEvaluators is Evaluators in precision p (Evaluators takes the
+// process's default, net.DefaultPrecision).
+func PrecisionEvaluators(n *net.Network, threads int, planesOf *rules.Variant, p net.Precision) func() (mcts.Evaluator, error) {
 	id := "net-" + n.Hash()
 	if planesOf != nil {
 		id += "-as-" + planesOf.Name()
 	}
 	return func() (mcts.Evaluator, error) {
-		in := n.NewInference(threads, id)
+		in := n.NewInferenceAt(threads, id, p)
 		in.RandomSymmetry = true
 		if planesOf != nil {
 			in.PlanesOf = planesOf
@@ -96,6 +102,10 @@ type Spec struct {
 	Net string
 	// Root is the root search, "" for the default (PUCT) or mcts.RootGumbel.
 	Root string
+	// Precision is a Network player's inference precision (net.Precision's
+	// names), "" for the process's default (net.DefaultPrecision: the
+	// commands' -precision).
+	Precision string
 	// Planes is the embedded rule set whose input planes a Network
 	// player's network is shown whatever rule set is played; "" for the
 	// rule set its file names (net.Network.PlanesOf: a network trained on
@@ -144,6 +154,9 @@ func (s Spec) String() string {
 		if s.Planes != "" {
 			b.WriteString(",planes=" + s.Planes)
 		}
+		if s.Precision != "" {
+			b.WriteString(",precision=" + s.Precision)
+		}
 	default:
 		fmt.Fprintf(&b, "%s:cmd=\"%s\"", s.Engine.Protocol, strings.Join(s.Engine.Command, " "))
 		if s.Engine.MoveTime > 0 {
@@ -172,7 +185,9 @@ func (s Spec) String() string {
 // implicit minimax backups of material and game ends with weight W
 // (mcts.Config.TacticalWeight), and a network
 // ",planes=NAME" to show it the input planes of the embedded rule set NAME
-// whatever is played. Errors name the spec and the part that is wrong.
+// whatever is played, and ",precision=P" to run its network in precision P
+// (auto, float32, bf16, int8: net.ParsePrecision) whatever the command's
+// -precision. Errors name the spec and the part that is wrong.
 //
 // An engine program is "otep:cmd=COMMAND,movetime=MS" or
 // "uci:cmd=COMMAND,movetime=MS" (or nodes=N for UCI), with optional
@@ -237,8 +252,20 @@ func ParseSpec(text string) (Spec, error) {
 				return s, fmt.Errorf("player %q: the builtin player takes no net", text)
 			}
 			s.Net = value
+		case "precision":
+			if builtin {
+				return s, fmt.Errorf("player %q: the builtin player takes no precision", text)
+			}
+			p, err := net.ParsePrecision(value)
+			if err == nil {
+				err = p.Check()
+			}
+			if err != nil {
+				return s, fmt.Errorf("player %q: %w", text, err)
+			}
+			s.Precision = value
 		default:
-			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root, planes, tactics)", text, key)
+			return s, fmt.Errorf("player %q: unknown key %q (playouts, net, root, planes, precision, tactics)", text, key)
 		}
 	}
 	if s.Kind == Network && s.Net == "" {
@@ -315,7 +342,14 @@ func (l *Loader) Load(s Spec) (match.Player, error) {
 			}
 			p.Name += "-as-" + s.Planes
 		}
-		p.NewEvaluator = Evaluators(n, 1, planesOf)
+		prec := net.DefaultPrecision()
+		if s.Precision != "" {
+			if prec, err = net.ParsePrecision(s.Precision); err != nil {
+				return p, fmt.Errorf("player: %w", err)
+			}
+			p.Name += "-" + s.Precision
+		}
+		p.NewEvaluator = PrecisionEvaluators(n, 1, planesOf, prec)
 		p.Network = s.Net
 	}
 	p.Playouts = s.Playouts

@@ -191,6 +191,7 @@ func TestSpec(t *testing.T) {
 		{"net=" + netFile + ",playouts=8,planes=copenhagen-classic", Spec{Kind: Network, Net: netFile, Playouts: 8, Planes: "copenhagen-classic"}},
 		{"net=" + netFile + ",playouts=8,tactics=0.5,root=gumbel", Spec{Kind: Network, Net: netFile, Playouts: 8, Tactics: 0.5, Root: mcts.RootGumbel}},
 		{"builtin:playouts=8,tactics=0.25", Spec{Kind: Builtin, Playouts: 8, Tactics: 0.25}},
+		{"net=" + netFile + ",playouts=8,precision=float32", Spec{Kind: Network, Net: netFile, Playouts: 8, Precision: "float32"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -220,6 +221,31 @@ func TestSpec(t *testing.T) {
 		}
 		if s.WithPlayouts(9).Playouts != 0 {
 			t.Errorf("WithPlayouts changed an engine's spec")
+		}
+	})
+	t.Run("precision", func(t *testing.T) {
+		var l Loader
+		p, err := l.Load(Spec{Kind: Network, Net: netFile, Playouts: 8, Precision: "float32"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := p.NewEvaluator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.(*net.Inference).Precision(); got != net.Float32 || !strings.HasSuffix(p.Name, "-8-float32") {
+			t.Errorf("got precision %v, name %s, want float32, a name ending -8-float32", got, p.Name)
+		}
+		bad := []string{"net=" + netFile + ",precision=fp16", "builtin:playouts=8,precision=bf16"}
+		for _, q := range []string{"bf16", "int8"} {
+			if pr, _ := net.ParsePrecision(q); !pr.Native() {
+				bad = append(bad, "net="+netFile+",precision="+q) // refused on a CPU without AMX
+			}
+		}
+		for _, text := range bad {
+			if _, err := ParseSpec(text); err == nil || !strings.Contains(err.Error(), "precision") {
+				t.Errorf("ParseSpec(%q): got %v, want an error about the precision", text, err)
+			}
 		}
 	})
 	t.Run("loader loads a network once", func(t *testing.T) {

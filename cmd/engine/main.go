@@ -57,6 +57,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("engine", help, stderr)
+	cli.Precision(fs)
 	proto := fs.String("protocol", "", "`otep` or uci")
 	netFile := fs.String("net", "", "network `file`, or builtin (default: the shipped network if found)")
 	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget, and when given the most with one")

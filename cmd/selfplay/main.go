@@ -74,6 +74,7 @@ Flags:
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("selfplay", usage, stderr)
+	cli.Precision(fs)
 	configFile := fs.String("config", "", "a self-play config `file` (TOML, as configs/selfplay.toml); default: the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
 	variant := fs.String("variant", "", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")

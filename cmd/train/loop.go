@@ -49,6 +49,7 @@ Flags:
 
 func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("train loop", loopUsage, stderr)
+	cli.Precision(fs)
 	runDir := fs.String("run", "runs/loop", "the run `folder`")
 	configFile := fs.String("config", "", "a loop config `file` (TOML, as configs/loop.toml); default: the run's own, or the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")

@@ -75,7 +75,8 @@ func platformLowp(p Lowp) []*lowpImpl {
 
 // amxConv runs l on the AMX tiles: the whole convolution in one assembly
 // call.
-func amxConv(l *LowpConv, a *LowpArgs, scratch, rowmap []int32) {
+func amxConv(l *LowpConv, a *LowpArgs, lb *lowpBuffers, rowmap []int32) {
+	scratch := lb.scratch
 	g := l.grid
 	lead := g.Lead()
 	eb := l.prec.elemBytes()

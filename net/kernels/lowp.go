@@ -104,15 +104,13 @@ func (g LowpGrid) Dest(r, images int) int {
 	return i*g.H*g.W + l/(g.W+1)*g.W + l%(g.W+1)
 }
 
-// ClearTail zeroes the pixels of a grid buffer of c channels past the
+// ClearTail zeroes the pixels of a grid buffer of g of c channels past the
 // images' (from Lead()+images·ImagePixels() to the end of a buffer of
-// images images) that the convolutions of a smaller batch read but do not
-// write: call it on each grid buffer when a batch is smaller than one
-// before it.
-func (g LowpGrid) ClearTail(buf []byte, c, elemBytes, images int) {
-	from := (g.Lead() + images*g.ImagePixels()) * c * elemBytes
-	to := g.Pixels(images) * c * elemBytes
-	clear(buf[from:to])
+// images images) that the convolutions of a batch of images images read
+// but do not write: call it on each grid buffer that a larger batch used
+// before.
+func ClearTail[E uint8 | uint16](g LowpGrid, buf []E, c, images int) {
+	clear(buf[(g.Lead()+images*g.ImagePixels())*c : g.Pixels(images)*c])
 }
 
 // ToBF16 rounds f to the nearest bfloat16, ties to even: the upper half of
@@ -150,7 +148,7 @@ type LowpConv struct {
 	prec         Lowp
 	grid         LowpGrid
 	k, cin, cout int
-	cinP, coutP  int // cin rounded up to kStep, cout to 32
+	cinP, coutP  int // cin rounded up to kStep, cout to 32 and kStep (a next layer's cinP)
 	// taps are the grid distances of the taps, in pixels, tap t of a 3x3
 	// being t/3-1 rows and t%3-1 pixels away.
 	taps []int
@@ -188,7 +186,7 @@ func NewLowpConv(prec Lowp, g LowpGrid, k, cin, cout int, w, bias []float32, inS
 		panic(fmt.Sprintf("kernels: NewLowpConv: len(w) %d, len(bias) %d, need %d and %d", len(w), len(bias), k*k*cin*cout, cout))
 	}
 	l := &LowpConv{prec: prec, grid: g, k: k, cin: cin, cout: cout,
-		cinP: roundUp(cin, prec.kStep()), coutP: roundUp(cout, 32)}
+		cinP: roundUp(cin, prec.kStep()), coutP: roundUp(cout, max(32, prec.kStep()))}
 	for t := range k * k {
 		dy, dx := t/k-k/2, t%k-k/2
 		l.taps = append(l.taps, dy*(g.W+1)+dx)
@@ -301,7 +299,8 @@ func (l *LowpConv) Precision() Lowp { return l.prec }
 func (l *LowpConv) CinP() int { return l.cinP }
 
 // CoutP returns the channels of the layer's output grids: the output
-// channels rounded up to 32, the rest zero.
+// channels rounded up to 32 (BF16) or 64 (Int8), the rest zero: the CinP
+// of a layer of as many input channels.
 func (l *LowpConv) CoutP() int { return l.coutP }
 
 // LowpArgs are one convolution's input and outputs for
@@ -335,8 +334,11 @@ type LowpArgs struct {
 // lowpBuffers are a Workspace's buffers for LowpConv.
 type lowpBuffers struct {
 	scratch []int32 // a 32×32 block of accumulators
-	rowmap  []int32 // Dest of each computed pixel, for rowmapImages images
+	rowmap  []int32 // Dest of each computed pixel, for images images
 	images  int
+	// accF and accI are the portable implementation's accumulators.
+	accF []float32
+	accI []int32
 }
 
 // rowmapFor returns the grid's Dest for the computed pixels of images
@@ -384,14 +386,14 @@ func (w *Workspace) LowpConv(l *LowpConv, a *LowpArgs) {
 	}
 	rowmap := lb.rowmapFor(g, a.Images)
 	im := lowpCurrent(l.prec)
-	im.conv(l, a, lb.scratch, rowmap)
+	im.conv(l, a, lb, rowmap)
 }
 
 // lowpImpl is an implementation of the reduced-precision convolutions.
 type lowpImpl struct {
 	name string
 	prec Lowp
-	conv func(l *LowpConv, a *LowpArgs, scratch, rowmap []int32)
+	conv func(l *LowpConv, a *LowpArgs, b *lowpBuffers, rowmap []int32)
 }
 
 var (
@@ -478,13 +480,15 @@ func SetLowpImplementation(p Lowp, name string) error {
 // by channel (BF16's products exact in float32, each addition rounded:
 // TDPBF16PS's documented order; Int8's exact in int32), then the float32
 // epilogue, operation by operation as the assembly does it.
-func lowpConvGeneric(l *LowpConv, a *LowpArgs, scratch, rowmap []int32) {
+func lowpConvGeneric(l *LowpConv, a *LowpArgs, b *lowpBuffers, rowmap []int32) {
 	g := l.grid
 	lead, n := g.Lead(), g.Computed(a.Images)
 	wf, wi := l.unpacked()
 	ch, co := l.cinP, l.coutP
-	accF := make([]float32, co)
-	accI := make([]int32, co)
+	if len(b.accF) < co {
+		b.accF, b.accI = make([]float32, co), make([]int32, co)
+	}
+	accF, accI := b.accF[:co], b.accI[:co]
 	for r := range n {
 		base := (lead + r) * ch
 		clear(accF)

@@ -46,6 +46,7 @@ Flags:
 // Run runs "eval analyze" with its arguments and returns the exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("eval analyze", help, stderr)
+	cli.Precision(fs)
 	netFile := fs.String("net", "", "the network `file`, or builtin (default: the shipped network)")
 	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	position := fs.String("position", "", "the `position` in notation (default: the start)")

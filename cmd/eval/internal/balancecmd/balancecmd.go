@@ -216,6 +216,7 @@ func showProgress(stdout io.Writer) func(balance.Progress) {
 func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (balance.Config, string, int) {
 	def := balance.DefaultConfig()
 	fs := cli.NewFlagSet("eval balance", help, stderr)
+	cli.Precision(fs)
 	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names`, rule-set files or otr:RULES (\"\": records only)")
 	players := &listFlag{}
 	fs.Var(players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")

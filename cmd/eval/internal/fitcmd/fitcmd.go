@@ -89,6 +89,7 @@ type Output struct {
 // when ctx stops it.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlagSet("eval fit", help, stderr)
+	cli.Precision(fs)
 	netFile := fs.String("net", "", "the network `file` (none: the baselines only)")
 	records := fs.String("records", archive.Copenhagen, "the game-record `file` (archive CSV), or an archive that ships inside taflab")
 	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")

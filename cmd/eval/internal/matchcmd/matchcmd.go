@@ -120,6 +120,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // (-h, or a flag out of its range), with its exit status.
 func parseFlags(args []string, stdout, stderr io.Writer) (o options, code int, done bool) {
 	fs := cli.NewFlagSet("eval match", help, stderr)
+	cli.Precision(fs)
 	fs.StringVar(&o.variant, "variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	fs.StringVar(&o.a, "a", "", "the candidate `player`")
 	fs.StringVar(&o.b, "b", "", "the reference `player`")

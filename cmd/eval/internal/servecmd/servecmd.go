@@ -56,6 +56,7 @@ var Ranges = cli.Ranges{
 // Flags defines eval serve's flags into cfg and addr.
 func Flags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
 	fs := cli.NewFlagSet("eval serve", help, stderr)
+	cli.Precision(fs)
 	fs.StringVar(addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")

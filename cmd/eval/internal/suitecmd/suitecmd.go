@@ -179,6 +179,7 @@ func candidateError(err error, c openings.CandidateConfig) string {
 // status when the command should stop: 0 after -h, 2 for bad input.
 func parseFlags(args []string, stdout, stderr io.Writer) (*options, int) {
 	fs := cli.NewFlagSet("eval suite", help, stderr)
+	cli.Precision(fs)
 	def := openings.DefaultCandidateConfig()
 	variantArg := fs.String("variant", "", "the rule set of the suite: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	records := fs.String("records", "", "game-record `file` whose prefixes are candidates")
