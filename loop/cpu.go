@@ -19,19 +19,19 @@ const CPUFile = "cpu.json"
 
 // costStages are the stages whose CPU time makes a generation: what the
 // summary's CPU hours add up (rating games are not part of the cost).
-var costStages = []string{"selfplay", "train", "gate"}
+var costStages = []Stage{StageSelfPlay, StageTrain, StageGate}
 
 // readCPU reads a generation's CPU time by stage; none when it has no
 // record.
-func readCPU(dir string) (map[string]float64, error) {
+func readCPU(dir string) (map[Stage]float64, error) {
 	data, err := fileio.ReadFileLimit(filepath.Join(dir, CPUFile), fileio.MaxConfigBytes, "a CPU time record")
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]float64{}, nil
+		return map[Stage]float64{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
-	cpu := map[string]float64{}
+	cpu := map[Stage]float64{}
 	if err := json.Unmarshal(data, &cpu); err != nil {
 		return nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, CPUFile), err)
 	}
@@ -41,7 +41,7 @@ func readCPU(dir string) (map[string]float64, error) {
 // timed runs a stage of the generation in dir and adds the process's CPU
 // time in it to dir's CPUFile, whether the stage finished or not. Where
 // the process's CPU time cannot be read it records nothing.
-func timed(dir, stage string, run func() error) error {
+func timed(dir string, stage Stage, run func() error) error {
 	before, ok := processCPU()
 	err := run()
 	after, ok2 := processCPU()

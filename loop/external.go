@@ -11,12 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"taflab/configs"
 	"taflab/datasets"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/match"
-	"taflab/player"
 	"taflab/selfplay"
 )
 
@@ -139,7 +137,7 @@ func readSelfplayStats(dir string) (selfplayStats, error) {
 	return st, nil
 }
 
-// externalSelfPlayStage waits until followers have written the
+// externalSelfPlay waits until followers have written the
 // generation's quota of games played by its player (the best network, as
 // the in-process stage would play), then takes the oldest such shards
 // that no earlier generation took, whole, until they hold the quota, and
@@ -148,22 +146,23 @@ func readSelfplayStats(dir string) (selfplayStats, error) {
 // replaced) are never counted; a player's games beyond a quota wait for
 // the next generation with the same player (when a candidate is not
 // promoted).
-func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loop, g int, self playerSpec, players *player.Loader, poll time.Duration, log io.Writer) error {
+func (g *generation) externalSelfPlay(ctx context.Context) error {
+	run, dir, cfg, log := g.run.dir, g.dir, g.run.cfg, g.run.log
 	statsPath := filepath.Join(dir, "selfplay.json")
 	st, err := readSelfplayStats(dir)
 	if err != nil {
 		return err
 	}
-	_, label, err := self.evaluators(players)
+	_, label, err := g.self.evaluators(g.players)
 	if err != nil {
 		return err
 	}
-	taken, err := consumed(run, g)
+	taken, err := consumed(run, g.n)
 	if err != nil {
 		return err
 	}
 	quota := cfg.SelfPlay.Games
-	fmt.Fprintf(log, "loop: generation %d: waiting for %d self-play games of %s from followers (selfplay -follow %s)\n", g, quota, label, run)
+	g.logf("waiting for %d self-play games of %s from followers (selfplay -follow %s)", quota, label, run)
 	progress := progress.New(log, quota, "games", 10*time.Second)
 	scanner := newShardScanner(filepath.Join(run, DataDir), log)
 	started, first := time.Now(), -1
@@ -205,7 +204,7 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 				return fmt.Errorf("loop: %w", err)
 			}
 			return ctx.Err()
-		case <-time.After(poll):
+		case <-time.After(g.run.poll):
 		}
 	}
 	progress.Finish()
@@ -229,8 +228,8 @@ func externalSelfPlayStage(ctx context.Context, run, dir string, cfg configs.Loo
 	if err := fileio.WriteJSON(statsPath, st); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
-	fmt.Fprintf(log, "loop: generation %d: %d games of %s in %d shards\n", g, st.Games, label, len(st.Shards))
-	return mark(dir, "selfplay")
+	g.logf("%d games of %s in %d shards", st.Games, label, len(st.Shards))
+	return nil
 }
 
 // trainFiles returns the positions files generation g of an external run

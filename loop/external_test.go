@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -327,7 +326,13 @@ func TestExternalStageResumes(t *testing.T) {
 		if err := os.MkdirAll(GenDir(run, g), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return externalSelfPlayStage(ctx, run, GenDir(run, g), cfg, g, self, new(player.Loader), time.Millisecond, io.Discard)
+		r := newLoopRun(run, cfg, variants.MustLoad(cfg.Variant))
+		r.poll = time.Millisecond
+		gen := &generation{run: r, n: g, dir: GenDir(run, g), self: self, players: new(player.Loader)}
+		if err := gen.externalSelfPlay(ctx); err != nil {
+			return err
+		}
+		return mark(gen.dir, StageSelfPlay)
 	}
 	dataDir := filepath.Join(run, DataDir)
 

@@ -102,165 +102,215 @@ type workerStats struct {
 // followers, on any machines that share the run folder, may run at once
 // and come and go at any time: each names its shards by host and process.
 func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, error) {
-	log := opt.Log
-	if log == nil {
-		log = io.Discard
-	}
-	poll := opt.Poll
-	if poll <= 0 {
-		poll = 2 * time.Second
-	}
-	host := opt.Host
-	if host == "" {
-		h, err := os.Hostname()
-		if err != nil {
-			return FollowSummary{}, fmt.Errorf("loop: follow: host name: %w", err)
-		}
-		host = h
-	}
-	name := fmt.Sprintf("%s-%d", host, os.Getpid())
-	cfg, v, err := waitForRun(ctx, run, poll, log)
+	f, err := newFollower(ctx, run, opt)
 	if err != nil {
 		return FollowSummary{}, err
 	}
-	donePath := filepath.Join(run, DoneFile)
-	runDone := func() bool {
-		_, err := os.Stat(donePath)
-		return err == nil
-	}
-	if runDone() {
-		fmt.Fprintf(log, "follow: the run in %s needs no more self-play (%s): stopped\n", run, DoneFile)
+	if f.runDone() {
+		fmt.Fprintf(f.log, "follow: the run in %s needs no more self-play (%s): stopped\n", run, DoneFile)
 		return FollowSummary{Complete: true}, nil
 	}
 	// play is ctx, also done once the run is (a look every poll).
 	play, stop := context.WithCancel(ctx)
 	defer stop()
-	var complete atomic.Bool
-	go func() {
-		for {
-			select {
-			case <-play.Done():
-				return
-			case <-time.After(poll):
-			}
-			if runDone() {
-				complete.Store(true)
-				stop()
-				return
-			}
-		}
-	}()
-	// A suite file is read from the run's copy, never from the path in
-	// loop.toml, which is the loop's (relative to its working folder).
-	if cfg.SelfPlay.Mix.Suite != "" {
-		cfg.SelfPlay.Mix.Suite = filepath.Join(run, SuiteFile)
-	}
-	var suite []openings.SuiteEntry
-	if cfg.SelfPlay.Mix.SuiteShare > 0 {
-		if suite, err = openings.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
-			return FollowSummary{}, within(fmt.Sprintf("follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts", filepath.Join(run, ConfigFile)), err)
-		}
-	}
-	sp := configs.DefaultSelfPlay()
-	sp.Variant, sp.SelfPlayGames, sp.Out = cfg.Variant, cfg.SelfPlay.SelfPlayGames, filepath.Join(run, DataDir)
-	sp.Games = math.MaxInt32 // until stopped
-	if opt.Workers >= 0 {
-		sp.Workers = opt.Workers
-	}
-	if opt.GamesPerWorker > 0 {
-		sp.GamesPerWorker = opt.GamesPerWorker
-	}
-	if opt.ShardGames > 0 {
-		sp.ShardGames = opt.ShardGames
-	}
-	if opt.ShardSeconds > 0 {
-		sp.ShardSeconds = opt.ShardSeconds
-	}
-	if err := sp.Validate(); err != nil {
-		return FollowSummary{}, within("follow", err)
-	}
-	seed := opt.Seed
-	if seed == 0 {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
-		seed = h.Sum64() | 1
-	}
-
-	ws := workerStats{Name: name, Host: host, Started: time.Now().UTC(), ByEvaluator: map[string]int{}}
-	// The start time keeps apart two processes of one name: a container
-	// started again in its pod has the same host name and often pid 1.
-	statsPath := filepath.Join(run, WorkersDir, name+"-"+ws.Started.Format("20060102T150405.000000000Z")+".json")
-	if err := os.MkdirAll(filepath.Dir(statsPath), 0o755); err != nil {
-		return FollowSummary{}, fmt.Errorf("loop: follow: %w", err)
+	f.stop = stop
+	go f.watch(play)
+	if err := f.prepare(); err != nil {
+		return FollowSummary{}, err
 	}
 	var sum FollowSummary
-	var index atomic.Int64 // games handed out, over every player
 	for play.Err() == nil {
-		self, err := currentPlayer(run, cfg, v)
-		if err != nil {
-			return sum, err
-		}
-		newEval, label, err := self.evaluators(new(player.Loader)) // a follower keeps no old network
-		if err != nil {
-			return sum, err
-		}
-		fmt.Fprintf(log, "follow: playing with %s into %s (%d workers x %d games, shards of %d games)\n", label, sp.Out, sp.Workers, sp.GamesPerWorker, sp.ShardGames)
-		sum.Networks = append(sum.Networks, label)
-		// stale is set once the pointer names another player: no game
-		// starts after that, and Run returns when the games in progress
-		// are done.
-		var stale atomic.Bool
-		source := func() (mcts.GameSpec, bool) {
-			if stale.Load() || play.Err() != nil {
-				return mcts.GameSpec{}, false
-			}
-			if runDone() {
-				complete.Store(true)
-				stop()
-				return mcts.GameSpec{}, false
-			}
-			if now, err := currentPlayer(run, cfg, v); err != nil || now.key() != self.key() {
-				stale.Store(true) // an error is read again, and reported, by the loop above
-				return mcts.GameSpec{}, false
-			}
-			i := index.Add(1) - 1
-			if opt.started != nil {
-				opt.started(label)
-			}
-			return selfplay.MixGame(int(i), selfplay.GameSeed(seed, int(i)), sp.Mix, suite), true
-		}
-		before := ws
-		beforeLabel := ws.ByEvaluator[label]
-		var werr error // the first failed write of the worker record
-		record := func(s selfplay.Summary) {
-			ws.Games, ws.Positions, ws.Shards = before.Games+s.Games, before.Positions+s.Positions, before.Shards+s.Shards
-			ws.ByEvaluator[label] = beforeLabel + s.Games
-			ws.Updated = time.Now().UTC()
-			if werr == nil {
-				if err := fileio.WriteJSON(statsPath, ws); err != nil {
-					werr = fmt.Errorf("loop: follow: %w", err)
-				}
-			}
-			fmt.Fprintf(log, "follow: %d games, %d positions in %d shards; with %s %d games at %.1f games/min\n",
-				ws.Games, ws.Positions, ws.Shards, label, s.Games, s.GamesPerMinute())
-		}
-		s, err := selfplay.Run(play, sp, v, selfplay.Options{
-			NewEvaluator: newEval, WorkerName: name, Source: source, ShardSeq: ws.Shards, OnShard: record,
-		})
-		sum.Games += s.Games
-		sum.Positions += s.Positions
-		sum.Shards += s.Shards
-		if err := errors.Join(err, werr); err != nil {
+		if err := f.playWithCurrent(play, &sum); err != nil {
 			return sum, err
 		}
 	}
-	sum.Complete = complete.Load()
+	sum.Complete = f.complete.Load()
 	why := ""
 	if sum.Complete {
 		why = fmt.Sprintf(" (the run needs no more self-play: %s)", DoneFile)
 	}
-	fmt.Fprintf(log, "follow: stopped%s: %d games, %d positions in %d shards\n", why, sum.Games, sum.Positions, sum.Shards)
+	fmt.Fprintf(f.log, "follow: stopped%s: %d games, %d positions in %d shards\n", why, sum.Games, sum.Positions, sum.Shards)
 	return sum, nil
+}
+
+// follower is a Follow in progress. Its fields are set before play starts
+// and only read after, but for those that say otherwise.
+type follower struct {
+	run      *loopRun
+	opt      FollowOptions
+	log      io.Writer
+	host     string
+	name     string // its worker name in shard names: host-pid
+	poll     time.Duration
+	sp       configs.SelfPlay // the run's self-play with this follower's workers and shards
+	suite    []openings.SuiteEntry
+	seed     uint64
+	stop     func()       // stops play: the run needs no more self-play
+	complete atomic.Bool  // the run needed no more self-play
+	index    atomic.Int64 // games handed out, over every player
+	// ws is the follower's record (statsPath), changed by OnShard calls,
+	// which one selfplay.Run at a time makes from one goroutine.
+	ws        workerStats
+	statsPath string
+}
+
+// newFollower reads the options and waits for the run to be set up.
+func newFollower(ctx context.Context, run string, opt FollowOptions) (*follower, error) {
+	f := &follower{opt: opt, log: opt.Log, poll: opt.Poll, host: opt.Host}
+	if f.log == nil {
+		f.log = io.Discard
+	}
+	if f.poll <= 0 {
+		f.poll = 2 * time.Second
+	}
+	if f.host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("loop: follow: host name: %w", err)
+		}
+		f.host = h
+	}
+	f.name = fmt.Sprintf("%s-%d", f.host, os.Getpid())
+	cfg, v, err := waitForRun(ctx, run, f.poll, f.log)
+	if err != nil {
+		return nil, err
+	}
+	f.run = newLoopRun(run, cfg, v)
+	return f, nil
+}
+
+// runDone reports whether the run needs no more self-play (DoneFile).
+func (f *follower) runDone() bool {
+	_, err := os.Stat(filepath.Join(f.run.dir, DoneFile))
+	return err == nil
+}
+
+// watch stops play once the run needs no more self-play, looking every
+// poll.
+func (f *follower) watch(play context.Context) {
+	for {
+		select {
+		case <-play.Done():
+			return
+		case <-time.After(f.poll):
+		}
+		if f.runDone() {
+			f.complete.Store(true)
+			f.stop()
+			return
+		}
+	}
+}
+
+// prepare reads the run's suite, sets the follower's self-play config and
+// seed, and makes the folder of its record.
+func (f *follower) prepare() error {
+	cfg, v, opt := f.run.cfg, f.run.variant, f.opt
+	var err error
+	if cfg.SelfPlay.Mix.SuiteShare > 0 {
+		if f.suite, err = openings.LoadSuite(cfg.SelfPlay.Mix.Suite, v); err != nil {
+			return within(fmt.Sprintf("follow: selfplay.mix.suite of %s, from the run's copy that the loop writes as it starts", filepath.Join(f.run.dir, ConfigFile)), err)
+		}
+	}
+	f.sp = f.run.selfPlayConfig()
+	f.sp.Games = math.MaxInt32 // until stopped
+	if opt.Workers >= 0 {
+		f.sp.Workers = opt.Workers
+	}
+	if opt.GamesPerWorker > 0 {
+		f.sp.GamesPerWorker = opt.GamesPerWorker
+	}
+	if opt.ShardGames > 0 {
+		f.sp.ShardGames = opt.ShardGames
+	}
+	if opt.ShardSeconds > 0 {
+		f.sp.ShardSeconds = opt.ShardSeconds
+	}
+	if err := f.sp.Validate(); err != nil {
+		return within("follow", err)
+	}
+	f.seed = opt.Seed
+	if f.seed == 0 {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s/%d/%d", f.host, os.Getpid(), time.Now().UnixNano())
+		f.seed = h.Sum64() | 1
+	}
+	f.ws = workerStats{Name: f.name, Host: f.host, Started: time.Now().UTC(), ByEvaluator: map[string]int{}}
+	// The start time keeps apart two processes of one name: a container
+	// started again in its pod has the same host name and often pid 1.
+	f.statsPath = filepath.Join(f.run.dir, WorkersDir, f.name+"-"+f.ws.Started.Format("20060102T150405.000000000Z")+".json")
+	if err := os.MkdirAll(filepath.Dir(f.statsPath), 0o755); err != nil {
+		return fmt.Errorf("loop: follow: %w", err)
+	}
+	return nil
+}
+
+// playWithCurrent plays with the run's current player until the pointer
+// names another or play is done, adding what it played to sum.
+func (f *follower) playWithCurrent(play context.Context, sum *FollowSummary) error {
+	self, err := f.run.currentPlayer()
+	if err != nil {
+		return err
+	}
+	newEval, label, err := self.evaluators(new(player.Loader)) // a follower keeps no old network
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.log, "follow: playing with %s into %s (%d workers x %d games, shards of %d games)\n", label, f.sp.Out, f.sp.Workers, f.sp.GamesPerWorker, f.sp.ShardGames)
+	sum.Networks = append(sum.Networks, label)
+	// stale is set once the pointer names another player: no game
+	// starts after that, and Run returns when the games in progress
+	// are done.
+	var stale atomic.Bool
+	source := func() (mcts.GameSpec, bool) {
+		if stale.Load() || play.Err() != nil {
+			return mcts.GameSpec{}, false
+		}
+		if f.runDone() {
+			f.complete.Store(true)
+			f.stop()
+			return mcts.GameSpec{}, false
+		}
+		if now, err := f.run.currentPlayer(); err != nil || now.key() != self.key() {
+			stale.Store(true) // an error is read again, and reported, by Follow's loop
+			return mcts.GameSpec{}, false
+		}
+		i := f.index.Add(1) - 1
+		if f.opt.started != nil {
+			f.opt.started(label)
+		}
+		return selfplay.MixGame(int(i), selfplay.GameSeed(f.seed, int(i)), f.sp.Mix, f.suite), true
+	}
+	record, werr := f.recorder(label)
+	s, err := selfplay.Run(play, f.sp, f.run.variant, selfplay.Options{
+		NewEvaluator: newEval, WorkerName: f.name, Source: source, ShardSeq: f.ws.Shards, OnShard: record,
+	})
+	sum.Games += s.Games
+	sum.Positions += s.Positions
+	sum.Shards += s.Shards
+	return errors.Join(err, *werr)
+}
+
+// recorder returns the OnShard of a play with the player of label: it
+// rewrites the follower's record after every shard and logs it; werr holds
+// the first failed write of the record.
+func (f *follower) recorder(label string) (record func(selfplay.Summary), werr *error) {
+	before := f.ws
+	beforeLabel := f.ws.ByEvaluator[label]
+	werr = new(error)
+	return func(s selfplay.Summary) {
+		ws := &f.ws
+		ws.Games, ws.Positions, ws.Shards = before.Games+s.Games, before.Positions+s.Positions, before.Shards+s.Shards
+		ws.ByEvaluator[label] = beforeLabel + s.Games
+		ws.Updated = time.Now().UTC()
+		if *werr == nil {
+			if err := fileio.WriteJSON(f.statsPath, *ws); err != nil {
+				*werr = fmt.Errorf("loop: follow: %w", err)
+			}
+		}
+		fmt.Fprintf(f.log, "follow: %d games, %d positions in %d shards; with %s %d games at %.1f games/min\n",
+			ws.Games, ws.Positions, ws.Shards, label, s.Games, s.GamesPerMinute())
+	}, werr
 }
 
 // waitForRun waits until the run folder holds its config and rule set
@@ -297,44 +347,4 @@ func waitForRun(ctx context.Context, run string, poll time.Duration, log io.Writ
 		case <-time.After(poll):
 		}
 	}
-}
-
-// key names a player: two specs with the same key play alike.
-func (p playerSpec) key() string {
-	if p.planes == nil {
-		return p.net
-	}
-	return p.net + " as " + p.planes.Name()
-}
-
-// currentPlayer is the player of the run's self-play now: what the loop's
-// next generation plays with (selfPlayer of the best network).
-func currentPlayer(run string, cfg configs.Loop, v *rules.Variant) (playerSpec, error) {
-	b, err := best(run)
-	if err != nil {
-		return playerSpec{}, err
-	}
-	return selfPlayer(run, cfg, v, b)
-}
-
-// evaluators returns the evaluators of the player's workers, its network
-// loaded by players, and the label its games carry in the dataset's
-// evaluator column (the evaluators' ID): the label by which the loop
-// counts a generation's games.
-func (p playerSpec) evaluators(players *player.Loader) (func() (mcts.Evaluator, error), string, error) {
-	if p.net == "" {
-		return func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }, mcts.NewHeuristic().ID(), nil
-	}
-	n, err := players.Network(p.net)
-	if err != nil {
-		return nil, "", err
-	}
-	// The planes of the records' rule set (selfPlayer) are of the
-	// network's board size: training refuses other records.
-	factory := player.Evaluators(n, 1, p.planes)
-	e, err := factory()
-	if err != nil {
-		return nil, "", err
-	}
-	return factory, e.ID(), nil
 }

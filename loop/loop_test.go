@@ -114,7 +114,7 @@ func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
 	a, _ := player.Parse("builtin:playouts=8")
 	b, _ := player.Parse("builtin:playouts=4")
 	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}
-	played, err := playMatch(context.Background(), dir, cfg, v, cfg.Gate.Openings, a, b, 5, test, 1)
+	played, err := newLoopRun(t.TempDir(), cfg, v).playMatch(context.Background(), dir, v, cfg.Gate.Openings, a, b, 5, test, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,9 @@ func TestOptionalRecordsDecidedOnce(t *testing.T) {
 			cfg.Train.Records.File, cfg.Train.PretrainSteps = c.file, c.pretrain
 			run := filepath.Join(t.TempDir(), "run")
 			var log strings.Builder
-			if err := pretrainStage(context.Background(), run, cfg, variants.MustLoad(cfg.Variant), &log); err != nil {
+			r := newLoopRun(run, cfg, variants.MustLoad(cfg.Variant))
+			r.log = &log
+			if err := r.pretrain(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			if absent := c.want == ""; absent != strings.Contains(log.String(), "self-play alone") {
@@ -538,7 +540,7 @@ func TestLoopFromInit(t *testing.T) {
 	}
 	prev := cpu0["train"]
 	for _, s := range sum.Generations {
-		for _, stage := range []string{"selfplay", "train", "gate", "baseline"} {
+		for _, stage := range []Stage{StageSelfPlay, StageTrain, StageGate, StageBaseline} {
 			if !(s.CPUSeconds[stage] > 0) {
 				t.Errorf("generation %d: got %v CPU seconds in %s, want some", s.Generation, s.CPUSeconds[stage], stage)
 			}

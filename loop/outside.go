@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,57 +95,30 @@ func outsideOpenings(gate string, v *rules.Variant, otherRules bool) string {
 	return gate
 }
 
-// stage names the done marker of a generation's match against o.
-func (o outsidePlayer) stage() string { return OutsideDir + "-" + o.name }
-
-// outsideDone reports whether generation folder dir has played every
-// outside player.
-func outsideDone(dir string, outside []outsidePlayer) bool {
-	for _, o := range outside {
-		if !done(dir, o.stage()) {
-			return false
-		}
-	}
-	return true
-}
-
-// outsideStages rates generation g's candidate against each outside player
-// it has not played yet: a fixed number of pairs at the baseline's
-// playouts, on the gate's openings (outsideOpenings; outsideCandidate says
-// which planes the network is shown). A match of another rule set than the
-// run's keeps it in its folder as VariantFile, which the summary reads.
-func outsideStages(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, g int, candidate string, players *player.Loader, outside []outsidePlayer, log io.Writer) error {
-	for i, o := range outside {
-		if done(dir, o.stage()) {
-			continue
-		}
-		if err := outsideStage(ctx, dir, cfg, v, g, i, o, candidate, players, log); err != nil {
-			return within(o.key+" ("+o.name+")", err)
-		}
-	}
-	return nil
-}
-
-func outsideStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.Variant, g, i int, o outsidePlayer, candidate string, players *player.Loader, log io.Writer) error {
-	a, err := outsideCandidate(players, candidate, cfg.Baseline.Playouts, GenName(g), v, o.variant)
+// playOutside rates the generation's candidate against outside player o,
+// the i-th: a fixed number of pairs at the baseline's playouts, on the
+// gate's openings (outsideOpenings; outsideCandidate says which planes the
+// network is shown). A match of another rule set than the run's keeps it
+// in its folder as VariantFile, which the summary reads.
+func (g *generation) playOutside(ctx context.Context, i int, o outsidePlayer) error {
+	a, err := outsideCandidate(g.players, g.candidate(), g.run.cfg.Baseline.Playouts, g.name(), g.run.variant, o.variant)
 	if err != nil {
 		return err
 	}
-	b, err := players.Load(o.spec)
+	b, err := g.players.Load(o.spec)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, OutsideDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(g.dir, OutsideDir), 0o755); err != nil {
 		return err
 	}
 	under := "the run's rules"
 	if o.otherRules {
 		under = "the rules of " + o.key + ".variant"
 	}
-	fmt.Fprintf(log, "loop: generation %d: rating against %s, %d games under %s\n", g, o.name, o.games, under)
-	matchDir := filepath.Join(dir, OutsideDir, o.name)
-	seed := GenSeed(cfg.Seed, g) + 2 + uint64(i)
-	if _, err := playMatch(ctx, matchDir, cfg, o.variant, o.openings, a, b, o.games/2, match.FixedPairs, seed); err != nil {
+	g.logf("rating against %s, %d games under %s", o.name, o.games, under)
+	matchDir := filepath.Join(g.dir, OutsideDir, o.name)
+	if _, err := g.run.playMatch(ctx, matchDir, o.variant, o.openings, a, b, o.games/2, match.FixedPairs, g.seed(seedOutside+uint64(i))); err != nil {
 		return err
 	}
 	if o.otherRules {
@@ -158,7 +130,7 @@ func outsideStage(ctx context.Context, dir string, cfg configs.Loop, v *rules.Va
 			return err
 		}
 	}
-	return mark(dir, o.stage())
+	return nil
 }
 
 // outsideCandidate is the candidate network's player, named name, in

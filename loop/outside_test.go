@@ -64,7 +64,7 @@ func TestOutsidePlayers(t *testing.T) {
 		if name == "otep-self" && !strings.Contains(f.B.Engine, bin) {
 			t.Errorf("%s: got engine %q, want the program %s", name, f.B.Engine, bin)
 		}
-		if !done(dir, OutsideDir+"-"+name) {
+		if !done(dir, outsideStage(name)) {
 			t.Errorf("%s: no done marker", name)
 		}
 		// OpenTafl's rules are kept beside its games; the run's are not.
@@ -126,7 +126,7 @@ func TestOutsidePlayers(t *testing.T) {
 	if got := strings.Count(log.String(), "rating against"); got != 1 || !strings.Contains(log.String(), "rating against otep-self") || strings.Contains(log.String(), "self-play") {
 		t.Errorf("carrying on after the last outside match was lost: got log\n%s\nwant otep-self's match played again, and nothing else", log.String())
 	}
-	if !done(dir, OutsideDir+"-otep-self") {
+	if !done(dir, outsideStage("otep-self")) {
 		t.Errorf("otep-self: no done marker after carrying on")
 	}
 }

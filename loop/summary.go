@@ -1,30 +1,22 @@
 package loop
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"taflab/chart"
 	"taflab/configs"
 	"taflab/internal/fileio"
 	"taflab/match"
-	"taflab/ratings"
 	"taflab/rules"
 	"taflab/selfplay"
 	"taflab/stats"
@@ -74,8 +66,8 @@ type GenSummary struct {
 	// with this generation: the processor hours of generation 0's
 	// training and of every generation's self-play, training and gate so
 	// far (0 where the time was not recorded).
-	CPUSeconds map[string]float64 `json:"cpu_seconds,omitempty"`
-	CPUHours   float64            `json:"cpu_hours"`
+	CPUSeconds map[Stage]float64 `json:"cpu_seconds,omitempty"`
+	CPUHours   float64           `json:"cpu_hours"`
 }
 
 // OutsideResult is a generation's match against an outside player.
@@ -108,112 +100,6 @@ func outsideResult(m outsideMatch) OutsideResult {
 	}
 	return out
 }
-
-// RunRatings is one Bradley-Terry fit (stats.FitRatings, with the
-// attackers' advantage) over every gate and baseline game of a run played
-// at the baseline's playouts, anchored at the network-free searcher. The
-// baseline alone rates each generation on a few games against one
-// opponent, whose score saturates once a network is far stronger; the
-// gates add each generation's games against the best network before it,
-// so the fit places the generations against each other as well.
-type RunRatings struct {
-	Anchor        string  `json:"anchor"` // the network-free searcher, at 0 Elo
-	Games         int     `json:"games"`
-	SideAdvantage float64 `json:"side_advantage"` // the attackers' Elo bonus
-	SideCI95      float64 `json:"side_advantage_ci95"`
-	// PriorSD is the normal prior (Elo) the fit needed because the games
-	// have no maximum-likelihood fit (stats.FitRatings says when: a player
-	// won or lost every game, say); 0 for maximum likelihood.
-	PriorSD float64 `json:"prior_sd"`
-	// Players holds every player of the fit, generation 0, the anchor and
-	// the outside players among them, strongest first.
-	Players []RatedPlayer `json:"players"`
-	// OutsidePlayers names the outside players (baseline.outside) among
-	// Players; OtherRules those of them whose games were of another rule
-	// set than the run's, counted in the fit as the run's.
-	OutsidePlayers []string `json:"outside_players,omitempty"`
-	OtherRules     []string `json:"other_rules,omitempty"`
-}
-
-// RatedPlayer is one player of RunRatings.
-type RatedPlayer struct {
-	Name  string  `json:"name"`
-	Elo   float64 `json:"elo"`
-	CI95  float64 `json:"ci95"` // 1.96 standard errors, times sqrt(dispersion) when above 1
-	Games int     `json:"games"`
-}
-
-// Describe says in a sentence what the fit rests on: its games, its
-// anchor, the attackers' advantage and any prior.
-func (r *RunRatings) Describe() string {
-	text := fmt.Sprintf("Ratings: a Bradley-Terry fit over %d %s games at the baseline's playouts, %s = 0; "+
-		"the attackers' advantage %+.0f ± %.0f Elo.", r.Games, r.kinds(), r.Anchor, r.SideAdvantage, r.SideCI95)
-	if r.PriorSD > 0 {
-		text += fmt.Sprintf(" The games have no maximum-likelihood fit (a player won or lost every game, say), so every rating has a normal prior of SD %.0f Elo.", r.PriorSD)
-	}
-	if outside := r.Outside(); len(outside) > 0 {
-		parts := make([]string, len(outside))
-		for i, p := range outside {
-			parts[i] = fmt.Sprintf("%s %.0f ± %.0f (%d games)", p.Name, p.Elo, p.CI95, p.Games)
-		}
-		text += " The outside players on this scale: " + strings.Join(parts, ", ") + "."
-		if len(r.OtherRules) > 0 {
-			text += " The games against " + strings.Join(r.OtherRules, ", ") + " were played under baseline.outside's variant " +
-				"(gen-NNN/outside/NAME/variant.toml) and count as the run's rule set's."
-		}
-	}
-	return text
-}
-
-// Outside returns the outside players of the fit (baseline.outside),
-// strongest first.
-func (r *RunRatings) Outside() []RatedPlayer {
-	var out []RatedPlayer
-	for _, p := range r.Players {
-		if slices.Contains(r.OutsidePlayers, p.Name) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// ByGeneration lists the generations' ratings in generation order, then
-// the outside players', on one line.
-func (r *RunRatings) ByGeneration() string {
-	var gens []RatedPlayer
-	for _, p := range r.Players {
-		if _, ok := ParseGenName(p.Name); ok {
-			gens = append(gens, p)
-		}
-	}
-	sort.Slice(gens, func(i, j int) bool { return gens[i].Name < gens[j].Name })
-	parts := make([]string, len(gens))
-	for i, p := range gens {
-		parts[i] = fmt.Sprintf("%s %.0f ± %.0f", p.Name, p.Elo, p.CI95)
-	}
-	line := fmt.Sprintf("ratings over the run's %s games (%s = 0): %s", r.kinds(), r.Anchor, strings.Join(parts, ", "))
-	for i, p := range r.Outside() {
-		sep := ", "
-		if i == 0 {
-			sep = "; outside players: "
-		}
-		line += fmt.Sprintf("%s%s %.0f ± %.0f", sep, p.Name, p.Elo, p.CI95)
-	}
-	return line
-}
-
-// kinds names the kinds of match the fit rests on.
-func (r *RunRatings) kinds() string {
-	if len(r.Outside()) > 0 {
-		return "gate, baseline and outside"
-	}
-	return "gate and baseline"
-}
-
-// ratingsPriorSD is the prior a run's rating fit falls back on when the
-// maximum-likelihood ratings do not exist, as eval ratings' -prior-sd
-// suggests.
-const ratingsPriorSD = 400
 
 // RunSummary is summary.json: a line per generation, and the self-play of
 // each worker host.
@@ -254,7 +140,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	cost := cpu0["train"] // CPU seconds so far
+	cost := cpu0[StageTrain] // CPU seconds so far
 	for g := 1; g <= cfg.Generations; g++ {
 		dir := GenDir(run, g)
 		if _, err := os.Stat(dir); err != nil {
@@ -325,58 +211,6 @@ func readMatch(dir, stage string) *match.File {
 type genMatches struct {
 	gate, baseline *match.File
 	outside        []outsideMatch
-}
-
-// fitRunRatings fits RunRatings over the generations' gate and baseline
-// games (matches[g-1] is generation g's), or returns nil when no baseline
-// has been played. Only games at the baseline's playouts count (a gate at
-// other playouts rates other players), and only players a chain of games
-// links to the network-free searcher.
-func fitRunRatings(matches []genMatches) (*RunRatings, error) {
-	anchor, playouts, variant := "", 0, ""
-	for _, m := range matches {
-		if m.baseline != nil {
-			anchor, playouts, variant = m.baseline.B.Name, m.baseline.B.Playouts, m.baseline.Variant
-			break
-		}
-	}
-	var outside, otherRules []string
-	if anchor == "" {
-		return nil, nil
-	}
-	var files []match.File
-	for _, m := range matches {
-		for _, f := range []*match.File{m.gate, m.baseline} {
-			if f != nil && f.A.Playouts == playouts && f.B.Playouts == playouts {
-				files = append(files, *f)
-			}
-		}
-		for _, om := range m.outside {
-			f := *om.file
-			if f.A.Playouts != playouts { // the generation at the baseline's playouts
-				continue
-			}
-			if !slices.Contains(outside, f.B.Name) {
-				outside = append(outside, f.B.Name)
-			}
-			if om.otherRules && !slices.Contains(otherRules, f.B.Name) {
-				otherRules = append(otherRules, f.B.Name)
-			}
-			f.Variant = variant // one fit needs one rule set's name
-			files = append(files, f)
-		}
-	}
-	r, err := ratings.Fit(ratings.Matches{Files: files},
-		ratings.Config{Anchor: anchor, AnchorGroupOnly: true, FallbackPriorSD: ratingsPriorSD})
-	if err != nil {
-		return nil, within("ratings over the run's games", err)
-	}
-	out := &RunRatings{Anchor: r.Anchor, Games: r.Games, SideAdvantage: r.SideAdvantage, SideCI95: r.SideAdvantage95, PriorSD: r.PriorSD,
-		OutsidePlayers: outside, OtherRules: otherRules}
-	for _, p := range r.Players {
-		out.Players = append(out.Players, RatedPlayer{Name: p.Name, Elo: p.Elo, CI95: p.CI95, Games: p.Games})
-	}
-	return out, nil
 }
 
 // writeSummary writes summary.md, summary.json and summary.png, and logs
@@ -507,190 +341,75 @@ func plotSummary(path string, gens []GenSummary, anchor string) error {
 		def = append(def, plotter.XY{X: x, Y: s.DefenderShare})
 		draws = append(draws, plotter.XY{X: x, Y: s.DrawShare})
 	}
-	// Generations are whole numbers: the axis ticks only those (every one,
-	// or every k-th past a dozen), with half a generation of margin.
-	genTicks := plot.ConstantTicks(nil)
-	if len(gens) > 0 {
-		first, last := gens[0].Generation, gens[len(gens)-1].Generation
-		step := max(1, (last-first+11)/12)
-		var ticks []plot.Tick
-		for g := first; g <= last; g += step {
-			ticks = append(ticks, plot.Tick{Value: float64(g), Label: strconv.Itoa(g)})
-		}
-		genTicks = plot.ConstantTicks(ticks)
-	}
-	// panel returns the plot and its data's lowest and highest values (NaN
-	// with no data).
-	panel := func(title, ylabel string, series ...any) (*plot.Plot, [2]float64, error) {
-		p := plot.New()
-		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "generation", ylabel
-		p.Legend.Top, p.Legend.Left = true, true
-		p.X.Tick.Marker = genTicks
-		p.Y.Tick.Marker = chart.Ticks{}
-		lo, hi, entries := math.Inf(1), math.Inf(-1), 0
-		for i := 0; i+1 < len(series); i += 2 {
-			xys := series[i+1].(plotter.XYs)
-			if len(xys) == 0 {
-				continue
-			}
-			l, pts, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return nil, [2]float64{}, err
-			}
-			l.Color, pts.Color = chart.Color(i/2), chart.Color(i/2)
-			pts.Shape = plotutil.Shape(i / 2)
-			p.Add(l, pts)
-			p.Legend.Add(series[i].(string), l, pts)
-			for _, xy := range xys {
-				lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
-			}
-			entries++
-		}
-		if len(gens) > 0 {
-			p.X.Min, p.X.Max = float64(gens[0].Generation)-0.5, float64(gens[len(gens)-1].Generation)+0.5
-		}
-		if entries == 0 {
-			return p, [2]float64{math.NaN(), math.NaN()}, nil
-		}
-		p.Y.Min, p.Y.Max = lo, hi
-		return p, [2]float64{lo, hi}, nil
-	}
-	var plots [6]*plot.Plot
-	var ranges [6][2]float64
+	panels := make([]chart.Panel, 6)
 	var err error
-	if plots[0], ranges[0], err = panel("rating against "+anchor, "Elo", "vs baseline", rating, "95% low", lo, "95% high", hi, "all games", joint); err != nil {
+	if panels[0], err = genPanel(gens, "rating against "+anchor, "Elo", "vs baseline", rating, "95% low", lo, "95% high", hi, "all games", joint); err != nil {
 		return err
 	}
-	if plots[4], ranges[4], err = panel("rating against the run's CPU hours", "Elo", "all games", byCPU, "vs baseline", baselineByCPU); err != nil {
+	if panels[4], err = genPanel(gens, "rating against the run's CPU hours", "Elo", "all games", byCPU, "vs baseline", baselineByCPU); err != nil {
 		return err
 	}
-	plots[4].X.Label.Text, plots[4].X.Tick.Marker = "CPU hours (self-play, training, gates)", chart.Ticks{}
-	plots[4].X.Min, plots[4].X.Max = 0, 1
+	byHours := panels[4].Plot
+	byHours.X.Label.Text, byHours.X.Tick.Marker = "CPU hours (self-play, training, gates)", chart.Ticks{}
+	byHours.X.Min, byHours.X.Max = 0, 1
 	if n := len(gens); n > 0 && gens[n-1].CPUHours > 0 {
-		plots[4].X.Max = gens[n-1].CPUHours * 1.05
+		byHours.X.Max = gens[n-1].CPUHours * 1.05
 	}
 	var scores []any
 	for _, name := range outsideNames {
 		scores = append(scores, name, outside[name])
 	}
-	if plots[5], ranges[5], err = panel("score against outside players", "points a game", scores...); err != nil {
+	if panels[5], err = genPanel(gens, "score against outside players", "points a game", scores...); err != nil {
 		return err
 	}
-	if plots[1], ranges[1], err = panel("training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
+	if panels[1], err = genPanel(gens, "training loss at the end of each generation", "loss", "total", loss, "policy", policy, "value", value); err != nil {
 		return err
 	}
-	if plots[2], ranges[2], err = panel("self-play speed", "games per hour", "games/hour", speed); err != nil {
+	if panels[2], err = genPanel(gens, "self-play speed", "games per hour", "games/hour", speed); err != nil {
 		return err
 	}
-	if plots[3], ranges[3], err = panel("self-play outcomes", "share of games", "attackers", att, "defenders", def, "draws", draws); err != nil {
+	if panels[3], err = genPanel(gens, "self-play outcomes", "share of games", "attackers", att, "defenders", def, "draws", draws); err != nil {
 		return err
 	}
-	img := vgimg.New(12*vg.Inch, 12*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 3, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align([][]*plot.Plot{{plots[0], plots[1]}, {plots[2], plots[3]}, {plots[4], plots[5]}}, tiles, dc)
-	for r := range 3 {
-		for c := range 2 {
-			i := 2*r + c
-			if !math.IsNaN(ranges[i][0]) {
-				// Room above the data for the legend, so that it never
-				// covers a line.
-				chart.LegendRoom(plots[i], canvases[r][c], ranges[i][0], ranges[i][1])
-			}
-			plots[i].Draw(canvases[r][c])
-		}
-	}
-	return chart.SaveCanvas(img, path)
+	return chart.SaveGrid(path, panels, 2, 12*vg.Inch, 12*vg.Inch)
 }
 
-// HostThroughput is one worker host's self-play over the run: the games and
-// positions its processes wrote, and their rate per hour of the time it had
-// a process playing.
-type HostThroughput struct {
-	Host             string  `json:"host"`
-	Processes        int     `json:"processes"` // follower processes, or 1 for the loop's own self-play
-	Games            int     `json:"games"`
-	Positions        int     `json:"positions"`
-	Hours            float64 `json:"hours"`
-	GamesPerHour     float64 `json:"games_per_hour"`
-	PositionsPerHour float64 `json:"positions_per_hour"`
-}
-
-// Throughput adds up the run's self-play by worker host: each follower's
-// record in WorkersDir (from its start to its last shard; a host's time is
-// the union of its processes' times, so processes side by side are not
-// counted twice), and the loop's own self-play of in-process generations
-// (their time summed). A follower's games count whether or not a
-// generation took them: this is what the hosts produced.
-func Throughput(run string, cfg configs.Loop) ([]HostThroughput, error) {
-	type span struct{ from, to time.Time }
-	byHost := map[string]*HostThroughput{}
-	spans := map[string][]span{}
-	get := func(host string) *HostThroughput {
-		if byHost[host] == nil {
-			byHost[host] = &HostThroughput{Host: host}
-		}
-		return byHost[host]
+// genPanel is a panel of the summary's chart by generation: its series
+// given as name, plotter.XYs pairs (the i-th in the i-th colour; an empty
+// one left out), with the range of their data (NaN with none).
+func genPanel(gens []GenSummary, title, ylabel string, series ...any) (chart.Panel, error) {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "generation", ylabel
+	p.Legend.Top, p.Legend.Left = true, true
+	p.X.Tick.Marker = plot.ConstantTicks(nil)
+	if len(gens) > 0 {
+		// Generations are whole numbers, with half a generation of margin.
+		first, last := gens[0].Generation, gens[len(gens)-1].Generation
+		p.X.Tick.Marker = chart.WholeTicks(first, last)
 	}
-	files, err := filepath.Glob(filepath.Join(run, WorkersDir, "*.json"))
-	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
-	}
-	for _, f := range files {
-		data, err := fileio.ReadFileLimit(f, fileio.MaxConfigBytes, "this file")
-		if err != nil {
-			return nil, fmt.Errorf("loop: %w", err)
-		}
-		var w workerStats
-		if err := json.Unmarshal(data, &w); err != nil {
-			return nil, fmt.Errorf("loop: %s: %w", f, err)
-		}
-		h := get(w.Host)
-		h.Processes++
-		h.Games += w.Games
-		h.Positions += w.Positions
-		if w.Updated.After(w.Started) {
-			spans[w.Host] = append(spans[w.Host], span{w.Started, w.Updated})
-		}
-	}
-	for host, ss := range spans {
-		sort.Slice(ss, func(i, j int) bool { return ss[i].from.Before(ss[j].from) })
-		var total time.Duration
-		cur := ss[0]
-		for _, s := range ss[1:] {
-			if s.from.After(cur.to) {
-				total += cur.to.Sub(cur.from)
-				cur = s
-			} else if s.to.After(cur.to) {
-				cur.to = s.to
-			}
-		}
-		total += cur.to.Sub(cur.from)
-		byHost[host].Hours += total.Hours()
-	}
-	for g := 1; g <= cfg.Generations; g++ {
-		st, err := readSelfplayStats(GenDir(run, g))
-		if err != nil {
-			return nil, err
-		}
-		if st.External || st.Host == "" {
+	p.Y.Tick.Marker = chart.Ticks{}
+	lo, hi, entries := math.Inf(1), math.Inf(-1), 0
+	for i := 0; i+1 < len(series); i += 2 {
+		xys := series[i+1].(plotter.XYs)
+		if len(xys) == 0 {
 			continue
 		}
-		h := get(st.Host + " (loop)")
-		h.Processes = 1
-		h.Games += st.Games
-		h.Positions += st.Positions
-		h.Hours += st.Seconds / 3600
-	}
-	out := make([]HostThroughput, 0, len(byHost))
-	for _, h := range byHost {
-		if h.Hours > 0 {
-			h.GamesPerHour, h.PositionsPerHour = float64(h.Games)/h.Hours, float64(h.Positions)/h.Hours
+		if err := chart.AddLine(p, series[i].(string), xys, i/2); err != nil {
+			return chart.Panel{}, err
 		}
-		out = append(out, *h)
+		for _, xy := range xys {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+		}
+		entries++
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
-	return out, nil
+	if len(gens) > 0 {
+		p.X.Min, p.X.Max = float64(gens[0].Generation)-0.5, float64(gens[len(gens)-1].Generation)+0.5
+	}
+	if entries == 0 {
+		return chart.Panel{Plot: p, Lo: math.NaN(), Hi: math.NaN()}, nil
+	}
+	p.Y.Min, p.Y.Max = lo, hi
+	return chart.Panel{Plot: p, Lo: lo, Hi: hi}, nil
 }
 
 // outsideTable writes the generations' matches against the outside
