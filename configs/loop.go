@@ -109,18 +109,17 @@ type LoopBaseline struct {
 	// odds; empty: none.
 	Odds      []int `toml:"odds"`
 	OddsPairs int   `toml:"odds_pairs"` // game pairs per rung
-	// Outside are other programs' players (OpenTafl's AI at named
-	// depths, say) that every generation's network plays at the
-	// baseline's playouts, so that the run's ratings place the
-	// generations against them; empty: none. They need baseline games,
-	// whose searcher anchors the ratings.
+	// Outside are other programs' players (OpenTafl's AI, say) that
+	// every generation's network plays at the baseline's playouts, so
+	// that the run's ratings place the generations against them; empty:
+	// none. They need baseline games, whose opponent anchors the ratings.
 	Outside []LoopOutside `toml:"outside"`
 }
 
 // LoopOutside is one player of LoopBaseline.Outside.
 type LoopOutside struct {
 	// Player is a match player's spec (player.ParseSpec), such as
-	// `otep:cmd="env OPENTAFL_DEPTH=3 opentafl-engine",clock=off,name=opentafl-depth-3`;
+	// `otep:cmd=opentafl-engine,clock=off,name=opentafl`;
 	// its name names its match folder (gen-NNN/outside/NAME) and its row
 	// in the ratings, so the players' names must differ.
 	Player string `toml:"player"`

@@ -4,7 +4,7 @@
 # private OpenTafl server, and prints one summary line.
 #
 # Environment (all required unless a default is given):
-#   OPENTAFL_CP      OpenTafl's Java classpath (the classes and its jars)
+#   OPENTAFL_CP      OpenTafl's Java classpath: your own copy's OpenTafl.jar
 #   TAFLAB_ENGINE    the command line of taflab's engine, split on blanks (no
 #                    quoting), absolute paths: e.g.
 #                    "/tmp/engine -protocol otep -net builtin -movetime 500"

@@ -14,7 +14,7 @@ import (
 
 // BenchmarkShippedMove measures what one move of the shipped network costs
 // in match play, on one core: a search of 1,000 playouts (the playouts
-// scripts/opentafl-match.sh gives it) with the match player's settings
+// scripts/opentafl-ladder.sh gives it at the top) with the match player's settings
 // (mcts.DefaultConfig, one inference thread), from every position of the
 // copenhagen opening suite in turn. It reports the mean and the slowest
 // search over the positions; run it with -cpu 1 (TAFLAB_BENCH_NET=FILE
