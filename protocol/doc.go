@@ -3,7 +3,9 @@
 // records (rows from rank 1, 't' attacker, 'T' defender, 'K' king), its
 // move records ("e5-e8", "Ke5-e8xe9/f8++"), its rules strings (OTR, "dim:11
 // name:Copenhagen atkf:y tfr:w sw:s efe:y start:/.../") compiled into a
-// rules.Definition, and TaflZero's UCI-like move notation ("e1e2").
+// rules.Definition, its game records (.otg: tags, the rules string, the
+// moves with their captures and comments; ParseGameRecord and
+// FormatGameRecord), and TaflZero's UCI-like move notation ("e1e2").
 //
 // The engine server (package engine) reads what a host sends with it, and
 // the host side (external engines as match players) writes what an engine
