@@ -25,6 +25,12 @@ type Config struct {
 	// review never adds noise and always reads the search's best move.
 	// Default mcts.DefaultConfig().
 	Search mcts.Config `json:"-"`
+	// Parallel is how many stretches of a game a review searches side by
+	// side, their leaves evaluated in one batch (a network evaluates a
+	// batch of many positions faster a position than one of a few); the
+	// first search of each stretch has no tree to reuse. From 1 to 64.
+	// Default 8.
+	Parallel int `json:"parallel"`
 	// Thresholds label a move by the win chance it lost. Default
 	// DefaultThresholds (lichess's).
 	Thresholds Thresholds `json:"thresholds"`
@@ -36,7 +42,7 @@ type Config struct {
 
 // DefaultConfig returns the default settings.
 func DefaultConfig() Config {
-	return Config{Playouts: 400, Top: 8, PVMoves: 10, Search: mcts.DefaultConfig(), Thresholds: DefaultThresholds(), Seed: 1}
+	return Config{Playouts: 400, Top: 8, PVMoves: 10, Parallel: 8, Search: mcts.DefaultConfig(), Thresholds: DefaultThresholds(), Seed: 1}
 }
 
 // Validate reports every setting out of range.
@@ -52,6 +58,9 @@ func (c *Config) Validate() error {
 	}
 	if c.PVMoves < 1 || c.PVMoves > 100 {
 		errs = append(errs, fmt.Errorf("analysis: pv moves %d: want 1 to 100", c.PVMoves))
+	}
+	if c.Parallel < 1 || c.Parallel > 64 {
+		errs = append(errs, fmt.Errorf("analysis: parallel %d: want 1 to 64 stretches", c.Parallel))
 	}
 	if err := c.Search.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("analysis: search: %w", err))

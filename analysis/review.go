@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"taflab/mcts"
 	"taflab/rules"
@@ -67,6 +68,7 @@ type Review struct {
 	Evaluator  string     `json:"evaluator"`
 	Playouts   int        `json:"playouts"`   // Config.Playouts
 	TreeReuse  bool       `json:"tree_reuse"` // Config.Search.TreeReuse
+	Parallel   int        `json:"parallel"`   // Config.Parallel
 	Seed       uint64     `json:"seed"`
 	Thresholds Thresholds `json:"thresholds"`
 	Plies      []Ply      `json:"plies"`
@@ -98,11 +100,13 @@ func (r *Review) WinChances() []float64 {
 	return out
 }
 
-// Reviewer reviews a game one position at a time, so that its caller
-// bounds the work (a search slot for each Step) and can stop between
-// steps. Positions are searched in order from the start, each search
-// reusing the tree of the one before when Config.Search.TreeReuse is set.
-// A Reviewer is used by one goroutine at a time.
+// Reviewer reviews a game a step at a time, so that its caller bounds
+// the work (a search slot for each Step) and can stop between steps. The
+// positions to search are cut into Config.Parallel stretches of the game,
+// searched side by side (their leaves evaluated in one batch); within a
+// stretch each search reuses the tree of the one before when
+// Config.Search.TreeReuse is set. A Reviewer is used by one goroutine at a
+// time.
 type Reviewer struct {
 	cfg       *Config
 	eval      mcts.Evaluator
@@ -110,12 +114,19 @@ type Reviewer struct {
 	played    []rules.RecordedMove // the moves with the rules' captures
 	positions []rules.Position     // before each move, then after the last
 	end       rules.Outcome        // how the rules ended the game, or not
-	search    *mcts.Search         // at position next
 	runner    *mcts.Runner
-	next      int         // the position to search next: after that many moves
-	last      int         // the last position to search
-	views     []attackers // the attackers' view of each position searched
-	plies     []Ply
+	chains    []*chain
+	views     []*attackers // by position: the attackers' view once searched
+	plies     []Ply        // the plies reviewed, by ply
+	done      []bool       // by ply - 1: reviewed
+	searches  []*mcts.Search
+}
+
+// chain is one stretch of the game's positions, searched in order with
+// one search.
+type chain struct {
+	search     *mcts.Search
+	next, last int // the positions still to search, next to last
 }
 
 // attackers is a searched position's view from the attackers' side, and
@@ -141,15 +152,27 @@ func NewReviewer(cfg *Config, e mcts.Evaluator, game Game) (*Reviewer, error) {
 		return nil, err
 	}
 	r := &Reviewer{cfg: cfg, eval: e, game: game, played: rg.played, positions: rg.positions, end: rg.game.Outcome(),
-		runner: mcts.NewRunner(e), last: len(rg.played)}
+		runner: mcts.NewRunner(e), views: make([]*attackers, len(rg.positions)), done: make([]bool, len(rg.played))}
+	last := len(rg.played) // the last position to search
 	if r.end.Over() || !rg.game.HasMove() {
-		r.last-- // the final position is the result, not a search
+		last-- // the final position is the result, not a search
 	}
-	sg, err := rules.NewGameFrom(game.Variant, game.Start)
-	if err != nil {
-		return nil, fmt.Errorf("analysis: start: %v", err)
+	n := last + 1
+	k := min(cfg.Parallel, max(n, 1))
+	for i := range k {
+		from, to := i*n/k, (i+1)*n/k-1
+		if from > to {
+			continue
+		}
+		g, err := rules.NewGameFrom(game.Variant, game.Start)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: start: %v", err)
+		}
+		for _, m := range rg.played[:from] {
+			g.Make(m.Move) // the moves before, so that repetitions count
+		}
+		r.chains = append(r.chains, &chain{search: mcts.NewSearch(&cfg.Search, g, cfg.Seed), next: from, last: to})
 	}
-	r.search = mcts.NewSearch(&cfg.Search, sg, cfg.Seed)
 	if s, ok := e.(seeded); ok {
 		s.Seed(cfg.Seed)
 	}
@@ -160,63 +183,106 @@ func NewReviewer(cfg *Config, e mcts.Evaluator, game Game) (*Reviewer, error) {
 func (r *Reviewer) Plies() int { return len(r.played) }
 
 // Done reports whether every position has been searched.
-func (r *Reviewer) Done() bool { return r.next > r.last }
-
-// Step searches the next position and returns the ply whose review it
-// completes (nil for the start position, whose ply has no move before
-// it), and with the last position the final ply too when the game ended
-// there (so Step may return two plies). It stops when ctx is done,
-// returning ctx's error; the review can then not go on.
-func (r *Reviewer) Step(ctx context.Context) ([]Ply, error) {
-	if r.Done() {
-		return nil, nil
-	}
-	g := r.search.Game()
-	view, err := evaluate(r.eval, g, 1)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.runner.SearchContext(ctx, r.search, r.cfg.Playouts); err != nil {
-		return nil, fmt.Errorf("analysis: position %d: %w", r.next, err)
-	}
-	draw := 0.0
-	if view.wdl != nil {
-		draw = view.wdl.Draw
-	}
-	wdl := searchWDL(float64(r.search.RootValue()), draw, r.search.Proven())
-	if g.ToMove() != rules.Attackers {
-		wdl = wdl.Flip()
-	}
-	a := attackers{wdl: wdl, best: r.search.BestMove().String(), playouts: r.search.Playouts(), visits: r.search.Visits()}
-	for _, m := range r.search.PV(nil, r.cfg.PVMoves) {
-		a.pv = append(a.pv, m.String())
-	}
-	r.views = append(r.views, a)
-	var done []Ply
-	if r.next > 0 {
-		done = append(done, r.ply(r.next, wdl))
-	}
-	if r.next == r.last && r.last < len(r.played) {
-		done = append(done, r.ply(len(r.played), resultWDL(r.end)))
-	}
-	if r.next < len(r.played) {
-		if err := r.search.Advance(r.played[r.next].Move); err != nil {
-			return nil, fmt.Errorf("analysis: ply %d: %w", r.next+1, err)
+func (r *Reviewer) Done() bool {
+	for _, c := range r.chains {
+		if c.next <= c.last {
+			return false
 		}
 	}
-	r.next++
-	r.plies = append(r.plies, done...)
-	return done, nil
+	return true
+}
+
+// Step searches the next position of every stretch of the game, side by
+// side, and returns the plies it completes, in order (a ply is complete
+// once the positions before and after it are known). It stops when ctx is
+// done, returning ctx's error; the review can then not go on.
+func (r *Reviewer) Step(ctx context.Context) ([]Ply, error) {
+	active := r.chains[:0:0]
+	r.searches = r.searches[:0]
+	for _, c := range r.chains {
+		if c.next <= c.last {
+			active = append(active, c)
+			r.searches = append(r.searches, c.search)
+		}
+	}
+	if len(active) == 0 {
+		return nil, nil
+	}
+	draws := make([]float64, len(active))
+	for i, c := range active {
+		view, err := evaluate(r.eval, c.search.Game(), 1)
+		if err != nil {
+			return nil, err
+		}
+		if view.wdl != nil {
+			draws[i] = view.wdl.Draw
+		}
+		c.search.Start(r.cfg.Playouts, false)
+	}
+	for !allDone(r.searches) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := r.runner.Step(r.searches); err != nil {
+			return nil, fmt.Errorf("analysis: %w", err)
+		}
+	}
+	var out []Ply
+	for i, c := range active {
+		s := c.search
+		wdl := searchWDL(float64(s.RootValue()), draws[i], s.Proven())
+		if s.Game().ToMove() != rules.Attackers {
+			wdl = wdl.Flip()
+		}
+		a := &attackers{wdl: wdl, best: s.BestMove().String(), pv: []string{}, playouts: s.Playouts(), visits: s.Visits()}
+		for _, m := range s.PV(nil, r.cfg.PVMoves) {
+			a.pv = append(a.pv, m.String())
+		}
+		r.views[c.next] = a
+		if c.next < c.last {
+			if err := s.Advance(r.played[c.next].Move); err != nil {
+				return nil, fmt.Errorf("analysis: ply %d: %w", c.next+1, err)
+			}
+		}
+		c.next++
+	}
+	for n := 1; n <= len(r.played); n++ {
+		if r.done[n-1] || r.views[n-1] == nil {
+			continue
+		}
+		var after WDL
+		switch {
+		case r.views[n] != nil:
+			after = r.views[n].wdl
+		case n == len(r.played) && r.end.Over():
+			after = resultWDL(r.end)
+		default:
+			continue
+		}
+		p := r.ply(n, after)
+		r.done[n-1] = true
+		out = append(out, p)
+	}
+	r.plies = append(r.plies, out...)
+	slices.SortFunc(r.plies, func(a, b Ply) int { return a.Ply - b.Ply })
+	return out, nil
+}
+
+// allDone reports whether every search has its playouts.
+func allDone(searches []*mcts.Search) bool {
+	for _, s := range searches {
+		if !s.Done() {
+			return false
+		}
+	}
+	return true
 }
 
 // ply reviews move n (from 1), whose position after is after (the
 // attackers' view).
 func (r *Reviewer) ply(n int, after WDL) Ply {
 	before := r.views[n-1]
-	mover := rules.Attackers
-	if (n%2 == 0) == (r.game.Start.ToMove == rules.Attackers) {
-		mover = rules.Defenders
-	}
+	mover := r.positions[n-1].ToMove
 	p := Ply{Ply: n, Mover: mover.String(), Move: r.played[n-1].String(), Best: before.best, PV: before.pv,
 		AttackersBefore: before.wdl.rounded(), AttackersAfter: after.rounded(), Playouts: before.playouts, Visits: before.visits}
 	p.Before, p.After = p.AttackersBefore, p.AttackersAfter
@@ -228,9 +294,6 @@ func (r *Reviewer) ply(n int, after WDL) Ply {
 	p.Loss = round(max(0, p.WinBefore-p.WinAfter), 2)
 	p.Label = r.cfg.Thresholds.Label(p.Loss)
 	p.Accuracy = round(MoveAccuracy(p.WinBefore, p.WinAfter), 2)
-	if p.PV == nil {
-		p.PV = []string{}
-	}
 	return p
 }
 
@@ -249,7 +312,7 @@ func resultWDL(o rules.Outcome) WDL {
 // summary and the turn.
 func (r *Reviewer) Review() *Review {
 	rev := &Review{Variant: r.game.Variant.Name(), Start: r.game.Start.String(), Evaluator: r.eval.ID(), Playouts: r.cfg.Playouts,
-		TreeReuse: r.cfg.Search.TreeReuse, Seed: r.cfg.Seed, Thresholds: r.cfg.Thresholds, Plies: r.plies,
+		TreeReuse: r.cfg.Search.TreeReuse, Parallel: r.cfg.Parallel, Seed: r.cfg.Seed, Thresholds: r.cfg.Thresholds, Plies: r.plies,
 		Winner: r.end.Winner.String(), Reason: ""}
 	if rev.Plies == nil {
 		rev.Plies = []Ply{}

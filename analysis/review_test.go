@@ -253,3 +253,27 @@ func TestReviewStops(t *testing.T) {
 		t.Errorf("a review without playouts: got no error, want one")
 	}
 }
+
+// TestReviewParallel: a review searched in one stretch and in many gives
+// the same plies, in order, each reported once as it completes.
+func TestReviewParallel(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	game := randomGame(v, 4, 40)
+	for _, parallel := range []int{1, 3, 8, 64} {
+		cfg := analysis.DefaultConfig()
+		cfg.Playouts, cfg.Parallel = 50, parallel
+		seen := map[int]int{}
+		rev, err := analysis.ReviewGame(context.Background(), &cfg, mcts.NewHeuristic(), game, func(p analysis.Ply) { seen[p.Ply]++ })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rev.Plies) != len(game.Moves) || len(seen) != len(game.Moves) {
+			t.Fatalf("parallel %d: got %d plies, %d reported, want %d", parallel, len(rev.Plies), len(seen), len(game.Moves))
+		}
+		for i, p := range rev.Plies {
+			if p.Ply != i+1 || seen[p.Ply] != 1 {
+				t.Errorf("parallel %d: ply %d at %d, reported %d times; want in order, once", parallel, p.Ply, i+1, seen[p.Ply])
+			}
+		}
+	}
+}
