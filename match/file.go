@@ -282,6 +282,9 @@ func WriteFiles(dir string, f File) error {
 			md += fmt.Sprintf("| %d | %d | %v | %.1f [%.1f, %.1f] |\n", r.Multiplier, r.Pairs, r.Counts, r.Elo, r.EloLo, r.EloHi)
 		}
 	}
+	if len(f.Games) > 0 {
+		md += winsTable(f)
+	}
 	if err := fileio.WriteFile(filepath.Join(dir, "match.md"), []byte(md)); err != nil {
 		return fmt.Errorf("match: %w", err)
 	}
