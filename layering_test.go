@@ -21,19 +21,19 @@ const module = "taflab"
 // together, parses flags and touches files.
 var allowedImports = map[string][]string{
 	"rules":            {},
-	"archive":          {},
-	"configs/variants": {"rules", "configs/internal/strict"},
-	"configs":          {"rules", "mcts", "net", "datasets", "stats", "protocol", "internal/fileio"},
+	"archive":          {"internal/fileio"},
+	"configs/variants": {"rules", "configs/internal/strict", "internal/tomlbound"},
+	"configs":          {"rules", "mcts", "net", "datasets", "stats", "protocol", "internal/fileio", "internal/tomlbound"},
 	"mcts":             {"rules"},
 	"net":              {"rules", "mcts", "internal/fileio"},
-	"datasets":         {"rules", "archive", "internal/fileio"},
+	"datasets":         {"rules", "archive", "internal/fileio", "internal/tomlbound"},
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
 	// What a player makes of a position and a game: analysis and review.
 	"analysis": {"rules", "mcts"},
 	// The web page's server: games, replays, analysis and run charts.
-	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart", "analysis"},
+	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart", "analysis", "internal/fileio"},
 	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
 	"protocol": {"rules"},
 	// Engine protocols, both sides: Serve (taflab as an engine) and
@@ -54,9 +54,11 @@ var allowedImports = map[string][]string{
 	// Training runs: samples from shards and records into a network.
 	"training": {"rules", "net", "datasets", "archive", "configs", "chart", "internal/fileio"},
 	// The self-play loop: generations of self-play, training and gating.
-	"loop": {"rules", "mcts", "net", "datasets", "archive", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress", "internal/errctx"},
+	"loop": {"rules", "mcts", "net", "datasets", "archive", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress", "internal/errctx", "internal/tomlbound"},
 	// Files written whole or not at all, and read within a limit.
 	"internal/fileio": {},
+	// TOML decoded within bounds checked before the decoder allocates.
+	"internal/tomlbound": {},
 	// Progress bars and lines for long runs.
 	"internal/progress": {},
 	// Other packages' errors in a context of the caller's.

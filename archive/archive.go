@@ -24,6 +24,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"taflab/internal/fileio"
 )
 
 // Prefix begins the name of every embedded archive: a records setting that
@@ -98,12 +100,13 @@ func (e *unknownError) Error() string {
 
 func (e *unknownError) Is(target error) bool { return target == ErrUnknown || target == fs.ErrNotExist }
 
-// Open opens name: an embedded archive (a name with Prefix) or a file. A
-// missing file gets os.Open's error, and an unknown archive name an error
+// Open opens name: an embedded archive (a name with Prefix) or a regular
+// file (fileio.Open: a named pipe or a device is refused). A missing file
+// gets os.Open's error, and an unknown archive name an error
 // that is both ErrUnknown and fs.ErrNotExist.
 func Open(name string) (io.ReadCloser, error) {
 	if !IsName(name) {
-		return os.Open(name)
+		return fileio.Open(name) // a regular file: a FIFO or a device is refused
 	}
 	a, ok := Lookup(name)
 	if !ok {

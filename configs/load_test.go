@@ -66,7 +66,8 @@ func TestLoadVariantOTR(t *testing.T) {
 			`name "fetlar" is a shipped rule set's, but the rules differ from it in referee: give the changed rule set a name of its own (OpenTafl's reading of it is opentafl-fetlar)`},
 		{"toml file, a shipped name, other rules", write("changed.toml", strings.Replace(string(toml), "edge_fort = false", "edge_fort = true", 1)),
 			`name "fetlar" is a shipped rule set's, but the rules differ from it in edge_fort: give`},
-		{"a file without end", "/dev/zero", `/dev/zero: more than 1048576 bytes`}, // it read without bound
+		{"a file without end", "/dev/zero", `/dev/zero: a device, not a regular file`}, // it read without bound
+		{"a file past the bound", sparse(t, filepath.Join(dir, "big.toml"), 1<<20+1), `big.toml: more than 1048576 bytes`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadVariant(c.arg)
@@ -75,6 +76,21 @@ func TestLoadVariantOTR(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sparse makes a file of size bytes that takes no disk, and returns its
+// path.
+func sparse(t *testing.T, path string, size int64) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // mustRulesString writes def as an OpenTafl rules string.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"taflab/internal/tomlbound"
 	"taflab/rules"
 )
 
@@ -335,5 +336,17 @@ func TestReadRecordsLines(t *testing.T) {
 				t.Errorf("got lines %v, want %v", lines, c.wantLines)
 			}
 		})
+	}
+}
+
+// TestDefinitionTOMLBounds: a shard's rule-set metadata is TOML read
+// within tomlbound's bounds: nested one past MaxDepth it is refused before
+// the decoder, naming the bound (the reader of every TOML file refuses
+// that: TestTOMLReadersRefuseDepth in the module's root).
+func TestDefinitionTOMLBounds(t *testing.T) {
+	deep := "name = " + strings.Repeat("{a = ", tomlbound.MaxDepth+1) + "1" + strings.Repeat("}", tomlbound.MaxDepth+1) + "\n"
+	_, err := decodeDefinition(deep)
+	if want := KeyDefinition + ": line 1: a value nested 17 deep"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want an error starting %q", err, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"taflab/internal/tomlbound"
 	"taflab/rules"
 )
 
@@ -210,7 +211,7 @@ func checkSchema(s *arrow.Schema, table string) (Meta, error) {
 // refusing unknown keys and invalid definitions.
 func decodeDefinition(text string) (rules.Definition, error) {
 	var def rules.Definition
-	md, err := toml.Decode(text, &def)
+	md, err := tomlbound.Decode([]byte(text), &def)
 	if err != nil {
 		return def, fmt.Errorf("%s: %v", KeyDefinition, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"taflab/configs"
 	"taflab/internal/fileio"
+	"taflab/internal/tomlbound"
 	"taflab/mcts"
 	"taflab/openings"
 	"taflab/player"
@@ -319,7 +320,7 @@ func waitForRun(ctx context.Context, run string, poll time.Duration, log io.Writ
 	cfgPath, varPath := filepath.Join(run, ConfigFile), filepath.Join(run, VariantFile)
 	said := false
 	for {
-		text, err1 := fileio.ReadFileLimit(cfgPath, fileio.MaxConfigBytes, "this file")
+		text, err1 := fileio.ReadFileLimit(cfgPath, tomlbound.MaxBytes, "a TOML file")
 		_, err2 := os.Stat(varPath)
 		if err1 == nil && err2 == nil {
 			cfg, err := configs.ParseLoop(cfgPath, text)

@@ -12,6 +12,7 @@ import (
 	"taflab/configs"
 	"taflab/datasets"
 	"taflab/internal/fileio"
+	"taflab/internal/tomlbound"
 	"taflab/net"
 	"taflab/openings"
 	"taflab/rules"
@@ -27,7 +28,7 @@ import (
 // own loop.toml (the one it was set up with); name names the text.
 func checkConfig(run string, configText []byte, name string) error {
 	own := filepath.Join(run, ConfigFile)
-	have, err := fileio.ReadFileLimit(own, fileio.MaxConfigBytes, "this file")
+	have, err := fileio.ReadFileLimit(own, tomlbound.MaxBytes, "a TOML file")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -86,7 +87,7 @@ func recordVariant(run string, v *rules.Variant) error {
 		return fmt.Errorf("loop: %w", err)
 	}
 	variantPath := filepath.Join(run, VariantFile)
-	old, err := fileio.ReadFileLimit(variantPath, fileio.MaxConfigBytes, "this file")
+	old, err := fileio.ReadFileLimit(variantPath, tomlbound.MaxBytes, "a TOML file")
 	if err != nil {
 		if err := fileio.WriteFile(variantPath, []byte(def)); err != nil {
 			return fmt.Errorf("loop: %w", err)
@@ -97,7 +98,7 @@ func recordVariant(run string, v *rules.Variant) error {
 		return nil
 	}
 	var was rules.Definition
-	if _, err := toml.Decode(string(old), &was); err == nil && was.Name != v.Name() {
+	if _, err := tomlbound.Decode(old, &was); err == nil && was.Name != v.Name() {
 		if was.Name = v.Name(); was == v.Definition() {
 			// The same rules under an older build's name (an OpenTafl
 			// rules string's, before such names had

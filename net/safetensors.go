@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -153,7 +152,10 @@ func writeFile(path string, data []byte) error {
 // trailing bytes), and reads no more than MaxSafetensorsBytes of it.
 // Errors read "net: FILE: what is wrong".
 func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
+	if errors.Is(err, fileio.ErrNotRegular) {
+		return nil, nil, fmt.Errorf("net: %w", err) // it names the file
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("net: %s: %w", path, errors.Unwrap(err)) // os.Open's *fs.PathError, whose path is named
 	}

@@ -92,7 +92,7 @@ func openMetrics(path string, keep int) (*metricsWriter, error) {
 	if err := fileio.WriteFile(path, []byte(kept.String())); err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := fileio.OpenAppend(path)
 	if err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}

@@ -478,3 +478,50 @@ func TestTreeBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue36Reproductions: the web parts of issue 36's findings 1 and 2.
+// A rule set 40,000 tables deep posted as variant_toml (82 KB, which took
+// 21.6 s and 1.7 GB) is refused 400 naming the bound; a named pipe in a
+// served folder (which held the one read slot for good, every replay then
+// answered 503) is refused 400 at once, and the slot is free again: a
+// games file replays after it.
+func TestIssue36Reproductions(t *testing.T) {
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "games.csv"), []byte("d1-d3 e5-e2,0,0,Ongoing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkfifo(filepath.Join(data, "fifo.csv")); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	cfg := web.DefaultConfig()
+	cfg.DataDir = data
+	ts := testServer(t, cfg)
+	deep, _ := json.Marshal("[" + strings.Repeat("a.", 40000) + "b]\n")
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+		msg                      string
+	}{
+		{"finding 1: variant_toml 40,000 tables deep", "POST", "/api/games", `{"variant_toml":` + string(deep) + `,"human":"both"}`, 400,
+			"rule-set file: line 1: a value nested 17 deep, past the most a TOML file may nest (16 tables, arrays and inline tables)"},
+		{"finding 2: a named pipe's games", "GET", "/api/file-games?src=data&path=fifo.csv", "", 400, "data/fifo.csv: not a regular file"},
+		{"finding 2: a named pipe's game", "GET", "/api/replay?src=data&path=fifo.csv&game=0", "", 400, "data/fifo.csv: not a regular file"},
+		{"finding 2: a file after the pipe", "GET", "/api/file-games?src=data&path=games.csv", "", 200, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, body, raw := call(t, ts, c.method, c.path, c.body)
+			if status != c.status {
+				t.Fatalf("got %d %s, want %d", status, raw, c.status)
+			}
+			if msg, _ := body["error"].(string); !strings.Contains(msg, c.msg) {
+				t.Errorf("got error %q, want it to say %q", msg, c.msg)
+			}
+		})
+	}
+	var in struct {
+		Reads struct{ Running, Waiting int } `json:"reads"`
+	}
+	if _, _, raw := call(t, ts, "GET", "/api/info", ""); json.Unmarshal(raw, &in) != nil || in.Reads.Running != 0 || in.Reads.Waiting != 0 {
+		t.Errorf("/api/info: got %s, want no read running or waiting", raw)
+	}
+}

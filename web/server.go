@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"taflab/internal/fileio"
 	"taflab/net"
 )
 
@@ -307,7 +308,10 @@ func (s *Server) readFile(src, rel string) ([]byte, error) {
 	if rel, err = cleanRel(rel); err != nil {
 		return nil, err
 	}
-	f, err := root.Open(rel)
+	f, err := fileio.OpenIn(root, rel) // a FIFO is refused, never waited on
+	if errors.Is(err, fileio.ErrNotRegular) {
+		return nil, errorf(http.StatusBadRequest, "%s/%s: not a regular file: the server reads files only", src, rel)
+	}
 	if err != nil {
 		return nil, rootError(src, rel, err)
 	}
@@ -315,9 +319,6 @@ func (s *Server) readFile(src, rel string) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, rootError(src, rel, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errorf(http.StatusBadRequest, "%s/%s: not a regular file", src, rel)
 	}
 	if st.Size() > s.cfg.MaxFileBytes {
 		return nil, errorf(http.StatusRequestEntityTooLarge, "%s/%s: %d bytes, more than the %d the server reads of a file", src, rel, st.Size(), s.cfg.MaxFileBytes)

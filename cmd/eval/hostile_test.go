@@ -262,3 +262,38 @@ func TestRatingsLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue36Replay: issue 36's finding 1 as it was run: an 80 KB rule-set
+// file of one table header 40,000 parts deep (eval replay peaked at 1,646
+// MB on it) is refused before it is decoded, exit 2, naming the file's
+// line and the bound; and finding 2's class: a named pipe given as a file
+// to replay is refused at once, exit 1, naming it (a pipe is read as "-").
+func TestIssue36Replay(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "d.toml")
+	if err := os.WriteFile(deep, []byte("["+strings.Repeat("a.", 40000)+"b]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"finding 1: a rule set 40,000 tables deep", []string{"replay", "-variant", deep, "-moves", "d1-d3"}, 2,
+			"eval replay: -variant: variants: " + deep + ": line 1: a value nested 17 deep, past the most a TOML file may nest (16 tables, arrays and inline tables)"},
+		{"finding 2's class: a named pipe to replay", []string{"replay", fifo}, 1,
+			"eval replay: " + fifo + ": a named pipe (FIFO), not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runEval(t, "", c.args...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Errorf("got exit %d and %q, want %d and %q", code, stderr, c.code, c.want)
+			}
+		})
+	}
+}

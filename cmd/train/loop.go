@@ -11,6 +11,7 @@ import (
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/internal/fileio"
+	"taflab/internal/tomlbound"
 	"taflab/loop"
 )
 
@@ -60,7 +61,7 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	name, text := "loop.toml (embedded)", configs.LoopFile()
 	own := filepath.Join(*runDir, loop.ConfigFile)
-	ownText, ownErr := fileio.ReadFileLimit(own, fileio.MaxConfigBytes, "this file")
+	ownText, ownErr := fileio.ReadFileLimit(own, tomlbound.MaxBytes, "a TOML file")
 	if ownErr != nil && !errors.Is(ownErr, os.ErrNotExist) {
 		fmt.Fprintf(stderr, "train loop: the run's %s: %v\n", loop.ConfigFile, ownErr)
 		return 2
@@ -69,7 +70,7 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		name, text = own, ownText
 	}
 	if *configFile != "" {
-		data, err := fileio.ReadFileLimit(*configFile, fileio.MaxConfigBytes, "this file")
+		data, err := fileio.ReadFileLimit(*configFile, tomlbound.MaxBytes, "a TOML file")
 		if err != nil {
 			fmt.Fprintf(stderr, "train loop: -config: %v\n", err)
 			return 2

@@ -33,17 +33,102 @@ const (
 	MaxRunFileBytes = 1 << 30
 )
 
-// ReadFileLimit reads the file at path whole, refusing one of more than
-// limit bytes without reading past the limit; what names the kind of file
-// in that error ("a game-record file"). A file that cannot be opened gets
-// os.Open's error, which os.IsNotExist reads.
+// ReadFileLimit reads the regular file at path whole (Open), refusing one
+// of more than limit bytes without reading past the limit; what names the
+// kind of file in that error ("a game-record file"). A file that cannot be
+// opened gets os.Open's error, which os.IsNotExist reads.
 func ReadFileLimit(path string, limit int64, what string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return ReadLimit(path, f, limit, what)
+}
+
+// ErrNotRegular is Open's error (wrapped, naming the file and what it is)
+// for a path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens the file at path for reading if it is a regular file (after
+// symbolic links), and refuses anything else with ErrNotRegular: a named
+// pipe (FIFO) would block the reader until something writes into it, and
+// a device (/dev/zero, a terminal) or a socket has no end or no size to
+// check. The open itself never waits: a FIFO is opened without blocking
+// (O_NONBLOCK, which changes nothing for a regular file) and then refused.
+// Errors other than ErrNotRegular are os.Open's.
+func Open(path string) (*os.File, error) {
+	return openRegular(path, os.O_RDONLY)
+}
+
+// OpenAppend opens the regular file at path for appending (creating it,
+// mode 0644, if it does not exist), refusing anything else as Open does.
+func OpenAppend(path string) (*os.File, error) {
+	return openRegular(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+}
+
+// OpenIn opens the regular file name inside root for reading, refusing
+// anything else as Open does (and whatever os.Root refuses: a path that
+// leads out of the folder).
+func OpenIn(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRegular(name, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func openRegular(path string, flag int) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode()) // named before the open: a FIFO no one reads cannot be opened for writing
+	}
+	f, err := os.OpenFile(path, flag|nonBlock, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRegular(path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckRegular returns ErrNotRegular, wrapped with name and what the file
+// is, if the open file f is not a regular file; an error of Stat as it is.
+func CheckRegular(name string, f interface{ Stat() (os.FileInfo, error) }) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	return notRegular(name, st.Mode())
+}
+
+func notRegular(name string, m os.FileMode) error {
+	return fmt.Errorf("%s: %s, %w: taflab reads and writes files only", name, Kind(m), ErrNotRegular)
+}
+
+// Kind names what a file mode that is not a regular file's is.
+func Kind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0 || m&os.ModeCharDevice != 0:
+		return "a device"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "an irregular file"
 }
 
 // ReadLimit reads r whole, refusing more than limit bytes without reading

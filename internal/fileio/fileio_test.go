@@ -59,3 +59,63 @@ func TestWriteFileRemovesStale(t *testing.T) {
 		t.Errorf("got %q, %v, want the file written", data, err)
 	}
 }
+
+// TestOpenRegularOnly: Open, OpenAppend and ReadFileLimit take regular
+// files (through a symbolic link too) and refuse, at once and naming what
+// it is, a named pipe (which would block until something writes into it),
+// a device and a folder.
+func TestOpenRegularOnly(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	cases := []struct {
+		path string
+		want string // "" for a file read
+	}{
+		{file, ""},
+		{link, ""},
+		{fifo, "a named pipe (FIFO), not a regular file"},
+		{"/dev/zero", "a device, not a regular file"},
+		{dir, "a folder, not a regular file"},
+	}
+	for _, c := range cases {
+		for _, op := range []struct {
+			name string
+			do   func(string) error
+		}{
+			{"Open", func(p string) error { f, err := Open(p); f.Close(); return err }},
+			{"OpenAppend", func(p string) error { f, err := OpenAppend(p); f.Close(); return err }},
+			{"ReadFileLimit", func(p string) error { _, err := ReadFileLimit(p, 10, "a file"); return err }},
+		} {
+			t.Run(op.name+" "+filepath.Base(c.path), func(t *testing.T) {
+				done := make(chan error, 1)
+				go func() { done <- op.do(c.path) }()
+				var err error
+				select {
+				case err = <-done:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("%s(%s) still waits after 10 s", op.name, c.path)
+				}
+				if c.want == "" {
+					if err != nil {
+						t.Errorf("got %v, want the file opened", err)
+					}
+					return
+				}
+				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), c.path+": "+c.want) {
+					t.Errorf("got %v, want ErrNotRegular saying %q", err, c.path+": "+c.want)
+				}
+			})
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"taflab/internal/fileio"
+	"taflab/internal/tomlbound"
 )
 
 // NewFlagSet returns a command's flag set: errors and help go to stderr,
@@ -62,7 +63,7 @@ func ReadConfig[C any](cmd, file string, def C, parse func(file string, data []b
 	if file == "" {
 		return def, nil
 	}
-	data, err := fileio.ReadFileLimit(file, fileio.MaxConfigBytes, "a config file")
+	data, err := fileio.ReadFileLimit(file, tomlbound.MaxBytes, "a TOML config file")
 	if err != nil {
 		return def, fmt.Errorf("%s: -config: %w", cmd, err)
 	}

@@ -3,9 +3,13 @@ package cli
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"taflab/internal/tomlbound"
 )
 
 func TestCheckRanges(t *testing.T) {
@@ -85,9 +89,24 @@ func TestCheckRanges(t *testing.T) {
 }
 
 func TestReadConfigLimit(t *testing.T) {
-	// ReadConfig refuses a config past the limit rather than reading it all.
-	if _, err := ReadConfig("cmd", "/dev/zero", 0, func(string, []byte) (int, error) { return 1, nil }); err == nil ||
-		!strings.Contains(err.Error(), "more than 67108864 bytes") {
-		t.Errorf("ReadConfig(/dev/zero): got %v, want the size limit", err)
+	// ReadConfig refuses a config past the TOML bound rather than reading
+	// it all, and a device at once.
+	big := filepath.Join(t.TempDir(), "big.toml")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(tomlbound.MaxBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, c := range []struct{ file, want string }{
+		{big, "more than 1048576 bytes, the most a TOML config file may hold"},
+		{"/dev/zero", "/dev/zero: a device, not a regular file"},
+	} {
+		if _, err := ReadConfig("cmd", c.file, 0, func(string, []byte) (int, error) { return 1, nil }); err == nil ||
+			!strings.Contains(err.Error(), c.want) {
+			t.Errorf("ReadConfig(%s): got %v, want %q", c.file, err, c.want)
+		}
 	}
 }

@@ -5,20 +5,22 @@
 package strict
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"taflab/internal/tomlbound"
 )
 
 // Decode decodes TOML data into dst (a pointer to a struct with toml tags);
 // file names the file in errors, which start with prefix (such as
-// "configs: ").
+// "configs: "). A file past tomlbound's bounds (size, nesting, key length,
+// values) is refused before it is decoded, naming the line.
 func Decode(prefix, file string, data []byte, dst any) (toml.MetaData, error) {
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(dst)
+	md, err := tomlbound.Decode(data, dst)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {

@@ -147,7 +147,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			r.replayFile("stdin", stdin)
 			continue
 		}
-		file, err := archive.Open(name) // a file, or an embedded archive
+		file, err := archive.Open(name) // a file (regular only: a pipe is read as "-"), or an embedded archive
 		if err != nil {
 			fmt.Fprintf(stderr, "eval replay: %v\n", err)
 			r.failed = true

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tomlbound_test
+
+const raceEnabled = false
