@@ -18,8 +18,8 @@ import (
 //	POST /api/games/{id}/engine               GameState, after the engine's move
 //	POST /api/games/{id}/undo                 GameState
 //	GET  /api/files            []FileInfo
-//	GET  /api/file-games?src=&path=[&variant=]       []ReplayedGame, without positions and moves
-//	GET  /api/replay?src=&path=&game=[&variant=]     ReplayedGame
+//	GET  /api/file-games?src=&path=[&variant=][&offset=]  FileGames: GamesPage games from offset, without positions and moves
+//	GET  /api/replay?src=&path=&game=[&variant=]          ReplayedGame (at most MaxPlies plies)
 //	POST /api/analyze          AnalyzeRequest -> Analysis
 //	GET  /api/runs             []string, the run folders
 //	GET  /api/run?path=        RunReport
@@ -126,6 +126,14 @@ type FileInfo struct {
 	Src  string `json:"src"`  // "data" or "run"
 	Path string `json:"path"` // relative to the folder, slash-separated
 	Kind string `json:"kind"` // "dataset" (*.games.arrow) or "records" (*.csv)
+}
+
+// FileGames is the answer of GET /api/file-games: a page of a file's
+// games, at most GamesPage of them from Offset.
+type FileGames struct {
+	Total  int            `json:"total"`  // the games the file holds
+	Offset int            `json:"offset"` // Games[0]'s index in the file
+	Games  []ReplayedGame `json:"games"`  // without positions and moves
 }
 
 // ReplayedGame is a game of a file, replayed through the rules.

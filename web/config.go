@@ -46,10 +46,10 @@ type Config struct {
 	// with a message that the server is busy. The searches' memory is at
 	// most MaxSearches times TreeBytes.
 	MaxSearches int
-	// MaxReads bounds the requests that read whole files at once (a games
-	// file to replay, a run's reports; default 1, at most 256), queued the
-	// same way: listing a games file's games takes about 11 times the
-	// file's size while it runs (180 MB for 16 MiB of game records).
+	// MaxReads bounds the requests that read files at once (a games file
+	// to list or replay, a run's reports; default 1, at most 256), queued
+	// the same way. A listing holds a page of GamesPage games, reading game
+	// records a line at a time; a dataset's games file is decoded whole.
 	MaxReads int
 	// MaxQueue bounds the requests waiting for a search or a read (default
 	// 32, 0 to 10000); QueueWait bounds how long each waits (default 10 s,
@@ -72,8 +72,8 @@ type Config struct {
 	// most 1 TiB): near it the garbage collector runs more often rather
 	// than let the heap grow to twice what is live. With the default
 	// limits what is live stays under some 300 MB (2 searches of 20,000
-	// playouts, about 60 MB each, and one listing of a 16 MiB games file,
-	// about 180 MB), so the process stays under 512 MiB
+	// playouts, about 60 MB each, and one read of a 16 MiB file), so the
+	// process stays under 512 MiB
 	// (TestMemoryUnderLoad); with -max-playouts raised, each search is
 	// still at most TreeBytes.
 	MemoryLimit int64

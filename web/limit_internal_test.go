@@ -13,6 +13,7 @@ import (
 
 	"taflab/internal/nettest"
 	"taflab/mcts"
+	"taflab/rules"
 )
 
 // brokenEval fails every evaluation, by panicking or with an error.
@@ -108,6 +109,35 @@ func TestNetworkCacheBounded(t *testing.T) {
 		s.netMu.Unlock()
 		if got != want || order != want {
 			t.Fatalf("round %d: got %d networks loaded (%d in order), want %d", round+1, got, order, want)
+		}
+	}
+}
+
+// TestGameEndsAtMaxPlies: a game on the page holds at most MaxPlies
+// plies, so that its state (which lists its moves) stays bounded under a
+// rule set whose games need not end: a person's move and the engine's
+// past it are refused with 409, naming the bound.
+func TestGameEndsAtMaxPlies(t *testing.T) {
+	s, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ human, path, body, msg string }{
+		{"both", "move", `{"move":"d1-d2"}`, "move d1-d2: the game has 10000 plies, the most the page plays: start a new one"},
+		{"defenders", "engine", ``, "engine: the game has 10000 plies, the most the page plays: start a new one"},
+	} {
+		gm, err := s.newGame(NewGameRequest{Human: c.human, Engine: "builtin", Playouts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm.moves = make([]rules.RecordedMove, MaxPlies) // as if played
+		req := httptest.NewRequest(http.MethodPost, "/api/games/"+gm.id+"/"+c.path, strings.NewReader(c.body))
+		req.Host = "127.0.0.1"
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), c.msg) {
+			t.Errorf("%s: got %d %s, want 409 saying %q", c.path, rec.Code, rec.Body, c.msg)
 		}
 	}
 }

@@ -479,16 +479,24 @@ func TestTreeBudget(t *testing.T) {
 	}
 }
 
-// TestIssue36Reproductions: the web parts of issue 36's findings 1 and 2.
+// TestIssue36Reproductions: the web parts of issue 36's findings 1 to 3.
 // A rule set 40,000 tables deep posted as variant_toml (82 KB, which took
 // 21.6 s and 1.7 GB) is refused 400 naming the bound; a named pipe in a
 // served folder (which held the one read slot for good, every replay then
 // answered 503) is refused 400 at once, and the slot is free again: a
-// games file replays after it.
+// games file replays after it; a million one-move games (16 MB, a 348 MB
+// answer before) are listed a page of GamesPage at a time, and a game
+// longer than MaxPlies is refused 422.
 func TestIssue36Reproductions(t *testing.T) {
 	data := t.TempDir()
-	if err := os.WriteFile(filepath.Join(data, "games.csv"), []byte("d1-d3 e5-e2,0,0,Ongoing\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{
+		"games.csv": "d1-d3 e5-e2,0,0,Ongoing\n",
+		"ones.csv":  strings.Repeat("d1-d3,0,0,Black\n", 1_000_000),
+		"long.csv":  strings.TrimSuffix(strings.Repeat("d1-d2 ", web.MaxPlies+1), " ") + ",0,0,Ongoing\n",
+	} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := mkfifo(filepath.Join(data, "fifo.csv")); err != nil {
 		t.Skipf("no named pipes here: %v", err)
@@ -507,6 +515,11 @@ func TestIssue36Reproductions(t *testing.T) {
 		{"finding 2: a named pipe's games", "GET", "/api/file-games?src=data&path=fifo.csv", "", 400, "data/fifo.csv: not a regular file"},
 		{"finding 2: a named pipe's game", "GET", "/api/replay?src=data&path=fifo.csv&game=0", "", 400, "data/fifo.csv: not a regular file"},
 		{"finding 2: a file after the pipe", "GET", "/api/file-games?src=data&path=games.csv", "", 200, ""},
+		{"finding 3: a million one-move games, the first page", "GET", "/api/file-games?src=data&path=ones.csv", "", 200, ""},
+		{"finding 3: the last page", "GET", "/api/file-games?src=data&path=ones.csv&offset=999990", "", 200, ""},
+		{"finding 3: past the last game", "GET", "/api/file-games?src=data&path=games.csv&offset=5", "", 200, ""},
+		{"finding 3: a bad offset", "GET", "/api/file-games?src=data&path=games.csv&offset=-1", "", 400, `offset "-1": want a game's index from 0`},
+		{"finding 3: a game past MaxPlies", "GET", "/api/replay?src=data&path=long.csv&game=0", "", 422, "game 0: 10001 plies, more than the 10000 the page replays a game of"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, body, raw := call(t, ts, c.method, c.path, c.body)
@@ -515,6 +528,21 @@ func TestIssue36Reproductions(t *testing.T) {
 			}
 			if msg, _ := body["error"].(string); !strings.Contains(msg, c.msg) {
 				t.Errorf("got error %q, want it to say %q", msg, c.msg)
+			}
+			if !strings.Contains(c.path, "/api/file-games") || status != 200 {
+				return
+			}
+			var page web.FileGames
+			if err := json.Unmarshal(raw, &page); err != nil {
+				t.Fatal(err)
+			}
+			total := 1
+			if strings.Contains(c.path, "ones.csv") {
+				total = 1_000_000
+			}
+			want := max(0, min(web.GamesPage, total-page.Offset))
+			if page.Total != total || len(page.Games) != want || want > 0 && page.Games[0].Index != page.Offset {
+				t.Errorf("got %d games of %d from %d, want %d of %d", len(page.Games), page.Total, page.Offset, want, total)
 			}
 		})
 	}

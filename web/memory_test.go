@@ -28,6 +28,14 @@ import (
 // process may reach under TestMemoryUnderLoad's load.
 const memoryBound = 512 << 20
 
+// The most bytes an answer about a games file may hold: a page of
+// web.GamesPage games listed (some 500 bytes each), and a game replayed
+// (within web.MaxPlies; these are one move).
+const (
+	maxListingAnswer = 400 << 10
+	maxReplayAnswer  = 4 << 10
+)
+
 const childEnv = "TAFLAB_WEB_MEMORY_CHILD" // the child's Config, as JSON
 
 // TestMemoryServerProcess is the server of TestMemoryUnderLoad, run in a
@@ -104,6 +112,11 @@ func TestMemoryUnderLoad(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "games.csv"), records, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Issue 36 finding 3: 1,000,000 one-move games, 16 MB (a listing of
+	// them was a 348 MB answer and took 1.49 GB).
+	if err := os.WriteFile(filepath.Join(data, "ones.csv"), bytes.Repeat([]byte("d1-d3,0,0,Black\n"), 1_000_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := web.DefaultConfig()
 	cfg.RunDir, cfg.DataDir, cfg.NetFile = run, data, nettest.TinyFile(t, 7)
 	cfg.ReadTimeout = 2 * time.Second // the default 30 s, shortened for the test
@@ -162,6 +175,7 @@ func TestMemoryUnderLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards the counts and errs below
 	answers := map[int]int{}
+	largest := 0 // the largest listing's bytes
 	var errs []string
 	fail := func(format string, a ...any) {
 		mu.Lock()
@@ -248,23 +262,55 @@ func TestMemoryUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	// 2 listings of a 15 MiB games file.
-	for i := range 2 {
+	// Listings of the first and the last page of a 15 MiB games file and
+	// of 1,000,000 one-move games, and a replay of the millionth game: each
+	// answer within its bound.
+	longGames := bytes.Count(records, []byte("\n")) - 1
+	for i, c := range []struct {
+		path  string
+		total int // the file's games; -1 for a replay
+	}{
+		{"/api/file-games?src=data&path=games.csv", longGames},
+		{fmt.Sprintf("/api/file-games?src=data&path=games.csv&offset=%d", longGames-1), longGames},
+		{"/api/file-games?src=data&path=ones.csv", 1_000_000},
+		{"/api/file-games?src=data&path=ones.csv&offset=999500", 1_000_000},
+		{"/api/replay?src=data&path=ones.csv&game=999999", -1},
+	} {
 		wg.Go(func() {
-			resp, err := client.Get(base + "/api/file-games?src=data&path=games.csv")
+			resp, err := client.Get(base + c.path)
 			if err != nil {
-				fail("games %d: %v", i, err)
+				fail("file %d: %v", i, err)
 				return
 			}
 			defer resp.Body.Close()
-			var games []json.RawMessage
-			err = json.NewDecoder(resp.Body).Decode(&games)
+			raw, err := io.ReadAll(resp.Body)
 			if resp.StatusCode == 503 {
 				return
 			}
-			if want := bytes.Count(records, []byte("\n")) - 1; err != nil || resp.StatusCode != 200 || len(games) != want {
-				fail("games %d: got %d, %d games (%v), want 200 and %d", i, resp.StatusCode, len(games), err, want)
+			if err != nil || resp.StatusCode != 200 {
+				fail("%s: got %d %.200s (%v), want 200", c.path, resp.StatusCode, raw, err)
+				return
 			}
+			if c.total < 0 {
+				if len(raw) > maxReplayAnswer {
+					fail("%s: a %d-byte answer, want at most %d", c.path, len(raw), maxReplayAnswer)
+				}
+				return
+			}
+			var page struct {
+				Total, Offset int
+				Games         []json.RawMessage
+			}
+			err = json.Unmarshal(raw, &page)
+			if want := min(web.GamesPage, c.total-page.Offset); err != nil || page.Total != c.total || len(page.Games) != want {
+				fail("%s: got %d games of %d (%v), want %d of %d", c.path, len(page.Games), page.Total, err, want, c.total)
+			}
+			if len(raw) > maxListingAnswer {
+				fail("%s: a %d-byte answer, want at most %d", c.path, len(raw), maxListingAnswer)
+			}
+			mu.Lock()
+			largest = max(largest, len(raw))
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
@@ -290,7 +336,8 @@ func TestMemoryUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("in %v: analyses answered %v; the server's peak resident memory %d MiB (bound %d MiB)", elapsed.Round(time.Millisecond), answers, peak>>20, memoryBound>>20)
+	t.Logf("in %v: analyses answered %v; the largest listing %d KiB (bound %d KiB); the server's peak resident memory %d MiB (bound %d MiB)",
+		elapsed.Round(time.Millisecond), answers, largest>>10, maxListingAnswer>>10, peak>>20, memoryBound>>20)
 	if peak > memoryBound {
 		t.Errorf("got a peak resident memory of %d MiB, want at most %d MiB", peak>>20, memoryBound>>20)
 	}

@@ -219,6 +219,9 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request) {
 	case !gm.humans[gm.g.ToMove()]:
 		writeError(w, errorf(http.StatusConflict, "move %s: it is the engine's move (%s)", m, gm.g.ToMove()))
 		return
+	case len(gm.moves) >= MaxPlies:
+		writeError(w, errorf(http.StatusConflict, "move %s: the game has %d plies, the most the page plays: start a new one", m, len(gm.moves)))
+		return
 	}
 	if err := gm.g.Play(m); err != nil {
 		writeError(w, errorf(http.StatusUnprocessableEntity, "%v", err))
@@ -254,6 +257,8 @@ func (s *Server) handleEngine(w http.ResponseWriter, r *http.Request) {
 		refuse = errorf(http.StatusConflict, "engine: it is the person's move (%s)", gm.g.ToMove())
 	case gm.thinking:
 		refuse = errorf(http.StatusConflict, "engine: already thinking")
+	case len(gm.moves) >= MaxPlies:
+		refuse = errorf(http.StatusConflict, "engine: the game has %d plies, the most the page plays: start a new one", len(gm.moves))
 	}
 	if refuse != nil {
 		gm.mu.Unlock()

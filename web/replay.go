@@ -1,13 +1,13 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -56,6 +56,7 @@ func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
 
 // fileGame is one game as a file holds it, before replay.
 type fileGame struct {
+	index    int // its place in the file, from 0
 	line     int
 	start    rules.Position
 	moves    []rules.RecordedMove
@@ -64,16 +65,34 @@ type fileGame struct {
 	err      error
 }
 
-// readGames reads a games file: a dataset's games table, or game records
-// (CSV) under the rule set named by variant, or else the one the match.json
-// beside it names, or else copenhagen.
+// The bounds of the answers about games, which hold what the server reads
+// of a file, not the whole file: a listing (/api/file-games) holds at most
+// GamesPage games, some 350 bytes each (175 KB), and a game replayed
+// (/api/replay) at most MaxPlies plies, some 250 bytes each (2.5 MB); a
+// game played on the page ends at MaxPlies plies too (its state holds its
+// moves). The file itself is read a line at a time (game records) or
+// whole within Config.MaxFileBytes (a dataset).
+const (
+	GamesPage = 500
+	MaxPlies  = 10_000
+)
+
+// gamesRange is a listing's range of a file's games: from, and at most n.
+type gamesRange struct{ from, n int }
+
+func (r gamesRange) holds(i int) bool { return i >= r.from && i < r.from+r.n }
+
+// readGames reads the games in want of a games file: a dataset's games
+// table, or game records (CSV) under the rule set named by variant, or
+// else the one the match.json beside it names, or else copenhagen. It
+// returns them and how many games the file holds.
 //
 // It reads in one of the server's read slots, until ctx is done; the
 // caller releases the slot once it has answered.
-func (s *Server) readGames(ctx context.Context, src, rel, variant string) (release func(), v *rules.Variant, games []fileGame, err error) {
+func (s *Server) readGames(ctx context.Context, src, rel, variant string, want gamesRange) (release func(), v *rules.Variant, games []fileGame, total int, err error) {
 	free, err := s.reads.acquire(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, 0, err
 	}
 	handed := false // whether the caller got the slot to release
 	defer func() {
@@ -81,32 +100,38 @@ func (s *Server) readGames(ctx context.Context, src, rel, variant string) (relea
 			free()
 		}
 	}()
-	v, games, err = s.readGamesFile(src, rel, variant)
+	v, games, total, err = s.readGamesFile(ctx, src, rel, variant, want)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, 0, err
 	}
 	handed = true
-	return free, v, games, nil
+	return free, v, games, total, nil
 }
 
-func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []fileGame, error) {
-	data, err := s.readFile(src, rel)
+func (s *Server) readGamesFile(ctx context.Context, src, rel, variant string, want gamesRange) (*rules.Variant, []fileGame, int, error) {
+	f, err := s.openFile(src, rel)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	defer f.Close()
 	switch fileKind(path.Base(rel)) {
 	case "dataset":
+		data, err := s.readAll(src, rel, f)
+		if err != nil {
+			return nil, nil, 0, err
+		}
 		rows, meta, err := datasets.DecodeGames(src+"/"+rel, data)
 		if err != nil {
-			return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+			return nil, nil, 0, errorf(http.StatusUnprocessableEntity, "%v", err)
 		}
 		v, err := rules.Compile(meta.Definition)
 		if err != nil {
-			return nil, nil, errorf(http.StatusUnprocessableEntity, "%s/%s: rule set: %v", src, rel, err)
+			return nil, nil, 0, errorf(http.StatusUnprocessableEntity, "%s/%s: rule set: %v", src, rel, err)
 		}
-		out := make([]fileGame, len(rows))
-		for i, row := range rows {
-			fg := fileGame{start: v.Start(), recorded: row.Winner.String() + " (" + row.Reason.String() + ")",
+		var out []fileGame
+		for i := want.from; i < min(len(rows), want.from+want.n); i++ {
+			row := &rows[i]
+			fg := fileGame{index: i, start: v.Start(), recorded: row.Winner.String() + " (" + row.Reason.String() + ")",
 				info: &GameDetails{row.GameID, row.Evaluator, row.Seed, row.AttackerPlayouts, row.DefenderPlayouts}}
 			if row.Start != "" {
 				if fg.start, err = rules.ParsePosition(row.Start); err != nil {
@@ -120,34 +145,58 @@ func (s *Server) readGamesFile(src, rel, variant string) (*rules.Variant, []file
 				}
 				fg.moves = append(fg.moves, rules.RecordedMove{Move: m, Captures: captures})
 			}
-			out[i] = fg
+			out = append(out, fg)
 		}
-		return v, out, nil
+		return v, out, len(rows), nil
 	case "records":
 		var v *rules.Variant
+		var err error
 		if variant == "" {
 			v, err = s.matchVariant(src, rel)
 		} else {
 			v, err = loadVariant(variant, "")
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
-		recs, err := datasets.ReadRecords(context.Background(), src+"/"+rel, bytes.NewReader(data))
+		out, total, err := s.readRecords(ctx, src+"/"+rel, f, v, want)
+		return v, out, total, err
+	}
+	return nil, nil, 0, errorf(http.StatusBadRequest, "%s/%s: not a games file (want *.games.arrow or *.csv)", src, rel)
+}
+
+// readRecords reads a game-record file (name, opened as f) a line at a time, within
+// Config.MaxFileBytes and datasets' line bound, and keeps the records in
+// want: every line is checked (the first that is not a record is refused,
+// naming it), none but those kept is held.
+func (s *Server) readRecords(ctx context.Context, name string, f io.Reader, v *rules.Variant, want gamesRange) ([]fileGame, int, error) {
+	var out []fileGame
+	total := 0
+	err := datasets.ScanRecordLines(ctx, name, io.LimitReader(f, s.cfg.MaxFileBytes), func(line int, text string) error {
+		if strings.TrimSpace(text) == "" || line == 1 && rules.IsRecordHeader(text) {
+			return nil
+		}
+		rec, err := rules.ParseRecord(line, text)
 		if err != nil {
-			return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err) // it names the file and the line
+			return fmt.Errorf("datasets: %s: %w", name, err)
 		}
-		out := make([]fileGame, len(recs))
-		for i, rec := range recs {
+		if want.holds(total) {
 			res := rec.Result.String()
 			if res == "" {
 				res = "no result"
 			}
-			out[i] = fileGame{line: rec.Line, start: rec.StartOr(v.Start()), moves: rec.Moves, recorded: res}
+			out = append(out, fileGame{index: total, line: rec.Line, start: rec.StartOr(v.Start()), moves: rec.Moves, recorded: res})
 		}
-		return v, out, nil
+		total++
+		return nil
+	})
+	if ctx.Err() != nil {
+		return nil, 0, canceled(ctx)
 	}
-	return nil, nil, errorf(http.StatusBadRequest, "%s/%s: not a games file (want *.games.arrow or *.csv)", src, rel)
+	if err != nil {
+		return nil, 0, errorf(http.StatusUnprocessableEntity, "%v", err) // it names the file and the line
+	}
+	return out, total, nil
 }
 
 // matchVariant returns the rule set of the match.json beside a games.csv:
@@ -178,7 +227,8 @@ func (s *Server) matchVariant(src, rel string) (*rules.Variant, error) {
 
 // replay plays a file's game through the rules; with full, it keeps every
 // position and move.
-func replay(v *rules.Variant, i int, fg fileGame, full bool) ReplayedGame {
+func replay(v *rules.Variant, fg fileGame, full bool) ReplayedGame {
+	i := fg.index
 	rg := ReplayedGame{Index: i, Line: fg.line, Board: newBoardInfo(v), Start: fg.start.String(), Recorded: fg.recorded, Info: fg.info}
 	rg.Label = "game " + strconv.Itoa(i+1)
 	if fg.line > 0 {
@@ -220,24 +270,33 @@ func replay(v *rules.Variant, i int, fg fileGame, full bool) ReplayedGame {
 	return rg
 }
 
-// handleFileGames lists a file's games, each replayed for its end.
+// handleFileGames lists a page of a file's games, each replayed for its
+// end: GamesPage games from offset (0 by default).
 func (s *Server) handleFileGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	release, v, games, err := s.readGames(r.Context(), q.Get("src"), q.Get("path"), q.Get("variant"))
+	offset := 0
+	if text := q.Get("offset"); text != "" {
+		var err error
+		if offset, err = strconv.Atoi(text); err != nil || offset < 0 {
+			writeError(w, errorf(http.StatusBadRequest, "offset %q: want a game's index from 0", text))
+			return
+		}
+	}
+	release, v, games, total, err := s.readGames(r.Context(), q.Get("src"), q.Get("path"), q.Get("variant"), gamesRange{offset, GamesPage})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	defer release()
-	out := make([]ReplayedGame, len(games))
+	out := FileGames{Total: total, Offset: offset, Games: make([]ReplayedGame, len(games))}
 	for i, fg := range games {
-		out[i] = replay(v, i, fg, false)
+		out.Games[i] = replay(v, fg, false)
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Index < out[b].Index })
 	writeJSON(w, out)
 }
 
-// handleReplay returns one game of a file, every position and move.
+// handleReplay returns one game of a file, every position and move; a
+// game of more than MaxPlies plies is refused.
 func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	i, err := strconv.Atoi(q.Get("game"))
@@ -245,15 +304,19 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusBadRequest, "game %q: want a game's index from 0", q.Get("game")))
 		return
 	}
-	release, v, games, err := s.readGames(r.Context(), q.Get("src"), q.Get("path"), q.Get("variant"))
+	release, v, games, total, err := s.readGames(r.Context(), q.Get("src"), q.Get("path"), q.Get("variant"), gamesRange{i, 1})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	defer release()
-	if i >= len(games) {
-		writeError(w, errorf(http.StatusNotFound, "game %d: the file has %d games", i, len(games)))
+	if len(games) == 0 {
+		writeError(w, errorf(http.StatusNotFound, "game %d: the file has %d games", i, total))
 		return
 	}
-	writeJSON(w, replay(v, i, games[i], true))
+	if n := len(games[0].moves); n > MaxPlies {
+		writeError(w, errorf(http.StatusUnprocessableEntity, "game %d: %d plies, more than the %d the page replays a game of", i, n, MaxPlies))
+		return
+	}
+	writeJSON(w, replay(v, games[0], true))
 }

@@ -299,8 +299,9 @@ func cleanRel(rel string) (string, error) {
 	return path.Clean(rel), nil
 }
 
-// readFile reads a regular file inside a served folder whole.
-func (s *Server) readFile(src, rel string) ([]byte, error) {
+// openFile opens a regular file inside a served folder, refusing one of
+// more than Config.MaxFileBytes.
+func (s *Server) openFile(src, rel string) (*os.File, error) {
 	root, err := s.root(src)
 	if err != nil {
 		return nil, err
@@ -315,14 +316,30 @@ func (s *Server) readFile(src, rel string) ([]byte, error) {
 	if err != nil {
 		return nil, rootError(src, rel, err)
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, rootError(src, rel, err)
 	}
 	if st.Size() > s.cfg.MaxFileBytes {
+		f.Close()
 		return nil, errorf(http.StatusRequestEntityTooLarge, "%s/%s: %d bytes, more than the %d the server reads of a file", src, rel, st.Size(), s.cfg.MaxFileBytes)
 	}
+	return f, nil
+}
+
+// readFile reads a regular file inside a served folder whole.
+func (s *Server) readFile(src, rel string) ([]byte, error) {
+	f, err := s.openFile(src, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return s.readAll(src, rel, f)
+}
+
+// readAll reads what openFile opened, within Config.MaxFileBytes.
+func (s *Server) readAll(src, rel string, f io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(f, s.cfg.MaxFileBytes+1))
 	if err != nil {
 		return nil, rootError(src, rel, err)

@@ -29,7 +29,7 @@ export const move = (id, move) => call("POST", `/api/games/${id}/move`, { move }
 export const engineMove = (id) => call("POST", `/api/games/${id}/engine`); // GameState
 export const undo = (id) => call("POST", `/api/games/${id}/undo`); // GameState
 export const files = () => call("GET", "/api/files"); // [FileInfo]
-export const fileGames = (query) => call("GET", "/api/file-games?" + query); // [ReplayedGame]
+export const fileGames = (query) => call("GET", "/api/file-games?" + query); // FileGames
 export const replay = (query) => call("GET", "/api/replay?" + query); // ReplayedGame
 export const analyze = (req) => call("POST", "/api/analyze", req); // AnalyzeRequest: Analysis
 export const runs = () => call("GET", "/api/runs"); // [string]

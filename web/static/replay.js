@@ -28,21 +28,35 @@ function fileQuery() {
   return q;
 }
 
-async function loadFileGames() {
+// loadFileGames lists a page of the file's games (FileGames: the server
+// sends GamesPage at a time), from offset.
+async function loadFileGames(offset = 0) {
   const q = fileQuery();
   const sel = $("replay-game");
   sel.textContent = "";
+  $("replay-page").textContent = "";
+  $("replay-page-prev").disabled = $("replay-page-next").disabled = true;
   if (!q) return;
+  q.set("offset", String(offset));
   $("replay-status").textContent = "Reading…";
-  let games;
-  try { games = await api.fileGames(q); } catch (err) { $("replay-status").textContent = err.message; return; }
+  let page;
+  try { page = await api.fileGames(q); } catch (err) { $("replay-status").textContent = err.message; return; }
+  const games = page.games;
   addOptions(sel, games.map((g) => {
     const end = g.error ? "error: " + g.error : g.outcome.over ? `${g.outcome.winner} (${g.outcome.reason})` : "unfinished";
     return [`${g.label}: ${g.plies} plies, ${end}`, String(g.index)];
   }));
-  $("replay-status").textContent = `${games.length} games.`;
+  pageFrom = page.offset;
+  pageSize = Math.max(pageSize, games.length);
+  $("replay-page-prev").disabled = page.offset === 0;
+  $("replay-page-next").disabled = page.offset + games.length >= page.total;
+  $("replay-page").textContent = games.length ? `games ${page.offset + 1}–${page.offset + games.length} of ${page.total}` : `${page.total} games`;
+  $("replay-status").textContent = `${page.total} games.`;
   if (games.length) await loadGame();
 }
+
+let pageFrom = 0; // the listed page's first game
+let pageSize = 0; // the most games a page has listed: the server's GamesPage
 
 async function loadGame() {
   const q = fileQuery();
@@ -94,8 +108,10 @@ function showPly(n) {
 export function initReplay(info) {
   board = new Board($("replay-board"), {});
   addOptions($("replay-variant"), info.variants.map((v) => [v, v]));
-  $("replay-file").addEventListener("change", loadFileGames);
-  $("replay-variant").addEventListener("change", loadFileGames);
+  $("replay-file").addEventListener("change", () => loadFileGames(0));
+  $("replay-variant").addEventListener("change", () => loadFileGames(0));
+  $("replay-page-prev").addEventListener("click", () => loadFileGames(Math.max(0, pageFrom - pageSize)));
+  $("replay-page-next").addEventListener("click", () => loadFileGames(pageFrom + pageSize));
   $("replay-game").addEventListener("change", loadGame);
   $("replay-first").addEventListener("click", () => showPly(0));
   $("replay-prev").addEventListener("click", () => showPly(ply - 1));
