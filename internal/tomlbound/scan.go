@@ -1,6 +1,7 @@
 package tomlbound
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -159,6 +160,12 @@ func (s *scanner) keyBytes(p path) {
 
 // document scans the whole file: key/value lines and table headers.
 func (s *scanner) document() {
+	for _, bom := range []string{"\xff\xfe", "\xfe\xff", "\xef\xbb\xbf"} { // the decoder skips one
+		if bytes.HasPrefix(s.data, []byte(bom)) {
+			s.i = len(bom)
+			break
+		}
+	}
 	table, tableDepth := path{node: &s.tables}, 0
 	for !s.stopped() {
 		s.skipBlank()
@@ -400,7 +407,7 @@ func (s *scanner) inlineTable(p path, d int) {
 		switch s.peek() {
 		case ',':
 			s.advance()
-			s.skipSpace()
+			s.skipBlank()
 			if s.peek() == '}' { // a trailing comma
 				s.advance()
 				return
