@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"taflab/archive"
@@ -86,6 +87,12 @@ type Summary struct {
 // a resumed run keeps its own weights.
 var ErrInitWithResume = errors.New("training: Init and Resume: a resumed run keeps its own weights")
 
+// ErrResume is Run's error (wrapped, saying what differs) for a resumed
+// run whose configuration asks for what its checkpoint cannot carry on:
+// another network than the one the run trains (where the run's network
+// came from [network], not Options.Init), or fewer steps than it has done.
+var ErrResume = errors.New("cannot carry the run on")
+
 // Run trains cfg.Steps steps (in all, counting a resumed run's earlier ones)
 // and leaves the run folder with a checkpoint, the network, the metrics and
 // the plot. When ctx is done it writes a checkpoint and returns with
@@ -100,6 +107,13 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("training: run folder: %w", err)
 	}
+	// One process at a time writes a run folder: two resuming one lose
+	// the steps of one from the metrics (issue 36).
+	lock, err := fileio.LockDir(cfg.Out, "training")
+	if err != nil {
+		return Summary{}, fmt.Errorf("training: run folder %w", err)
+	}
+	defer lock.Unlock()
 	// Temporary checkpoint, network and report files that a killed run
 	// left (hidden, never read): removed when a run starts in the folder.
 	if _, err := fileio.RemoveStaleTemps(cfg.Out, "", fileio.StaleTempAge); err != nil {
@@ -115,11 +129,14 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 		n      *net.Network
 		tr     *net.Trainer
 		window *datasets.Window
-		err    error
 	)
 	resumedRecords := ""
+	source := networkFromConfig // where the run's network came from, for its checkpoints
+	if opt.Init != nil {
+		source = networkFromInit
+	}
 	if opt.Resume {
-		if n, tr, window, resumedRecords, err = resume(ckptPath, cfg, threads); err != nil {
+		if n, tr, window, resumedRecords, source, err = resume(ckptPath, cfg, threads, opt.Log); err != nil {
 			return Summary{}, err
 		}
 	} else {
@@ -195,7 +212,7 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 	// so a resumed run draws the same ones.
 	started := time.Now()
 	save := func() error {
-		if err := writeCheckpoint(ckptPath, cfg, n, tr, window, records.identity()); err != nil {
+		if err := writeCheckpoint(ckptPath, cfg, n, tr, window, records.identity(), source); err != nil {
 			return err
 		}
 		if err := n.Save(sum.Network, map[string]string{"taflab.step": strconv.Itoa(tr.Step())}); err != nil {
@@ -407,16 +424,37 @@ func toSample(r *datasets.PositionRow, variants map[string]*rules.Variant, symme
 	return s
 }
 
+// Where a run's network came from (the checkpoint's taflab.network_source):
+// the config's [network], with new weights, or Options.Init's weights and
+// architecture.
+const (
+	networkFromConfig = "config"
+	networkFromInit   = "init"
+)
+
+// dataFilesBase marks a checkpoint whose data files are relative to its
+// own folder (taflab.data_files_base), so that the run resumes from any
+// working folder; without it they are as given when the run began.
+const dataFilesBase = "checkpoint"
+
 // writeCheckpoint writes the network, the optimizer's state and the data
-// position as one file, whole or not at all.
-func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Trainer, w *datasets.Window, records string) error {
+// position as one file, whole or not at all. The data files are written
+// relative to the checkpoint's folder.
+func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Trainer, w *datasets.Window, records, source string) error {
 	tensors := append([]net.Tensor(nil), n.Tensors()...)
 	for i, s := range tr.OptimizerState() {
 		tensors = append(tensors, net.Tensor{Name: fmt.Sprintf("optimizer.%d", i), Shape: []int{len(s)}, Data: s, Trained: false})
 	}
 	dataFiles, offset := []string{}, int64(0)
 	if w != nil {
-		dataFiles, offset = w.Files(), w.Offset()
+		offset = w.Offset()
+		for _, f := range w.Files() {
+			rel, err := relativeTo(filepath.Dir(path), f)
+			if err != nil {
+				return fmt.Errorf("training: checkpoint %s: data file %s: %w", path, f, err)
+			}
+			dataFiles = append(dataFiles, rel)
+		}
 	}
 	files, err := json.Marshal(dataFiles)
 	if err != nil {
@@ -431,50 +469,97 @@ func writeCheckpoint(path string, cfg configs.Train, n *net.Network, tr *net.Tra
 		return err
 	}
 	meta := map[string]string{
-		"taflab.format":         checkpointFormat,
-		"taflab.input_encoding": net.InputEncoding,
-		"taflab.config":         string(netCfg),
-		"taflab.optimizer":      string(optCfg),
-		"taflab.step":           strconv.Itoa(tr.Step()),
-		"taflab.data_offset":    strconv.FormatInt(offset, 10),
-		"taflab.data_files":     string(files),
-		"taflab.window":         strconv.Itoa(cfg.Window),
-		"taflab.seed":           strconv.FormatUint(cfg.Seed, 10),
-		"taflab.records":        records,
+		"taflab.format":          checkpointFormat,
+		"taflab.input_encoding":  net.InputEncoding,
+		"taflab.config":          string(netCfg),
+		"taflab.optimizer":       string(optCfg),
+		"taflab.step":            strconv.Itoa(tr.Step()),
+		"taflab.data_offset":     strconv.FormatInt(offset, 10),
+		"taflab.data_files":      string(files),
+		"taflab.data_files_base": dataFilesBase,
+		"taflab.network_source":  source,
+		"taflab.window":          strconv.Itoa(cfg.Window),
+		"taflab.seed":            strconv.FormatUint(cfg.Seed, 10),
+		"taflab.records":         records,
 	}
 	return net.WriteSafetensors(path, tensors, meta) // its errors are net's, naming the file
 }
 
+// relativeTo returns file's path from the folder dir (both as given, made
+// absolute).
+func relativeTo(dir, file string) (string, error) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	absFile, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(absDir, absFile)
+}
+
 // resume reads a checkpoint: the network, the trainer at its step with its
-// optimizer state, the window at its data position, and the identity of
-// the game records the run trained on (recordSource.identity; "none" for a
-// checkpoint written before records were recorded).
-func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Trainer, *datasets.Window, string, error) {
+// optimizer state, the window at its data position, the identity of the
+// game records the run trained on (recordSource.identity; "none" for a
+// checkpoint written before records were recorded) and where the run's
+// network came from. A config that asks for another network than a run
+// of the config's own trains, or for fewer steps than it has done, is
+// ErrResume; where the network came from Options.Init, the config's
+// [network] does not apply, and log is told when it differs.
+func resume(path string, cfg configs.Train, threads int, log io.Writer) (*net.Network, *net.Trainer, *datasets.Window, string, string, error) {
+	n, tr, w, records, source, err := readCheckpoint(path, cfg, threads, log)
+	if err != nil {
+		return nil, nil, nil, "", "", err
+	}
+	if cfg.Steps < tr.Step() {
+		return nil, nil, nil, "", "", fmt.Errorf("training: resume: %s: %w: the run is at step %d, and the config asks for %d steps in all: give more (-steps) to train on", path, ErrResume, tr.Step(), cfg.Steps)
+	}
+	return n, tr, w, records, source, nil
+}
+
+// networkDiff lists the [network] keys in which a and b differ, "key = A
+// (the run's), B (the config's)".
+func networkDiff(run, config net.Config) []string {
+	var diff []string
+	add := func(key string, a, b int) {
+		if a != b {
+			diff = append(diff, fmt.Sprintf("%s = %d (the config asks for %d)", key, a, b))
+		}
+	}
+	add("blocks", run.Blocks, config.Blocks)
+	add("channels", run.Channels, config.Channels)
+	add("value_channels", run.ValueChannels, config.ValueChannels)
+	add("value_hidden", run.ValueHidden, config.ValueHidden)
+	return diff
+}
+
+func readCheckpoint(path string, cfg configs.Train, threads int, log io.Writer) (*net.Network, *net.Trainer, *datasets.Window, string, string, error) {
 	tensors, meta, err := net.ReadSafetensors(path)
 	if err != nil {
-		return nil, nil, nil, "", err // net's, naming the checkpoint
+		return nil, nil, nil, "", "", err // net's, naming the checkpoint
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("training: resume: %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	if meta["taflab.format"] != checkpointFormat {
-		return nil, nil, nil, "", bad("not a checkpoint (format %q)", meta["taflab.format"])
+		return nil, nil, nil, "", "", bad("not a checkpoint (format %q)", meta["taflab.format"])
 	}
 	if meta["taflab.input_encoding"] != net.InputEncoding {
-		return nil, nil, nil, "", bad("input encoding %q, this build reads %s", meta["taflab.input_encoding"], net.InputEncoding)
+		return nil, nil, nil, "", "", bad("input encoding %q, this build reads %s", meta["taflab.input_encoding"], net.InputEncoding)
 	}
 	var netCfg net.Config
 	if err := json.Unmarshal([]byte(meta["taflab.config"]), &netCfg); err != nil {
-		return nil, nil, nil, "", bad("architecture: %v", err)
+		return nil, nil, nil, "", "", bad("architecture: %v", err)
 	}
 	var optCfg net.TrainConfig
 	if err := json.Unmarshal([]byte(meta["taflab.optimizer"]), &optCfg); err != nil {
-		return nil, nil, nil, "", bad("optimizer settings: %v", err)
+		return nil, nil, nil, "", "", bad("optimizer settings: %v", err)
 	}
 	// The schedule may be extended by a resumed run; the optimizer must
 	// stay what it was, or its state would mean something else.
 	if optCfg.Optimizer != cfg.Optimizer.Optimizer {
-		return nil, nil, nil, "", bad("optimizer %s, the config asks for %s", optCfg.Optimizer, cfg.Optimizer.Optimizer)
+		return nil, nil, nil, "", "", bad("optimizer %s, the config asks for %s", optCfg.Optimizer, cfg.Optimizer.Optimizer)
 	}
 	step, err1 := strconv.Atoi(meta["taflab.step"])
 	offset, err2 := strconv.ParseInt(meta["taflab.data_offset"], 10, 64)
@@ -483,11 +568,31 @@ func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Tra
 	var files []string
 	err5 := json.Unmarshal([]byte(meta["taflab.data_files"]), &files)
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
-		return nil, nil, nil, "", bad("metadata: %v", err)
+		return nil, nil, nil, "", "", bad("metadata: %v", err)
+	}
+	source := meta["taflab.network_source"]
+	if source == "" {
+		source = networkFromConfig // a checkpoint from before sources were written
+	}
+	if diff := networkDiff(netCfg, cfg.Network); len(diff) > 0 {
+		if source == networkFromConfig {
+			return nil, nil, nil, "", "", fmt.Errorf("training: resume: %s: %w: the run trains another network than the config's [network]: %s: set [network] to the run's, or start a new run",
+				path, ErrResume, strings.Join(diff, ", "))
+		}
+		if log != nil {
+			fmt.Fprintf(log, "training: resume: %s: the run trains the network it started from (-init), not the config's [network]: %s\n", path, strings.Join(diff, ", "))
+		}
+	}
+	if meta["taflab.data_files_base"] == dataFilesBase {
+		for i, f := range files {
+			if !filepath.IsAbs(f) {
+				files[i] = filepath.Join(filepath.Dir(path), f)
+			}
+		}
 	}
 	n, err := net.New(netCfg, 0)
 	if err != nil {
-		return nil, nil, nil, "", bad("%v", err)
+		return nil, nil, nil, "", "", bad("%v", err)
 	}
 	byName := map[string]net.Tensor{}
 	for _, t := range tensors {
@@ -506,33 +611,33 @@ func resume(path string, cfg configs.Train, threads int) (*net.Network, *net.Tra
 	}
 	for _, t := range n.Tensors() {
 		if err := fill(t.Name, t.Data); err != nil {
-			return nil, nil, nil, "", err
+			return nil, nil, nil, "", "", err
 		}
 	}
 	tr, err := net.NewTrainer(n, cfg.Optimizer, threads)
 	if err != nil {
-		return nil, nil, nil, "", err
+		return nil, nil, nil, "", "", err
 	}
 	for i, s := range tr.OptimizerState() {
 		if err := fill(fmt.Sprintf("optimizer.%d", i), s); err != nil {
-			return nil, nil, nil, "", err
+			return nil, nil, nil, "", "", err
 		}
 	}
 	tr.SetStep(step)
 	if len(files) == 0 {
 		if !cfg.Records.Only() {
-			return nil, nil, nil, "", bad("the run trained on game records alone, and the config now asks for self-play data too: start a new run")
+			return nil, nil, nil, "", "", bad("the run trained on game records alone, and the config now asks for self-play data too: start a new run")
 		}
-		return n, tr, nil, recordsOf(meta), nil
+		return n, tr, nil, recordsOf(meta), source, nil
 	}
 	w, err := datasets.OpenWindowFiles(files, window, seed)
 	if err != nil {
-		return nil, nil, nil, "", err // datasets', naming the file
+		return nil, nil, nil, "", "", err // datasets', naming the file
 	}
 	if err := w.SetOffset(offset); err != nil {
-		return nil, nil, nil, "", bad("%v", err)
+		return nil, nil, nil, "", "", bad("%v", err)
 	}
-	return n, tr, w, recordsOf(meta), nil
+	return n, tr, w, recordsOf(meta), source, nil
 }
 
 // recordsOf returns the records identity of a checkpoint's metadata.

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"taflab/datasets"
+	"taflab/internal/fileio"
+	"taflab/training"
 )
 
 // TestIssue36TOMLAndFIFO: issue 36's findings 1 and 2 for train, as they
@@ -44,6 +49,132 @@ func TestIssue36TOMLAndFIFO(t *testing.T) {
 			code, out := runTrainCmd(t, c.args...)
 			if code != c.code || !strings.Contains(out, c.want) {
 				t.Errorf("got exit %d and %q, want %d and %q", code, out, c.code, c.want)
+			}
+		})
+	}
+}
+
+const lockChildEnv = "TAFLAB_TRAIN_LOCK_CHILD" // the run folder the child holds
+
+// TestTrainingFolderHolder is TestIssue36Training's other process: it
+// holds a training run folder's lock as a train run does (training.Run
+// takes it first), says "held", and keeps it until its standard input
+// closes.
+func TestTrainingFolderHolder(t *testing.T) {
+	dir := os.Getenv(lockChildEnv)
+	if dir == "" {
+		t.Skip("the other process of TestIssue36Training; it runs only as that test's child")
+	}
+	l, err := fileio.LockDir(dir, "training")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("held")
+	bufio.NewReader(os.Stdin).ReadString('\n')
+	l.Unlock()
+}
+
+// holdFolder starts a process that holds dir as a training run does and
+// returns it and the function that ends it.
+func holdFolder(t *testing.T, dir string) (pid int, release func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTrainingFolderHolder$", "-test.v=false")
+	cmd.Env = append(os.Environ(), lockChildEnv+"="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the holder said %q, want held", line)
+	}
+	return cmd.Process.Pid, func() { stdin.Close(); cmd.Wait() }
+}
+
+// TestIssue36Training: issue 36's findings 5, 6 and 9 for train, as they
+// were run. Finding 5: a second train -resume on a run folder another
+// process trains in (both once exited 0, and metrics.csv lost the steps of
+// one) is refused, exit 1, naming the other process; once it is gone the
+// resume runs and the metrics hold every step. Finding 6: a run resumed
+// from another working folder (its checkpoint once kept its shards' paths
+// relative to where the run began: "datasets: open sp/...: no such file")
+// carries on. Finding 9: a resume whose config asks for another network
+// (once silently kept the checkpoint's) is refused, exit 2, naming the
+// keys; -steps 10 on a step-20 checkpoint (once "loss 0.0000", exit 0) is
+// refused, exit 2; -steps 20 on it says there is nothing to train, exit 0.
+func TestIssue36Training(t *testing.T) {
+	base := t.TempDir()
+	if err := os.Symlink(tinyData(t), filepath.Join(base, "sp")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := tinyConfig(t, 4)
+	other := filepath.Join(t.TempDir(), "other.toml")
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(strings.Replace(string(text), "channels = 8", "channels = 16", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(base)
+	// The run begins here, with paths relative to this folder.
+	if code, out := runTrainCmd(t, "-data", "sp", "-out", "run", "-config", cfg, "-steps", "8"); code != 0 {
+		t.Fatalf("the first run: got exit %d, want 0\n%s", code, out)
+	}
+	elsewhere := t.TempDir()
+	t.Chdir(elsewhere)
+	run := filepath.Join(base, "run")
+	data := filepath.Join(base, "sp")
+
+	pid, release := holdFolder(t, run)
+	code, out := runTrainCmd(t, "-data", data, "-out", run, "-config", cfg, "-steps", "12", "-resume")
+	release()
+	want := fmt.Sprintf("train: training: run folder %s: in use by another process: training, process %d on ", run, pid)
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("finding 5, a second process on the folder: got exit %d and %q, want 1 and %q", code, out, want)
+	}
+
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		want   string
+		metric int // the last step metrics.csv holds after it
+	}{
+		{"finding 6: a resume from another working folder", []string{"-data", data, "-out", run, "-config", cfg, "-steps", "12", "-resume"}, 0,
+			"train: steps 8 to 12 on ", 12},
+		{"finding 5: the resume after the other process", []string{"-data", data, "-out", run, "-config", cfg, "-steps", "16", "-resume"}, 0,
+			"train: steps 12 to 16 on ", 16},
+		{"finding 9: a resume with another network in its config", []string{"-data", data, "-out", run, "-config", other, "-steps", "20", "-resume"}, 2,
+			"cannot carry the run on: the run trains another network than the config's [network]: channels = 8 (the config asks for 16): set [network] to the run's, or start a new run", 16},
+		{"finding 9: fewer steps than the run has done", []string{"-data", data, "-out", run, "-config", cfg, "-steps", "10", "-resume"}, 2,
+			"cannot carry the run on: the run is at step 16, and the config asks for 10 steps in all: give more (-steps) to train on", 16},
+		{"finding 9: as many steps as the run has done", []string{"-data", data, "-out", run, "-config", cfg, "-steps", "16", "-resume"}, 0,
+			"train: the run is at step 16 already, the 16 steps asked for: nothing to train; network " + filepath.Join(run, "network.safetensors"), 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out := runTrainCmd(t, c.args...)
+			if code != c.code || !strings.Contains(out, c.want) {
+				t.Fatalf("got exit %d and %q, want %d and %q", code, out, c.code, c.want)
+			}
+			if strings.Contains(out, "loss 0.0000") {
+				t.Errorf("got %q, want no losses of steps not made", out)
+			}
+			steps, err := training.ReadMetrics(filepath.Join(run, training.MetricsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(steps) != c.metric || steps[len(steps)-1].Step != c.metric {
+				t.Errorf("metrics.csv: got %d lines to step %d, want every step to %d", len(steps), steps[len(steps)-1].Step, c.metric)
 			}
 		})
 	}

@@ -32,8 +32,11 @@ alone, no -data needed). Every 10th record is held out of training
 configs/train.toml's (print them
 with -print-config); flags override its keys. -resume carries on from the
 run folder's checkpoint exactly: weights, optimizer state, step and data
-position. Exit status: 0 done, 1 failed, 2 bad flags or config, 130 stopped by
-a signal (after writing a checkpoint).
+position; the run keeps its network, and a config that asks for another
+(or for fewer steps than the run has done) is refused. One process at a
+time trains in a run folder: another is refused, naming it. Exit status: 0
+done, 1 failed, 2 bad flags or config, 130 stopped by a signal (after
+writing a checkpoint).
 
 Flags:
 `
@@ -109,9 +112,17 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "train: -init and -resume: a resumed run keeps its own weights")
 		return 2
 	}
+	if errors.Is(err, training.ErrResume) {
+		fmt.Fprintln(stderr, "train:", err)
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "train:", err)
 		return 1
+	}
+	if sum.LastStep == sum.FirstStep && !sum.Interrupted {
+		fmt.Fprintf(stdout, "train: the run is at step %d already, the %d steps asked for: nothing to train; network %s\n", sum.LastStep, cfg.Steps, sum.Network)
+		return 0
 	}
 	fmt.Fprintf(stdout, "train: steps %d to %d on %d self-play positions and %d record positions; loss %.4f (policy %.4f, value %.4f); network %s\n",
 		sum.FirstStep, sum.LastStep, sum.Positions, sum.RecordPositions, sum.Last.Total(), sum.Last.Policy, sum.Last.Value, sum.Network)
