@@ -509,20 +509,30 @@ func (s *scanner) literalString() (string, bool) {
 }
 
 // multiline scans a multi-line string after its opening triple quote
-// (quote '"' or '\”), up to a run of three to five quotes that closes it
-// (the decoder takes the last three as the end).
+// (quote '"' or '\”), up to a run of three or more quotes that closes it
+// (the decoder takes the last three as the end). It refuses the runs the
+// decoder refuses: six or more quotes, where the decoder's check is that
+// five quotes, not after a backslash, come before another; so in a basic
+// string a run of six after an escaped backslash passes, and a run of six
+// after an escaped quote (which the check counts as a sixth) does not.
 func (s *scanner) multiline(quote byte) {
+	before := byte(0) // what comes before the next byte: 0 the string's start or text, '"' an escaped quote, '\\' an escaped backslash
 	for !s.eof() {
 		c := s.peek()
 		if c == '\\' && quote == '"' {
 			s.advance()
+			before = 0
 			if !s.eof() {
+				if e := s.peek(); e == '"' || e == '\\' {
+					before = e
+				}
 				s.advance() // the escaped byte; an escape's hex digits are not quotes
 			}
 			continue
 		}
 		if c != quote {
 			s.advance()
+			before = 0
 			continue
 		}
 		run := 0
@@ -531,11 +541,16 @@ func (s *scanner) multiline(quote byte) {
 			run++
 		}
 		if run >= 3 {
-			if run > 5 {
+			refused := run >= 6
+			if quote == '"' && before == '\\' {
+				refused = run >= 7
+			}
+			if refused {
 				s.giveUp()
 			}
 			return
 		}
+		before = 0
 	}
 	s.giveUp()
 }

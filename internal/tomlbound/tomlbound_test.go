@@ -160,6 +160,10 @@ var scanSeeds = []string{
 	"  [ a . b ]  # spaced\n  k  =  1\n",
 	"x = 1\r\ny = 2\r\n",
 	"\"\" = 1\n",
+	"\xef\xbb\xbfx = 1\n",
+	"x = {a = 1,\n}\n",
+	"s = \"\"\"\\\\\"\"\"\"\"\"\n", // six quotes after an escaped backslash: the decoder takes them
+	"s = \"\"\"a\\\"\"\"\"\"\"\n",  // five after an escaped quote
 }
 
 // checkAgainstDecoder decodes text with the decoder and, when it decodes,
