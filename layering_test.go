@@ -25,7 +25,7 @@ var allowedImports = map[string][]string{
 	"configs/variants": {"rules", "configs/internal/strict", "internal/tomlbound"},
 	"configs":          {"rules", "mcts", "net", "datasets", "stats", "protocol", "internal/fileio", "internal/tomlbound"},
 	"mcts":             {"rules"},
-	"net":              {"rules", "mcts", "internal/fileio"},
+	"net":              {"rules", "mcts", "configs/variants", "internal/fileio"},
 	"datasets":         {"rules", "archive", "internal/fileio", "internal/tomlbound"},
 	"stats":            {},
 	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},

@@ -120,7 +120,11 @@ func TestLoopConfigs(t *testing.T) {
 		{"[gate]\nplayouts = 0\n", "gate.playouts = 0: want from 1 to 16777216"},
 		{"[gate]\nopening_plies = 5000\n", "gate.opening_plies = 5000: want from 0 to 100"},
 		{"[baseline]\nplayouts = 2147483648\n", "baseline.playouts = 2147483648: want from 1 to 16777216"},
-		{"[baseline]\nplayouts = 100\nodds = [2, 200000]\n", "baseline.odds = [2 200000]: want multipliers that keep baseline.playouts (100) times each within 16777216 playouts"},
+		{"[baseline]\nplayouts = 100\nodds = [2, 200000]\n", "baseline.odds[1] = 200000: want multipliers that keep baseline.playouts (100) times each within 16777216 playouts"},
+		// Issue 36: 200,000 entries made a 400 KB error; past the TOML
+		// bound now, and past the rungs' bound below it.
+		{"[baseline]\nodds = [" + strings.Repeat("2,", 200000) + "]\n", "more than 10000 keys, tables and array elements"},
+		{"[baseline]\nodds = [" + strings.Repeat("2,", 33) + "]\n", "baseline.odds = [33 multipliers]: want at most 32 rungs"},
 		{"[[baseline.outside]]\nplayer = \" \"\ngames = 4\n", `baseline.outside[0].player = " "`},
 		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 1\n", "baseline.outside[0].games = 1: want an even number"},
 		{"[[baseline.outside]]\nplayer = \"builtin:playouts=50\"\ngames = 5\n", "baseline.outside[0].games = 5: want an even number"},

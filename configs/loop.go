@@ -107,6 +107,7 @@ type LoopBaseline struct {
 	// Odds are the multipliers of the baseline's playout ladder, climbed
 	// once per run, on which each generation's rating reads as playout
 	// odds; empty: none.
+	// At most MaxOddsRungs.
 	Odds      []int `toml:"odds"`
 	OddsPairs int   `toml:"odds_pairs"` // game pairs per rung
 	// Outside are other programs' players (OpenTafl's AI, say) that
@@ -212,13 +213,18 @@ func (c *Loop) check() error {
 		bad("gate.openings", `""`, `want "suite", "random" or a suite file`)
 	}
 	seen := map[int]bool{}
-	for _, k := range c.Baseline.Odds {
+	if n := len(c.Baseline.Odds); n > MaxOddsRungs {
+		bad("baseline.odds", fmt.Sprintf("[%d multipliers]", n), fmt.Sprintf("want at most %d rungs", MaxOddsRungs))
+	}
+	for i, k := range c.Baseline.Odds[:min(len(c.Baseline.Odds), MaxOddsRungs)] {
+		// The entry is named, not the list: a list of thousands made an
+		// error of hundreds of KB.
 		if k < 2 || seen[k] {
-			bad("baseline.odds", c.Baseline.Odds, "want distinct multipliers of at least 2")
+			bad(fmt.Sprintf("baseline.odds[%d]", i), k, "want distinct multipliers of at least 2")
 			break
 		}
 		if c.Baseline.Playouts >= 1 && k > mcts.MaxPlayouts/c.Baseline.Playouts {
-			bad("baseline.odds", c.Baseline.Odds, fmt.Sprintf("want multipliers that keep baseline.playouts (%d) times each within %d playouts", c.Baseline.Playouts, mcts.MaxPlayouts))
+			bad(fmt.Sprintf("baseline.odds[%d]", i), k, fmt.Sprintf("want multipliers that keep baseline.playouts (%d) times each within %d playouts", c.Baseline.Playouts, mcts.MaxPlayouts))
 			break
 		}
 		seen[k] = true
@@ -256,6 +262,10 @@ const (
 // MaxOpeningPlies is the most moves of a random opening (gate.opening_plies),
 // the one bound of a random opening: openings.MaxBookPlies is this.
 const MaxOpeningPlies = 100
+
+// MaxOddsRungs bounds a playout ladder's rungs (baseline.odds, eval match
+// -odds): each is a match, and 32 doublings pass mcts.MaxPlayouts.
+const MaxOddsRungs = 32
 
 // playoutRange is what a playouts key wants.
 var playoutRange = fmt.Sprintf("want from 1 to %d (mcts.MaxPlayouts)", mcts.MaxPlayouts)

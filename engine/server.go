@@ -56,7 +56,10 @@ type Config struct {
 	MoveTime time.Duration
 	// MaxPlayouts caps the playouts of a timed search. Default 200,000,
 	// at most mcts.MaxPlayouts; the tree's memory budget (Search.TreeBytes,
-	// about 3 KB a playout) may end a search sooner.
+	// about 3 KB a playout) may end a search sooner. A host's explicit
+	// count (UCI's Playouts option, go nodes) may be up to
+	// mcts.MaxPlayouts, as the documentation says, under the same memory
+	// budget.
 	MaxPlayouts int
 	// Search is the search's settings; the engine plays the most visited
 	// move, without noise. Default mcts.DefaultConfig().

@@ -309,7 +309,9 @@ func TestUCITranscript(t *testing.T) {
 	if def := mustCompile(t, otr); def != v.Definition() {
 		t.Errorf("the Rules option's default: got %+v, want copenhagen's", def)
 	}
-	h.expect("option name Playouts ")
+	// Issue 36: it advertised max 200000, where the documentation says
+	// (and go nodes takes) 16,777,216.
+	h.expect(fmt.Sprintf("option name Playouts type spin default %d min 1 max %d", testConfig(UCI).Playouts, mcts.MaxPlayouts))
 	h.expect("uciok")
 	h.send("isready")
 	h.expect("readyok")
@@ -320,6 +322,8 @@ func TestUCITranscript(t *testing.T) {
 		{"setoption name Hash value 64", "info string error: setoption: unknown option"},
 		{"setoption Playouts 5", "info string error: setoption"},
 		{"setoption name Playouts value 0", "info string error: setoption Playouts"},
+		{"setoption name Playouts value 16777217", "info string error: setoption Playouts \"16777217\": want 1 to 16777216"},
+		{"go nodes 16777217", "info string error: go: nodes: want 1 to 16777216"},
 		{"setoption name Rules value dim:11 tfr:l start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/", "info string error: setoption Rules: key tfr:"},
 		{"position", "info string error: position:"},
 		{"position sideways", "info string error: position:"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/mcts"
 	"taflab/protocol"
 	"taflab/rules"
 )
@@ -31,7 +32,7 @@ func (s *server) uci(ctx context.Context, l line) error {
 		s.send("id name %s", s.cfg.Name)
 		s.send("id author taflab")
 		s.send("option name Rules type string default %s", otr)
-		s.send("option name Playouts type spin default %d min 1 max %d", s.cfg.Playouts, s.cfg.MaxPlayouts)
+		s.send("option name Playouts type spin default %d min 1 max %d", s.cfg.Playouts, mcts.MaxPlayouts)
 		s.send("uciok")
 	case "isready":
 		s.send("readyok")
@@ -76,8 +77,8 @@ func (s *server) setOption(args string) error {
 		}
 	case "playouts":
 		n, err := strconv.Atoi(value)
-		if err != nil || n < 1 || n > s.cfg.MaxPlayouts {
-			s.send("info string error: setoption Playouts %q: want 1 to %d", clip(value), s.cfg.MaxPlayouts)
+		if err != nil || n < 1 || n > mcts.MaxPlayouts {
+			s.send("info string error: setoption Playouts %q: want 1 to %d", clip(value), mcts.MaxPlayouts)
 			return nil
 		}
 		s.playouts = n
@@ -162,8 +163,8 @@ func (s *server) uciGo(ctx context.Context, l line, args string) error {
 		switch f[i] {
 		case "nodes":
 			n, ok := number()
-			if !ok || n > s.cfg.MaxPlayouts {
-				s.send("info string error: go: nodes: want 1 to %d", s.cfg.MaxPlayouts)
+			if !ok || n > mcts.MaxPlayouts {
+				s.send("info string error: go: nodes: want 1 to %d", mcts.MaxPlayouts)
 				return nil
 			}
 			b = budget{playouts: n, from: l.at}

@@ -160,17 +160,26 @@ func TestNetworkPlanesOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := variants.MustLoad("copenhagen").Definition()
-	small.Size, small.Start = 7, "3a3/3a3/3d3/aadkdaa/3d3/3a3/3a3 a"
+	small.Name, small.Size, small.Start = "small", 7, "3a3/3a3/3d3/aadkdaa/3d3/3a3/3a3 a"
 	smallJSON, _ := json.Marshal(small)
-	for _, bad := range []string{`{"Name":`, `{"Colour":"red"}`, string(smallJSON)} {
-		t.Run(bad, func(t *testing.T) {
-			meta[MetaPlanesOf] = bad
+	// Issue 36: a shipped name with other rules was taken.
+	changed := copenhagen.Definition()
+	changed.EdgeFort = !changed.EdgeFort
+	changedJSON, _ := json.Marshal(changed)
+	for _, c := range []struct{ bad, want string }{
+		{`{"Name":`, "not the JSON of a rule set"},
+		{`{"Colour":"red"}`, "not the JSON of a rule set"},
+		{string(smallJSON), "rule set small is 7x7; the network plays 11x11"},
+		{string(changedJSON), `rule set "copenhagen" is a shipped rule set's name, but the rules differ from it in edge_fort: a network file names a shipped rule set only with its rules`},
+	} {
+		t.Run(c.bad, func(t *testing.T) {
+			meta[MetaPlanesOf] = c.bad
 			file := filepath.Join(t.TempDir(), "bad.safetensors")
 			if err := WriteSafetensors(file, ts, meta); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := Load(file); err == nil || !strings.Contains(err.Error(), MetaPlanesOf) {
-				t.Errorf("got %v, want an error naming %s", err, MetaPlanesOf)
+			if _, _, err := Load(file); err == nil || !strings.Contains(err.Error(), MetaPlanesOf+": "+c.want) {
+				t.Errorf("got %v, want an error naming %s: %s", err, MetaPlanesOf, c.want)
 			}
 		})
 	}

@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"taflab/configs/variants"
 	"taflab/internal/fileio"
 	"taflab/rules"
 )
@@ -338,16 +340,28 @@ func checkEntry(name string, e *tensorEntry, dataLen int) (Tensor, [2]uint64, er
 		return fail("data_offsets %v: beyond the %d bytes of data (truncated?)", off, dataLen)
 	}
 	shape := *e.Shape
-	size := uint64(1)
+	size, overflow := uint64(1), false
 	for _, d := range shape {
 		if d < 0 {
 			return fail("shape %v: a negative dimension", shape)
 		}
 		if d != 0 && size > uint64(dataLen)/uint64(d) {
-			size = uint64(dataLen) + 1 // more than the data could hold
+			overflow = true // more than the data could hold
 			continue
 		}
 		size *= uint64(d)
+	}
+	if overflow {
+		// The count in the message is the shape's, in full.
+		need := big.NewInt(4)
+		for _, d := range shape {
+			need.Mul(need, big.NewInt(int64(d)))
+		}
+		if need.Sign() == 0 {
+			size, overflow = 0, false // a zero dimension: no values at all
+		} else {
+			return fail("shape %v of F32 needs %s bytes, data_offsets %v span %d", shape, need, off, off[1]-off[0])
+		}
 	}
 	if 4*size != off[1]-off[0] {
 		return fail("shape %v of F32 needs %d bytes, data_offsets %v span %d", shape, 4*size, off, off[1]-off[0])
@@ -515,6 +529,11 @@ func parsePlanesOf(text string) (*rules.Variant, error) {
 	v, err := rules.Compile(def)
 	if err != nil {
 		return nil, err
+	}
+	// A shipped rule set's name stands for its rules alone, in network
+	// files as in every other (variants.Parse refuses a changed copy).
+	if keys := variants.Differences(def); keys != nil {
+		return nil, fmt.Errorf("rule set %q is a shipped rule set's name, but the rules differ from it in %s: a network file names a shipped rule set only with its rules", v.Name(), strings.Join(keys, ", "))
 	}
 	if v.Size() != BoardSize {
 		return nil, fmt.Errorf("rule set %s is %dx%d; the network plays %dx%d", v.Name(), v.Size(), v.Size(), BoardSize, BoardSize)

@@ -249,7 +249,9 @@ func TestReadSafetensorsRefuses(t *testing.T) {
 		{"shape does not match the offsets", entry(`{"dtype":"F32","shape":[3],"data_offsets":[0,8]}`), "needs 12 bytes"},
 		{"negative dimension", entry(`{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}`), "negative"},
 		{"fractional dimension", entry(`{"dtype":"F32","shape":[1.5],"data_offsets":[0,8]}`), "tensor"},
-		{"huge dimensions", entry(`{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,8]}`), "needs"},
+		// Issue 36: an overflowing shape's bytes were misreported.
+		{"huge dimensions", entry(`{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,8]}`), "shape [4294967296 4294967296 4294967296] of F32 needs 316912650057057350374175801344 bytes, data_offsets [0 8] span 8"},
+		{"huge dimensions and a zero", entry(`{"dtype":"F32","shape":[4294967296,4294967296,0],"data_offsets":[0,8]}`), "shape [4294967296 4294967296 0] of F32 needs 0 bytes, data_offsets [0 8] span 8"},
 		{"unknown field", entry(`{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}`), "unknown field"},
 		{"tensor not an object", entry(`3`), "tensor"},
 		{"empty name", rawSafetensors(`{"":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, f32bytes(1, 2)), "empty name"},

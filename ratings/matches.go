@@ -187,15 +187,46 @@ func (m Matches) Select(variant string) (Matches, error) {
 	return out, nil
 }
 
-// Games returns the games of the matches, in order, as the fit takes them.
+// Games returns the games of the matches, in order, as the fit takes them:
+// every game but those of a player against itself (under one name), which
+// say nothing of how it compares with another (SelfGames names them).
 func (m Matches) Games() []stats.Game {
 	var games []stats.Game
 	for _, f := range m.Files {
 		for _, g := range f.Games {
-			games = append(games, stats.Game{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
+			if g.Attacker != g.Defender {
+				games = append(games, stats.Game{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
+			}
 		}
 	}
 	return games
+}
+
+// SelfGames describes the games the fit leaves out because a player
+// plays itself in them (one name on both sides), by file and player:
+// "runs/m/match.json: 4 games of gen-001 against itself, left out".
+func (m Matches) SelfGames() []string {
+	var out []string
+	for i, f := range m.Files {
+		file := fmt.Sprintf("match %d", i+1)
+		if m.Paths != nil {
+			file = m.Paths[i]
+		}
+		count := map[string]int{}
+		var order []string
+		for _, g := range f.Games {
+			if g.Attacker == g.Defender {
+				if count[g.Attacker] == 0 {
+					order = append(order, g.Attacker)
+				}
+				count[g.Attacker]++
+			}
+		}
+		for _, name := range order {
+			out = append(out, fmt.Sprintf("%s: %d games of %s against itself, left out of the fit (they say nothing of how it compares with another player)", file, count[name], name))
+		}
+	}
+	return out
 }
 
 // Players lists the players of the games in the order first met.

@@ -126,7 +126,10 @@ type Report struct {
 	// Clashes names the players that the files give one name to different
 	// players (networks or budgets), each rated as one player all the same
 	// (Matches.Clashes; Run fills it, Fit does not).
-	Clashes     []string `json:"clashes,omitempty"`
+	Clashes []string `json:"clashes,omitempty"`
+	// SelfGames names the games of a player against itself that the fit
+	// left out (Matches.SelfGames; Run fills it, Fit does not).
+	SelfGames   []string `json:"self_games,omitempty"`
 	OtherGroups []Group  `json:"other_groups"`
 	Group
 	// FirstMet lists every player in the order the games first met them
@@ -197,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	rep, err := Fit(m, cfg)
-	rep.Clashes = m.Clashes()
+	rep.Clashes, rep.SelfGames = m.Clashes(), m.SelfGames()
 	return rep, err
 }
 

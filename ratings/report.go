@@ -3,6 +3,7 @@ package ratings
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 func (r Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Ratings: %s, %d games from %d match files\n\n", r.Variant, r.AllGames, len(r.Files))
-	for _, c := range r.Clashes {
+	for _, c := range slices.Concat(r.Clashes, r.SelfGames) {
 		fmt.Fprintf(&b, "**Warning**: %s.\n\n", c)
 	}
 	if len(r.OtherGroups) == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -296,4 +297,56 @@ func TestIssue36Replay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIssue36SmallItems: issue 36's finding 9 for eval, as it was run:
+// eval suite -out afile/s.txt with afile a file (it said the folder did
+// not exist) names what it is, exit 2; eval ratings of a match whose
+// games include a player against itself (rated without a word) leaves
+// those games out and says so, exit 0; eval match -odds with more rungs
+// than a ladder may have (a list of thousands once made an error of
+// hundreds of KB) is refused with a short error, exit 2.
+func TestIssue36SmallItems(t *testing.T) {
+	dir := t.TempDir()
+	afile := filepath.Join(dir, "afile")
+	if err := os.WriteFile(afile, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	matches := filepath.Join(dir, "matches")
+	games := pairGames(gen2, builtin16, 40, 30, 2)
+	self := games[0]
+	self.Defender = self.Attacker
+	writeMatchFile(t, filepath.Join(matches, "m1"), "fetlar", append(games, self, self))
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"eval suite -out under a file", []string{"suite", "-variant", "fetlar", "-out", filepath.Join(afile, "s.txt")}, 2,
+			"eval suite: -out " + filepath.Join(afile, "s.txt") + ": " + afile + " is not a folder"},
+		{"eval ratings of a player against itself", []string{"ratings", matches}, 0,
+			"eval ratings: warning: " + filepath.Join(matches, "m1", "match.json") + ": 2 games of " + gen2 + " against itself, left out of the fit"},
+		{"eval match -odds past the rungs", []string{"match", "-a", "builtin:playouts=1", "-b", "builtin:playouts=1", "-out", filepath.Join(dir, "m"), "-odds", "2,3," + oddsList(40)}, 2,
+			"-odds: 42 multipliers: want at most 32 rungs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runEval(t, "", c.args...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Errorf("got exit %d and %q, want %d and %q", code, stderr, c.code, c.want)
+			}
+			if len(stderr) > 2000 {
+				t.Errorf("got %d bytes of errors, want a short message", len(stderr))
+			}
+		})
+	}
+}
+
+// oddsList is n distinct multipliers from 4, with commas.
+func oddsList(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprint(4 + i)
+	}
+	return strings.Join(parts, ",")
 }

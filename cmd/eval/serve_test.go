@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -127,7 +128,7 @@ func TestServeProcess(t *testing.T) {
 
 // TestServeSignal runs eval serve in a process of its own: it listens on
 // loopback, serves its page with the limits its flags set, and on SIGINT or
-// SIGTERM stops the search in progress (answered 503) and exits 0 at once,
+// SIGTERM stops the search in progress (answered 503) and exits 130 at once,
 // not when the search would have ended.
 func TestServeSignal(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
@@ -204,8 +205,11 @@ func TestServeSignal(t *testing.T) {
 			select {
 			case err := <-exited:
 				done = true
-				if err != nil {
-					t.Fatalf("got %v (%s), want exit 0", err, stderr.String())
+				// Issue 36: it exited 0, where every other command exits
+				// 130 when a signal stops it.
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+					t.Fatalf("got %v (%s), want exit 130", err, stderr.String())
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatalf("got no exit 5 s after %v, want one at once", sig)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -81,15 +80,26 @@ func ParseInts(text string, min int) ([]int, error) {
 		return nil, nil
 	}
 	var out []int
-	for _, part := range strings.Split(text, ",") {
+	seen := map[int]bool{}
+	for i, part := range strings.Split(text, ",") {
+		// The entry is named, not the whole text, which may be long.
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil || n < min {
-			return nil, fmt.Errorf("%q: %q is not a whole number of at least %d", text, part, min)
+			return nil, fmt.Errorf("entry %d, %q: not a whole number of at least %d", i+1, clip(part), min)
 		}
-		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("%q: %d is given twice", text, n)
+		if seen[n] {
+			return nil, fmt.Errorf("entry %d, %d: given twice", i+1, n)
 		}
+		seen[n] = true
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// clip shortens a piece of a flag's text for an error.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }

@@ -186,6 +186,9 @@ func (o *options) prepare(ctx context.Context, stdout, stderr io.Writer) (*prepa
 	if m.multiplier, err = cli.ParseInts(o.odds, 2); err != nil {
 		return nil, bad(stderr, "-odds: %v", err)
 	}
+	if len(m.multiplier) > configs.MaxOddsRungs {
+		return nil, bad(stderr, "-odds: %d multipliers: want at most %d rungs", len(m.multiplier), configs.MaxOddsRungs)
+	}
 	test := stats.SPRT{Elo0: o.elo0, Elo1: o.elo1, Alpha: o.alpha, Beta: o.beta}
 	if err := test.Validate(); err != nil {
 		return nil, bad(stderr, "%v", err)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"taflab/cmd/internal/cli"
@@ -106,7 +107,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, maxFiles 
 	rep, err := ratings.Run(ctx, cfg)
 	var fe *ratings.FitError
 	if err == nil || errors.As(err, &fe) {
-		for _, c := range rep.Clashes {
+		for _, c := range slices.Concat(rep.Clashes, rep.SelfGames) {
 			fmt.Fprintf(stderr, "eval ratings: warning: %s\n", c)
 		}
 	}

@@ -69,7 +69,8 @@ func Flags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
 }
 
 // Run runs "eval serve" with its arguments until a signal, and returns the
-// exit status.
+// exit status: 130 once a signal stopped it (as every command), 2 for bad
+// flags, 1 for a server that could not start or failed.
 func Run(args []string, stdout, stderr io.Writer) int {
 	cfg := web.DefaultConfig()
 	var addr string
@@ -122,7 +123,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	<-shutDown
-	return 0
+	return 130 // stopped by a signal, as every command
 }
 
 // IsLoopback reports whether a listening address HOST:PORT stays on this

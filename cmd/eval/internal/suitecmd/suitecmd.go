@@ -252,8 +252,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, int) {
 	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
 		return bad("-out %s: a folder; want a file", o.out)
 	}
-	if info, err := os.Stat(filepath.Dir(o.out)); err != nil || !info.IsDir() {
+	if info, err := os.Stat(filepath.Dir(o.out)); err != nil {
 		return bad("-out %s: its folder %s does not exist", o.out, filepath.Dir(o.out))
+	} else if !info.IsDir() {
+		return bad("-out %s: %s is not a folder", o.out, filepath.Dir(o.out))
 	}
 	if o.build.Variant, err = configs.LoadVariant(*variantArg); err != nil {
 		return bad("-variant: %v", err)
