@@ -268,7 +268,7 @@ func (f *Folder) start() (*os.File, error) {
 			return nil, fmt.Errorf("match: %w", err)
 		}
 	}
-	jf, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	jf, err := fileio.OpenAppend(journal) // a regular file only: a FIFO is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("match: %w", err)
 	}
