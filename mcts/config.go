@@ -105,6 +105,15 @@ type Config struct {
 	// Default 3, at most 3.
 	EscapeDepth int `toml:"escape_depth"`
 
+	// ForcedPlayouts is k of KataGo's forced playouts with policy target
+	// pruning (forced.go): in a search with root noise (self-play's full
+	// searches), every root move that has had a playout is given at least
+	// sqrt(k * its noised prior * the root's visits), and the training
+	// target (Policy) takes back the playouts that were only forced. 0
+	// turns both off; KataGo uses 2. From 0 to 10; default 0. Gumbel root
+	// search ignores it.
+	ForcedPlayouts float64 `toml:"forced_playouts"`
+
 	// TacticalWeight is alpha of implicit minimax backups (Lanctot et al.,
 	// 2014; tactics.go): PUCT's value of a child is (1 - alpha) times the
 	// search's mean value plus alpha times the child's minimax value over
@@ -204,6 +213,7 @@ func (c *Config) Validate() error {
 	check(c.LeavesPerGame >= 1 && c.LeavesPerGame <= 64, "leaves_per_game", "want from 1 to 64", c.LeavesPerGame)
 	check(c.VirtualLoss >= 0 && c.VirtualLoss <= 10, "virtual_loss", "want from 0 to 10", c.VirtualLoss)
 	check(c.TacticalWeight >= 0 && c.TacticalWeight <= 1, "tactical_weight", "want from 0 to 1", c.TacticalWeight)
+	check(c.ForcedPlayouts >= 0 && c.ForcedPlayouts <= 10, "forced_playouts", "want from 0 to 10", c.ForcedPlayouts)
 	check(c.EscapeDepth >= 1 && c.EscapeDepth <= maxEscapeDepth, "escape_depth", "want from 1 to %d king moves", c.EscapeDepth, maxEscapeDepth)
 	return errors.Join(errs...)
 }

@@ -30,6 +30,7 @@ type Search struct {
 	maxNodes    int   // the memory budget's nodes (Config.TreeBytes)
 	reserve     int   // the nodes one round's leaves may add past maxNodes
 	noise       bool  // mix Dirichlet noise into the root priors
+	forced      bool  // forced playouts and policy target pruning (Config.ForcedPlayouts)
 	noisePended bool  // the root is not expanded yet: noise after expansion
 	// rootValue is the evaluator's value of the root for its side to move
 	// (v̂ of Gumbel search's completed Q): recorded when the root is
@@ -41,6 +42,7 @@ type Search struct {
 	moveBuf  []rules.Move
 	gamma    distuv.Gamma
 	noiseBuf []float64
+	pruneBuf []float64 // Policy's pruned visits
 }
 
 // NewSearch starts a search of game's current position. The search owns
@@ -70,7 +72,7 @@ func (s *Search) Reset(game *rules.Game, seed uint64) {
 func (s *Search) DropTree() {
 	s.tree.reset()
 	*s.tree.at(s.tree.alloc(1, s.limit())) = node{firstChild: noChildren}
-	s.target, s.playouts, s.noise, s.noisePended = 0, 0, false, false
+	s.target, s.playouts, s.noise, s.noisePended, s.forced = 0, 0, false, false, false
 	s.rootValue = 0
 	s.gumbel.reset()
 }
@@ -100,6 +102,7 @@ func (s *Search) Start(playouts int, noise bool) {
 	s.playouts = 0
 	gumbel := s.cfg.RootSearch == RootGumbel
 	s.noise = noise && s.cfg.NoiseFraction > 0 && !gumbel
+	s.forced = s.noise && s.cfg.ForcedPlayouts > 0
 	s.noisePended = false
 	s.gumbel.reset()
 	if gumbel {
@@ -366,9 +369,11 @@ func (s *Search) addNoise() {
 // Policy appends the search's policy at the root (the training target), one
 // entry per legal move in move-generation order: all of it on a proven win
 // when there is one (the move ChooseMove plays), else each move's share of
-// the root children's visits, or uniform if none has any. Under Gumbel root
-// search it is the improved policy softmax(logits + sigma(completed Q))
-// instead of the visit shares (gumbelPolicy).
+// the root children's visits, or uniform if none has any; with forced
+// playouts (Config.ForcedPlayouts, a search with noise) the visits with
+// the forced ones taken back (prunedVisits). Under Gumbel root search it
+// is the improved policy softmax(logits + sigma(completed Q)) instead of
+// the visit shares (gumbelPolicy).
 func (s *Search) Policy(dst []rules.MoveProb) []rules.MoveProb {
 	root := s.tree.at(0)
 	if !root.expanded() {
@@ -385,6 +390,18 @@ func (s *Search) Policy(dst []rules.MoveProb) []rules.MoveProb {
 	}
 	if won < 0 && s.cfg.RootSearch == RootGumbel {
 		return s.gumbelPolicy(dst, children)
+	}
+	if won < 0 && s.forced && total > 0 {
+		if cap(s.pruneBuf) < len(children) {
+			s.pruneBuf = make([]float64, len(children))
+		}
+		visits := s.pruneBuf[:len(children)]
+		if sum := prunedVisits(children, s.cfg.ForcedPlayouts, s.cfg.CPuct, root.visits, visits); sum > 0 {
+			for i := range children {
+				dst = append(dst, rules.MoveProb{Move: children[i].move, Prob: float32(visits[i] / sum)})
+			}
+			return dst
+		}
 	}
 	for i := range children {
 		var p float32

@@ -106,6 +106,11 @@ func (s *Search) selectChild(p *node, isRoot bool) (int32, *node) {
 			visitedMass += c.prior
 		}
 	}
+	if isRoot && s.forced {
+		if i := forcedChild(children, s.cfg.ForcedPlayouts, p.visits); i >= 0 {
+			return first + int32(i), &children[i]
+		}
+	}
 	var parentQ float32
 	if p.visits > 0 {
 		parentQ = -p.valueSum / float32(p.visits) // the parent's value is its mover's; we want its side to move's
