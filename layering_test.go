@@ -31,7 +31,9 @@ var allowedImports = map[string][]string{
 	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},
 	"fit":              {"rules", "mcts", "net", "datasets"},
 	// What a player makes of a position and a game: analysis and review.
-	"analysis": {"rules", "mcts"},
+	"analysis": {"rules", "mcts", "chart"},
+	// Every games file taflab reads, as games; OpenTafl records written.
+	"gamefile": {"rules", "archive", "datasets", "protocol", "match", "configs", "configs/variants"},
 	// The web page's server: games, replays, analysis and run charts.
 	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart", "analysis", "internal/fileio"},
 	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
