@@ -143,8 +143,12 @@ func ReadFile(name string, opt Options) ([]Game, error) {
 		}
 		return Decode(name, a.Data(), opt)
 	}
+	kind := KindOf(name)
+	if kind == "" {
+		return nil, notGamesFile(name)
+	}
 	limit := int64(datasets.MaxRecordFileBytes)
-	if KindOf(name) == Dataset {
+	if kind == Dataset {
 		limit = datasets.MaxArrowFileBytes
 	}
 	data, err := datasets.ReadFileLimit(name, limit, "a games file")
@@ -175,7 +179,11 @@ func Decode(name string, data []byte, opt Options) ([]Game, error) {
 		}
 		return []Game{g}, nil
 	}
-	return nil, fmt.Errorf("gamefile: %s: not a games file (want *.games.arrow, *.csv or *.otg)", name)
+	return nil, notGamesFile(name)
+}
+
+func notGamesFile(name string) error {
+	return fmt.Errorf("gamefile: %s: not a games file (want *.games.arrow, *.csv, *.otg or %sNAME)", name, archive.Prefix)
 }
 
 func decodeDataset(name string, data []byte) ([]Game, error) {

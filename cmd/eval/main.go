@@ -15,6 +15,8 @@
 //	         prints one JSON object per game, one per line (see eval replay -h).
 //	analyze  a network's value and top moves for a position, and a search's choice and line:
 //	         go run ./cmd/eval analyze [-net FILE|builtin] -variant NAME [-position POS] [-moves "..."] [-playouts N]
+//	review   whole games of a games file reviewed move by move (win chances, labels, best lines, accuracy):
+//	         go run ./cmd/eval review [-net FILE|builtin] [-playouts N] [-game N] [-out DIR] FILE
 //	match    two players in game pairs under the pentanomial SPRT, with gating:
 //	         go run ./cmd/eval match -variant NAME -a PLAYER -b PLAYER [-gate] -out DIR
 //	ratings  Bradley-Terry (Elo) ratings with a side advantage over recorded matches:
@@ -47,6 +49,7 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"replay", "replay games (-moves, or CSV game records) under a rule set; one JSON line per game", runReplay},
 	{"analyze", "a network's value and moves for a position, and a search's choice", runAnalyze},
+	{"review", "whole games reviewed: win chances ply by ply, mistakes, best lines, accuracy; JSON, Markdown, graphs, OpenTafl records", runReview},
 	{"match", "two players in game pairs under the SPRT; -gate promotes a better network", runMatch},
 	{"ratings", "Elo ratings with a side advantage over match.json files; table, JSON and chart", runRatings},
 	{"balance", "rule-set balance: self-play and game-record win rates with intervals; report and chart", runBalance},

@@ -19,6 +19,7 @@ type (
 var (
 	MatchFileName   = match.FileName
 	ReadMatchFile   = match.ReadFile
+	WriteMatchFiles = match.WriteFiles
 	ReadBestPointer = loop.ReadBestPointer
 	WriteJSON       = fileio.WriteJSON
 	LoadSuite       = openings.LoadSuite

@@ -46,6 +46,16 @@ var FlagRanges = map[string]Ranges{
 		"top":      IntRange(1, 100, ""),
 		"seed":     FullUint64,
 	},
+	"eval review": {
+		"playouts":   IntRange(1, MaxPlayouts, ""),
+		"game":       IntRange(0, 1_000_000, "0: every game"),
+		"parallel":   IntRange(1, 64, ""),
+		"pv":         IntRange(1, 100, ""),
+		"inaccuracy": {Min: 0, Max: 100, Note: "more than 0, at most -mistake"},
+		"mistake":    {Min: 0, Max: 100, Note: "at most -blunder"},
+		"blunder":    {Min: 0, Max: 100},
+		"seed":       FullUint64,
+	},
 	"eval balance": {
 		"games":            IntRange(1, 1_000_000, ""),
 		"width":            {Min: 0, Max: 1, Note: "0: never stop early"},
