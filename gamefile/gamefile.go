@@ -324,4 +324,3 @@ func openTaflRules(rec *protocol.GameRecord) (*rules.Variant, rules.Position, er
 	}
 	return v, start, nil
 }
-

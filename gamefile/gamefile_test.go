@@ -214,4 +214,3 @@ func TestOpenTaflShipped(t *testing.T) {
 		t.Errorf("a 7x7 puzzle with a corner moved: got %v, want its rules refused, naming starti", err)
 	}
 }
-
