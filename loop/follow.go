@@ -60,6 +60,25 @@ type FollowOptions struct {
 	started func(label string)
 }
 
+// Validate reports the options that cannot be used: a negative count or
+// time (Workers -1 means the run's). Its errors name the options as
+// selfplay -follow's flags do.
+func (o FollowOptions) Validate() error {
+	var errs []error
+	if o.Workers < -1 {
+		errs = append(errs, fmt.Errorf("loop: follow: workers = %d: want 0 or more (-1: the run's)", o.Workers))
+	}
+	for _, c := range []struct {
+		key   string
+		value float64
+	}{{"games-per-worker", float64(o.GamesPerWorker)}, {"shard-games", float64(o.ShardGames)}, {"shard-seconds", o.ShardSeconds}} {
+		if !(c.value >= 0) {
+			errs = append(errs, fmt.Errorf("loop: follow: %s = %v: want 0 or more", c.key, c.value))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // FollowSummary is what a follower did.
 type FollowSummary struct {
 	Games, Positions, Shards int
@@ -103,6 +122,9 @@ type workerStats struct {
 // followers, on any machines that share the run folder, may run at once
 // and come and go at any time: each names its shards by host and process.
 func Follow(ctx context.Context, run string, opt FollowOptions) (FollowSummary, error) {
+	if err := opt.Validate(); err != nil {
+		return FollowSummary{}, err
+	}
 	f, err := newFollower(ctx, run, opt)
 	if err != nil {
 		return FollowSummary{}, err

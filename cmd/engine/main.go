@@ -56,16 +56,16 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("engine", help, stderr)
-	cli.Precision(fs)
+	fs := cli.NewFlags("engine", help, stderr)
+	cli.Precision(fs.FlagSet)
 	proto := fs.String("protocol", "", "`otep` or uci")
 	netFile := fs.String("net", "", "network `file`, or builtin (default: the shipped network if found)")
-	playouts := fs.Int("playouts", 800, "playouts a move (`N`) without a time budget, and when given the most with one")
-	movetime := fs.Int("movetime", 0, "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
-	threads := fs.Int("threads", 1, "the network's threads (`N`)")
+	playouts := fs.Int("playouts", 800, cli.PlayoutsRange, "playouts a move (`N`) without a time budget, and when given the most with one")
+	movetime := fs.Int("movetime", 0, cli.IntRange(0, 24*3600*1000, "0: playouts; a day at most"), "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
+	threads := fs.Int("threads", 1, cli.IntRange(1, 256, ""), "the network's threads (`N`)")
 	planes := fs.String("planes", "", "show the network the input planes of this embedded rule set (`name`) whatever the host plays; default: the rule set its file names, if any (one it learnt from alone, like the shipped network's copenhagen-classic), else the played one")
 	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name`, a rule-set file or otr:RULES")
-	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	bad := func(format string, a ...any) int {
@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg.Protocol, cfg.Variant, cfg.Playouts = *proto, v, *playouts
 	cfg.MoveTime = time.Duration(*movetime) * time.Millisecond
 	cfg.MaxPlayouts = max(cfg.MaxPlayouts, cfg.Playouts)
-	if cli.SetFlags(fs)["playouts"] {
+	if fs.Given()["playouts"] {
 		cfg.MaxPlayouts = cfg.Playouts // a cap under a clock or -movetime as well
 	}
 

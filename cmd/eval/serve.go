@@ -13,7 +13,7 @@ var serveRanges = servecmd.Ranges
 
 // serveFlags defines eval serve's flags into cfg and addr.
 func serveFlags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
-	return servecmd.Flags(cfg, addr, stderr)
+	return servecmd.Flags(cfg, addr, stderr).FlagSet
 }
 
 // isLoopback reports whether a listening address stays on this machine.

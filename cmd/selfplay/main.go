@@ -72,112 +72,124 @@ from RUN/loop.toml.
 Flags:
 `
 
+// flags are selfplay's: a run's, bound to its config, and a follower's.
+type flags struct {
+	fs          *cli.Flags
+	bind        *cli.Binding[configs.SelfPlay]
+	configFile  *string
+	printConfig *bool
+	workers     *int    // a run's workers, or a follower's
+	seed        *uint64 // a run's seed, or a follower's
+	follow      string
+	opt         loop.FollowOptions // a follower's options
+}
+
+// declare declares selfplay's flags, each once.
+func declare(stderr io.Writer) *flags {
+	f := &flags{fs: cli.NewFlags("selfplay", usage, stderr), opt: loop.FollowOptions{Workers: -1}}
+	fs := f.fs
+	cli.Precision(fs.FlagSet)
+	f.configFile = fs.String("config", "", "a self-play config `file` (TOML, as configs/selfplay.toml); default: the embedded one")
+	f.printConfig = fs.Bool("print-config", false, "print the embedded config file and exit")
+	b := cli.Bind[configs.SelfPlay](fs)
+	f.bind = b
+	b.String("variant", "", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)",
+		func(c *configs.SelfPlay, v string) { c.Variant = v })
+	b.Int("games", 0, cli.IntRange(1, 100_000_000, ""), "`number` of games to play", func(c *configs.SelfPlay, n int) { c.Games = n })
+	f.workers = b.Int("workers", -1, cli.WorkersRange, "worker goroutines (`N`); 0 = one per core (the default)",
+		func(c *configs.SelfPlay, n int) { c.Workers = n })
+	b.Int("playouts", 0, cli.PlayoutsRange, "playouts of a full search (`N`); cheap searches keep their share of it", setPlayouts)
+	b.String("out", "", "dataset `folder`", func(c *configs.SelfPlay, dir string) { c.Out = dir })
+	f.seed = b.Uint64("seed", 0, cli.FullUint64, "`seed` of every random choice (default: the config's)", func(c *configs.SelfPlay, n uint64) { c.Seed = n })
+	b.String("net", "", "a network `file` to evaluate with (default: the built-in evaluator)", func(c *configs.SelfPlay, file string) { c.Net = file })
+	fs.StringVar(&f.follow, "follow", "", "play for the loop in run `folder` RUN until stopped")
+	fs.IntVar(&f.opt.GamesPerWorker, "games-per-worker", 0, cli.IntRange(0, cli.MaxGamesPerWorker, "0: the run's"), "with -follow: games a worker plays at once (`N`; default: the run's)")
+	fs.IntVar(&f.opt.ShardGames, "shard-games", 0, cli.IntRange(0, 1_000_000, "0: 16"), "with -follow: games per shard (`N`; default 16)")
+	fs.Float64Var(&f.opt.ShardSeconds, "shard-seconds", 0, cli.Range{Min: 0, Max: 86400, Note: "0: 30"}, "with -follow: most `seconds` between shards (default 30)")
+	fs.StringVar(&f.opt.Host, "host", "", "with -follow: this machine's `name` in shard names (default: the host name)")
+	return f
+}
+
+// setPlayouts sets a full search's playouts, and the cheap searches'
+// keeping their share of the budget.
+func setPlayouts(c *configs.SelfPlay, playouts int) {
+	cheap := c.Search.CheapPlayouts * playouts / max(c.Search.Playouts, 1)
+	c.Search.Playouts, c.Search.CheapPlayouts = playouts, max(1, min(cheap, playouts))
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("selfplay", usage, stderr)
-	cli.Precision(fs)
-	configFile := fs.String("config", "", "a self-play config `file` (TOML, as configs/selfplay.toml); default: the embedded one")
-	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
-	variant := fs.String("variant", "", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
-	games := fs.Int("games", 0, "`number` of games to play")
-	workers := fs.Int("workers", -1, "worker goroutines (`N`); 0 = one per core (the default)")
-	playouts := fs.Int("playouts", 0, "playouts of a full search (`N`); cheap searches keep their share of it")
-	out := fs.String("out", "", "dataset `folder`")
-	seed := fs.Uint64("seed", 0, "`seed` of every random choice (default: the config's)")
-	netFile := fs.String("net", "", "a network `file` to evaluate with (default: the built-in evaluator)")
-	follow := fs.String("follow", "", "play for the loop in run `folder` RUN until stopped")
-	perWorker := fs.Int("games-per-worker", 0, "with -follow: games a worker plays at once (`N`; default: the run's)")
-	shardGames := fs.Int("shard-games", 0, "with -follow: games per shard (`N`; default 16)")
-	shardSeconds := fs.Float64("shard-seconds", 0, "with -follow: most `seconds` between shards (default 30)")
-	host := fs.String("host", "", "with -follow: this machine's `name` in shard names (default: the host name)")
-	ranges := cli.FlagRanges[fs.Name()]
-	cli.DocumentRanges(fs, ranges)
-	if code, done := cli.ParseFlags(fs, args, printConfig, configs.SelfPlayFile(), stdout, stderr); done {
-		return code
-	}
+	f := declare(stderr)
 	// The ranges are checked after the checks of their own below, whose
 	// messages say more about the values they refuse.
-	checkRanges := func() bool {
-		if err := cli.CheckRanges(fs, ranges); err != nil {
-			fmt.Fprintf(stderr, "selfplay: %v\n", err)
-			return false
-		}
-		return true
+	if code, done := f.fs.ParseUnchecked(args, f.printConfig, configs.SelfPlayFile(), stdout, stderr); done {
+		return code
 	}
-	if set := cli.SetFlags(fs); set["follow"] {
-		for _, f := range []string{"config", "variant", "games", "playouts", "out", "net"} {
-			if set[f] {
-				fmt.Fprintf(stderr, "selfplay: -%s with -follow: a follower takes its settings from the run's %s\n", f, loop.ConfigFile)
-				return 2
-			}
-		}
-		opt := loop.FollowOptions{Workers: -1, GamesPerWorker: *perWorker, ShardGames: *shardGames, ShardSeconds: *shardSeconds,
-			Seed: *seed, Host: *host, Log: stdout}
-		if set["workers"] {
-			opt.Workers = *workers
-		}
-		if opt.Workers < -1 || *perWorker < 0 || *shardGames < 0 || *shardSeconds < 0 {
-			fmt.Fprintln(stderr, "selfplay: -workers, -games-per-worker, -shard-games, -shard-seconds: want 0 or more")
-			return 2
-		}
-		if !checkRanges() {
-			return 2
-		}
-		sum, err := loop.Follow(ctx, *follow, opt)
-		switch {
-		case err != nil && !errors.Is(err, context.Canceled):
-			fmt.Fprintln(stderr, "selfplay:", err)
-			return 1
-		case !sum.Complete:
-			fmt.Fprintf(stderr, "selfplay: stopped before the run in %s was done; its finished games are written\n", *follow)
-			return 130
-		}
-		return 0
-	} else if set["games-per-worker"] || set["shard-games"] || set["shard-seconds"] || set["host"] {
+	set := f.fs.Given()
+	if set["follow"] {
+		return f.runFollower(ctx, set, stdout, stderr)
+	}
+	if set["games-per-worker"] || set["shard-games"] || set["shard-seconds"] || set["host"] {
 		fmt.Fprintln(stderr, "selfplay: -games-per-worker, -shard-games, -shard-seconds and -host go with -follow (the config file sets them otherwise)")
 		return 2
 	}
-	cfg, err := cli.ReadConfig("selfplay", *configFile, configs.DefaultSelfPlay(), configs.ParseSelfPlay)
+	cfg, err := cli.ReadConfig("selfplay", *f.configFile, configs.DefaultSelfPlay(), configs.ParseSelfPlay)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	set := cli.SetFlags(fs)
-	if set["variant"] {
-		cfg.Variant = *variant
-	}
-	if set["games"] {
-		cfg.Games = *games
-	}
-	if set["workers"] {
-		cfg.Workers = *workers
-	}
-	if set["playouts"] {
-		// Keep the cheap searches' share of the budget.
-		cheap := cfg.Search.CheapPlayouts * *playouts / max(cfg.Search.Playouts, 1)
-		cfg.Search.Playouts, cfg.Search.CheapPlayouts = *playouts, max(1, min(cheap, *playouts))
-	}
-	if set["out"] {
-		cfg.Out = *out
-	}
-	if set["seed"] {
-		cfg.Seed = *seed
-	}
-	if set["net"] {
-		cfg.Net = *netFile
-	}
+	f.bind.Apply(&cfg)
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
 		return 2
 	}
-	if !checkRanges() {
+	if err := f.fs.CheckRanges(); err != nil {
+		fmt.Fprintf(stderr, "selfplay: %v\n", err)
 		return 2
 	}
+	return playRun(ctx, cfg, stdout, stderr)
+}
+
+// runFollower runs selfplay -follow: a worker of a loop's external
+// self-play.
+func (f *flags) runFollower(ctx context.Context, set map[string]bool, stdout, stderr io.Writer) int {
+	for _, name := range []string{"config", "variant", "games", "playouts", "out", "net"} {
+		if set[name] {
+			fmt.Fprintf(stderr, "selfplay: -%s with -follow: a follower takes its settings from the run's %s\n", name, loop.ConfigFile)
+			return 2
+		}
+	}
+	opt := f.opt
+	opt.Seed, opt.Log = *f.seed, stdout
+	if set["workers"] {
+		opt.Workers = *f.workers
+	}
+	if err := opt.Validate(); err != nil {
+		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
+		return 2
+	}
+	if err := f.fs.CheckRanges(); err != nil {
+		fmt.Fprintf(stderr, "selfplay: %v\n", err)
+		return 2
+	}
+	sum, err := loop.Follow(ctx, f.follow, opt)
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "selfplay:", err)
+		return 1
+	case !sum.Complete:
+		fmt.Fprintf(stderr, "selfplay: stopped before the run in %s was done; its finished games are written\n", f.follow)
+		return 130
+	}
+	return 0
+}
+
+// playRun plays the self-play run of cfg, with progress, and reports it.
+func playRun(ctx context.Context, cfg configs.SelfPlay, stdout, stderr io.Writer) int {
 	v, err := configs.LoadVariant(cfg.Variant)
 	if err != nil {
 		fmt.Fprintf(stderr, "selfplay: -variant: %v\n", err)
 		return 2
 	}
-
 	newEval, evaluator, err := selfplay.Evaluators(cfg)
 	if err != nil {
 		key := "-net"

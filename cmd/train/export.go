@@ -20,11 +20,11 @@ Flags:
 `
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("train export", exportUsage, stderr)
+	fs := cli.NewFlags("train export", exportUsage, stderr)
 	netFile := fs.String("net", "", "the network `file` to export")
 	format := fs.String("format", "", "`onnx` or safetensors")
 	out := fs.String("out", "", "the output `file`")
-	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	switch {

@@ -49,33 +49,27 @@ Flags:
 `
 
 func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("train loop", loopUsage, stderr)
-	cli.Precision(fs)
+	fs := cli.NewFlags("train loop", loopUsage, stderr)
+	cli.Precision(fs.FlagSet)
 	runDir := fs.String("run", "runs/loop", "the run `folder`")
 	configFile := fs.String("config", "", "a loop config `file` (TOML, as configs/loop.toml); default: the run's own, or the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
-	generations := fs.Int("generations", 0, "run until this many `generations` are done (default: the config's)")
-	external := fs.Bool("external", false, "wait for followers' self-play (selfplay -follow RUN) instead of playing it (default: the config's selfplay.external)")
-	if code, done := cli.ParseRanged(fs, args, printConfig, configs.LoopFile(), stdout, stderr); done {
+	bind := cli.Bind[configs.Loop](fs)
+	bind.Int("generations", 0, cli.IntRange(0, 10_000, "0: the config's"), "run until this many `generations` are done (default: the config's)",
+		func(c *configs.Loop, n int) {
+			if n > 0 {
+				c.Generations = n
+			}
+		})
+	bind.Bool("external", false, "wait for followers' self-play (selfplay -follow RUN) instead of playing it (default: the config's selfplay.external)",
+		func(c *configs.Loop, external bool) { c.SelfPlay.External = external })
+	if code, done := fs.Parse(args, printConfig, configs.LoopFile(), stdout, stderr); done {
 		return code
 	}
-	name, text := "loop.toml (embedded)", configs.LoopFile()
-	own := filepath.Join(*runDir, loop.ConfigFile)
-	ownText, ownErr := fileio.ReadFileLimit(own, tomlbound.MaxBytes, "a TOML file")
-	if ownErr != nil && !errors.Is(ownErr, os.ErrNotExist) {
-		fmt.Fprintf(stderr, "train loop: the run's %s: %v\n", loop.ConfigFile, ownErr)
+	name, text, err := loopConfig(*runDir, *configFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "train loop: %v\n", err)
 		return 2
-	}
-	if ownErr == nil {
-		name, text = own, ownText
-	}
-	if *configFile != "" {
-		data, err := fileio.ReadFileLimit(*configFile, tomlbound.MaxBytes, "a TOML file")
-		if err != nil {
-			fmt.Fprintf(stderr, "train loop: -config: %v\n", err)
-			return 2
-		}
-		name, text = *configFile, data
 	}
 	cfg, err := configs.ParseLoop(name, text)
 	if err != nil {
@@ -90,18 +84,10 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "train loop:", err)
 		return 2
 	}
-	if cli.SetFlags(fs)["external"] {
-		cfg.SelfPlay.External = *external
-	} else if where != "" {
+	if !fs.Given()["external"] && where != "" {
 		cfg.SelfPlay.External = have.External
 	}
-	if *generations < 0 {
-		fmt.Fprintf(stderr, "train loop: -generations %d: want at least 1\n", *generations)
-		return 2
-	}
-	if *generations > 0 {
-		cfg.Generations = *generations
-	}
+	bind.Apply(&cfg)
 	mode := "self-play in this process"
 	if cfg.SelfPlay.External {
 		mode = "self-play by followers: selfplay -follow " + *runDir
@@ -121,4 +107,27 @@ func runLoop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "train loop: done; summary in %s\n", filepath.Join(*runDir, "summary.md"))
 	return 0
+}
+
+// loopConfig returns the config text of the run in folder run and its
+// name: -config's file, else the run's own loop.toml, else the embedded
+// one. Errors say which.
+func loopConfig(run, configFile string) (name string, text []byte, err error) {
+	name, text = "loop.toml (embedded)", configs.LoopFile()
+	own := filepath.Join(run, loop.ConfigFile)
+	ownText, ownErr := fileio.ReadFileLimit(own, tomlbound.MaxBytes, "a TOML file")
+	if ownErr != nil && !errors.Is(ownErr, os.ErrNotExist) {
+		return "", nil, fmt.Errorf("the run's %s: %w", loop.ConfigFile, ownErr)
+	}
+	if ownErr == nil {
+		name, text = own, ownText
+	}
+	if configFile != "" {
+		data, err := fileio.ReadFileLimit(configFile, tomlbound.MaxBytes, "a TOML file")
+		if err != nil {
+			return "", nil, fmt.Errorf("-config: %w", err)
+		}
+		name, text = configFile, data
+	}
+	return name, text, nil
 }

@@ -42,17 +42,20 @@ Flags:
 `
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("train", trainUsage, stderr)
+	fs := cli.NewFlags("train", trainUsage, stderr)
 	configFile := fs.String("config", "", "a training config `file` (TOML, as configs/train.toml); default: the embedded one")
 	printConfig := fs.Bool("print-config", false, "print the embedded config file and exit")
-	data := fs.String("data", "", "the dataset `folder`")
-	out := fs.String("out", "", "the run `folder`")
-	steps := fs.Int("steps", 0, "train until this many optimizer `steps` in all")
+	bind := cli.Bind[configs.Train](fs)
+	bind.String("data", "", "the dataset `folder`", func(c *configs.Train, dir string) { c.Data = dir })
+	bind.String("out", "", "the run `folder`", func(c *configs.Train, dir string) { c.Out = dir })
+	bind.Int("steps", 0, cli.IntRange(0, 1_000_000_000, "0: no step, the network as it starts"), "train until this many optimizer `steps` in all",
+		func(c *configs.Train, n int) { c.Steps = n })
 	resume := fs.Bool("resume", false, "carry on from the run folder's checkpoint")
 	initNet := fs.String("init", "", "start from this network `file`'s weights (its architecture replaces [network])")
-	records := fs.String("records", "", "a game-record `file` to train on, or archive:copenhagen (records.file)")
-	recordsShare := fs.Float64("records-share", 0, "the `share` of each batch from the records, 0 to 1 (records.share)")
-	if code, done := cli.ParseRanged(fs, args, printConfig, configs.TrainFile(), stdout, stderr); done {
+	bind.String("records", "", "a game-record `file` to train on, or archive:copenhagen (records.file)", func(c *configs.Train, file string) { c.Records.File = file })
+	bind.Float64("records-share", 0, cli.Range{Min: 0, Max: 1}, "the `share` of each batch from the records, 0 to 1 (records.share)",
+		func(c *configs.Train, share float64) { c.Records.Share = share })
+	if code, done := fs.Parse(args, printConfig, configs.TrainFile(), stdout, stderr); done {
 		return code
 	}
 	cfg, err := cli.ReadConfig("train", *configFile, configs.DefaultTrain(), configs.ParseTrain)
@@ -60,22 +63,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	set := cli.SetFlags(fs)
-	if set["data"] {
-		cfg.Data = *data
-	}
-	if set["out"] {
-		cfg.Out = *out
-	}
-	if set["steps"] {
-		cfg.Steps = *steps
-	}
-	if set["records"] {
-		cfg.Records.File = *records
-	}
-	if set["records-share"] {
-		cfg.Records.Share = *recordsShare
-	}
+	bind.Apply(&cfg)
+	set := fs.Given()
 	if cfg.Records.Only() && !set["data"] && cfg.Data == configs.DefaultTrain().Data {
 		cfg.Data = "" // the embedded default folder is not wanted
 	}

@@ -1,6 +1,16 @@
-// Package cli is what the commands share: their flag sets, -config and
-// -print-config, whole-number lists, and the documented range of every
-// numeric flag (FlagRanges), checked where each command parses its flags.
+// Package cli is what the commands share: their flag sets (Flags), in
+// which each flag is declared once with its range (a number's help and
+// checks derive from it) and, for a flag that overrides a config key, the
+// field it sets (Bind); -config and -print-config; whole-number lists.
+//
+//	fs := cli.NewFlags("train", usage, stderr)
+//	bind := cli.Bind[configs.Train](fs)
+//	bind.Int("steps", 0, cli.IntRange(0, 1e9, ""), "optimizer `steps`", func(c *configs.Train, n int) { c.Steps = n })
+//	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
+//		return code // -h, or a flag out of its range (exit 2, naming it)
+//	}
+//	cfg := configs.DefaultTrain()
+//	bind.Apply(&cfg) // the flags given override the config's keys
 package cli
 
 import (

@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -28,91 +27,24 @@ const (
 	MaxOpeningPlies = openings.MaxBookPlies
 )
 
-// FlagRanges is the one table of the documented ranges of every numeric
-// flag of every command but eval serve (the web's own), by the command's
-// flag set name and the flag's name. Each command documents them in its
-// help (DocumentRanges) and checks them where it parses its flags
-// (CheckRanges): a value out of range is an error naming the flag and the
-// range, exit status 2. A numeric flag missing here is refused on every
-// run, and the commands' tests fail.
-var FlagRanges = map[string]Ranges{
-	"engine": {
-		"playouts": IntRange(1, MaxPlayouts, ""),
-		"movetime": IntRange(0, 24*3600*1000, "0: playouts; a day at most"),
-		"threads":  IntRange(1, 256, ""),
-	},
-	"eval analyze": {
-		"playouts": IntRange(0, MaxPlayouts, "0: no search"),
-		"top":      IntRange(1, 100, ""),
-		"seed":     FullUint64,
-	},
-	"eval review": {
-		"playouts":   IntRange(1, MaxPlayouts, ""),
-		"game":       IntRange(0, 1_000_000, "0: every game"),
-		"parallel":   IntRange(1, 64, ""),
-		"pv":         IntRange(1, 100, ""),
-		"inaccuracy": {Min: 0, Max: 100, Note: "more than 0, at most -mistake"},
-		"mistake":    {Min: 0, Max: 100, Note: "at most -blunder"},
-		"blunder":    {Min: 0, Max: 100},
-		"seed":       FullUint64,
-	},
-	"eval balance": {
-		"games":            IntRange(1, 1_000_000, ""),
-		"width":            {Min: 0, Max: 1, Note: "0: never stop early"},
-		"confidence":       {Min: 0, Max: 1, Note: "strictly between the two"},
-		"min-games":        IntRange(0, 1_000_000, ""),
-		"workers":          IntRange(0, MaxWorkers, "0: one per core"),
-		"games-per-worker": IntRange(1, MaxGamesPerWorker, ""),
-		"seed":             FullUint64,
-	},
-	"eval fit": {
-		"holdout-every":   IntRange(0, 1_000_000, "0: none held out; 1 is refused"),
-		"search-playouts": IntRange(0, MaxPlayouts, "0: leave the searcher out"),
-		"workers":         IntRange(0, MaxWorkers, "0: one per core"),
-	},
-	"eval match": {
-		"max-games":     IntRange(2, 1_000_000, ""),
-		"elo0":          {Min: -1000, Max: 1000},
-		"elo1":          {Min: -1000, Max: 1000},
-		"alpha":         {Min: 0, Max: 1, Note: "strictly between the two"},
-		"beta":          {Min: 0, Max: 1, Note: "strictly between the two"},
-		"opening-plies": IntRange(0, MaxOpeningPlies, ""),
-		"seed":          FullUint64,
-		"odds-pairs":    IntRange(1, 100_000, ""),
-		"workers":       IntRange(0, MaxWorkers, "0: one per core"),
-	},
-	"eval ratings": {
-		"prior-sd": {Min: 0, Max: 100_000, Note: "0: no prior"},
-	},
-	"eval suite": {
-		"every":            IntRange(1, 1000, ""),
-		"random":           IntRange(0, 100_000, ""),
-		"random-plies":     IntRange(1, MaxOpeningPlies, ""),
-		"games":            IntRange(1, 10_000, ""),
-		"min":              {Min: 0, Max: 1},
-		"max":              {Min: 0, Max: 1},
-		"size":             IntRange(0, 100_000, "0: no limit"),
-		"seed":             FullUint64,
-		"workers":          IntRange(0, MaxWorkers, "0: one per core"),
-		"games-per-worker": IntRange(1, MaxGamesPerWorker, ""),
-	},
-	"selfplay": {
-		"games":            IntRange(1, 100_000_000, ""),
-		"workers":          IntRange(0, MaxWorkers, "0: one per core"),
-		"playouts":         IntRange(1, MaxPlayouts, ""),
-		"seed":             FullUint64,
-		"games-per-worker": IntRange(0, MaxGamesPerWorker, "0: the run's"),
-		"shard-games":      IntRange(0, 1_000_000, "0: 16"),
-		"shard-seconds":    {Min: 0, Max: 86400, Note: "0: 30"},
-	},
-	"train": {
-		"steps":         IntRange(0, 1_000_000_000, "0: no step, the network as it starts"),
-		"records-share": {Min: 0, Max: 1},
-	},
-	"train loop": {
-		"generations": IntRange(0, 10_000, "0: the config's"),
-	},
-}
+// Ranges several commands' flags share.
+var (
+	// WorkersRange is a -workers flag's: 0 (one per core) to MaxWorkers.
+	WorkersRange = IntRange(0, MaxWorkers, "0: one per core")
+	// PlayoutsRange is a search's playouts: 1 to MaxPlayouts.
+	PlayoutsRange = IntRange(1, MaxPlayouts, "")
+	// GamesPerWorkerRange is a -games-per-worker flag's: 1 to
+	// MaxGamesPerWorker.
+	GamesPerWorkerRange = IntRange(1, MaxGamesPerWorker, "")
+)
+
+// FlagRanges holds the documented ranges of every numeric flag of each
+// command whose flags were parsed in this process, by its flag set's name
+// and the flag's name: each command declares a flag's range with the flag
+// (Flags), and DocumentRanges records them here, for the commands' tests.
+// Written only while a command parses its flags; commands parse theirs
+// one at a time.
+var FlagRanges = map[string]Ranges{}
 
 // OnRanged, when set (by tests), sees every flag set whose ranges a
 // command documents, with its ranges: the class test of the ranges
@@ -200,6 +132,7 @@ func NumericFlags(fs *flag.FlagSet) []string {
 // DocumentRanges adds each numeric flag's range to its help text, so that
 // -h shows it: "(1 to 256; 0: one per core)".
 func DocumentRanges(fs *flag.FlagSet, ranges Ranges) {
+	FlagRanges[fs.Name()] = ranges
 	if OnRanged != nil {
 		OnRanged(fs, ranges)
 	}
@@ -242,23 +175,6 @@ func CheckRanges(fs *flag.FlagSet, ranges Ranges) error {
 		}
 	})
 	return err
-}
-
-// ParseRanged parses a command's flags (ParseFlags), documents their ranges
-// (FlagRanges[fs.Name()]) in the help first and checks them after: a value out of its range is
-// named on stderr, prefixed with the flag set's name, and the command stops
-// with exit status 2.
-func ParseRanged(fs *flag.FlagSet, args []string, printConfig *bool, embedded []byte, stdout, stderr io.Writer) (code int, done bool) {
-	ranges := FlagRanges[fs.Name()]
-	DocumentRanges(fs, ranges)
-	if code, done := ParseFlags(fs, args, printConfig, embedded, stdout, stderr); done {
-		return code, done
-	}
-	if err := CheckRanges(fs, ranges); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-		return 2, true
-	}
-	return 0, false
 }
 
 // RangeCase is a value out of a flag's range, for the commands' tests of

@@ -45,16 +45,16 @@ Flags:
 
 // Run runs "eval analyze" with its arguments and returns the exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("eval analyze", help, stderr)
-	cli.Precision(fs)
+	fs := cli.NewFlags("eval analyze", help, stderr)
+	cli.Precision(fs.FlagSet)
 	netFile := fs.String("net", "", "the network `file`, or builtin (default: the shipped network)")
 	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	position := fs.String("position", "", "the `position` in notation (default: the start)")
 	movesArg := fs.String("moves", "", "`moves` played from the position first, \"d1-d3 e5-e2\"")
-	playouts := fs.Int("playouts", 0, "search this many `playouts` (0: no search)")
-	top := fs.Int("top", 5, "how many moves to list")
-	seed := fs.Uint64("seed", 1, "the `seed` of the network's board symmetries")
-	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+	playouts := fs.Int("playouts", 0, cli.IntRange(0, cli.MaxPlayouts, "0: no search"), "search this many `playouts` (0: no search)")
+	top := fs.Int("top", 5, cli.IntRange(1, 100, ""), "how many moves to list")
+	seed := fs.Uint64("seed", 1, cli.FullUint64, "the `seed` of the network's board symmetries")
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {

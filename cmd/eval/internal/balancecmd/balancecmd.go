@@ -215,26 +215,27 @@ func showProgress(stdout io.Writer) func(balance.Progress) {
 // 130 when stopped while reading the records.
 func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (balance.Config, string, int) {
 	def := balance.DefaultConfig()
-	fs := cli.NewFlagSet("eval balance", help, stderr)
-	cli.Precision(fs)
-	variantList := fs.String("variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names`, rule-set files or otr:RULES (\"\": records only)")
-	players := &listFlag{}
-	fs.Var(players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")
-	strengths := fs.String("strengths", "", "comma-separated playout `budgets` replacing the player's playouts, one run each")
-	games := fs.Int("games", def.MaxGames, "the most `games` of each run")
-	width := fs.Float64("width", def.Width, "stop a run when every interval is at most `W` wide (0: never early)")
-	confidence := fs.Float64("confidence", def.Confidence, "`confidence` of the intervals")
-	minGames := fs.Int("min-games", def.MinGames, "`games` a run plays before it may stop early")
-	records := &listFlag{split: true}
-	fs.Var(records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
-	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES")
-	openingsFlag := fs.String("openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
-	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
-	seed := fs.Uint64("seed", def.Seed, "`seed` of the games")
-	out := fs.String("out", "", "the report `folder`")
-	cli.DocumentRanges(fs, cli.FlagRanges[fs.Name()])
-	if err := fs.Parse(args); err != nil {
+	cfg := balance.Config{Players: def.Players, Loader: new(player.Loader)}
+	var f balanceFlags
+	fs := cli.NewFlags("eval balance", help, stderr)
+	cli.Precision(fs.FlagSet)
+	fs.StringVar(&f.variants, "variants", strings.Join(variants.Names(), ","), "comma-separated rule sets: embedded `names`, rule-set files or otr:RULES (\"\": records only)")
+	fs.Var(&f.players, "player", "the `player` playing itself (repeatable; default builtin:playouts=200)")
+	fs.StringVar(&f.strengths, "strengths", "", "comma-separated playout `budgets` replacing the player's playouts, one run each")
+	fs.IntVar(&cfg.MaxGames, "games", def.MaxGames, cli.IntRange(1, 1_000_000, ""), "the most `games` of each run")
+	fs.Float64Var(&cfg.Width, "width", def.Width, cli.Range{Min: 0, Max: 1, Note: "0: never stop early"}, "stop a run when every interval is at most `W` wide (0: never early)")
+	fs.Float64Var(&cfg.Confidence, "confidence", def.Confidence, cli.Range{Min: 0, Max: 1, Note: "strictly between the two"}, "`confidence` of the intervals")
+	fs.IntVar(&cfg.MinGames, "min-games", def.MinGames, cli.IntRange(0, 1_000_000, ""), "`games` a run plays before it may stop early")
+	f.records.split = true
+	fs.Var(&f.records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
+	fs.StringVar(&f.recVariant, "records-variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES")
+	fs.StringVar(&f.openings, "openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
+	workers := fs.Int("workers", 0, cli.WorkersRange, "worker goroutines (`N`); 0 = one per core")
+	perWorker := fs.Int("games-per-worker", 8, cli.GamesPerWorkerRange, "`games` each worker plays at once")
+	fs.Uint64Var(&cfg.Seed, "seed", def.Seed, cli.FullUint64, "`seed` of the games")
+	fs.StringVar(&f.out, "out", "", "the report `folder`")
+	fs.Document()
+	if err := fs.FlagSet.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return def, "", 0
 		}
@@ -244,22 +245,21 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 		fmt.Fprintf(stderr, "eval balance: "+format+"\n", a...)
 		return def, "", 2
 	}
-	if err := cli.CheckRanges(fs, cli.FlagRanges[fs.Name()]); err != nil {
+	if err := fs.CheckRanges(); err != nil {
 		return bad("%v", err)
 	}
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected argument %q (flags only; game records go in -records)", fs.Arg(0))
-	case *out == "":
+	case f.out == "":
 		return bad("-out is required")
-	case !(*confidence > 0 && *confidence < 1):
-		return bad("-confidence %v: want a level strictly between 0 and 1, such as 0.95", *confidence)
-	case *openingsFlag != "start" && *openingsFlag != "suite":
-		return bad("-openings %q: want start or suite", *openingsFlag)
+	case !(cfg.Confidence > 0 && cfg.Confidence < 1):
+		return bad("-confidence %v: want a level strictly between 0 and 1, such as 0.95", cfg.Confidence)
+	case f.openings != "start" && f.openings != "suite":
+		return bad("-openings %q: want start or suite", f.openings)
 	}
-	set := cli.SetFlags(fs)
-	cfg := balance.Config{MaxGames: *games, Width: *width, Confidence: *confidence, MinGames: *minGames, Seed: *seed,
-		Suites: *openingsFlag == "suite", Players: def.Players, Loader: new(player.Loader)}
+	set := fs.Given()
+	cfg.Suites = f.openings == "suite"
 	if set["workers"] { // else a search's default (one per core) or an engine's (match's)
 		cfg.Workers = *workers
 		if cfg.Workers == 0 {
@@ -269,79 +269,105 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 	if set["games-per-worker"] {
 		cfg.GamesPerWorker = *perWorker
 	}
+	if msg := f.load(&cfg, set["strengths"]); msg != "" {
+		return bad("%s", msg)
+	}
+	code, msg := f.readRecords(ctx, &cfg, stdin)
+	switch {
+	case code == 130:
+		fmt.Fprintf(stderr, "eval balance: %s\n", msg)
+		return def, "", 130
+	case code != 0:
+		return bad("%s", msg)
+	}
+	return cfg, f.out, 0
+}
 
+// balanceFlags are the flags of eval balance that its config does not
+// hold as they are.
+type balanceFlags struct {
+	variants, strengths, recVariant, openings, out string
+	players, records                               listFlag
+}
+
+// load reads the rule sets, the strengths and the players into cfg: what
+// is wrong, or "".
+func (f *balanceFlags) load(cfg *balance.Config, strengthsGiven bool) string {
 	seen := map[string]string{}
-	for _, arg := range strings.Split(*variantList, ",") {
+	for _, arg := range strings.Split(f.variants, ",") {
 		if arg = strings.TrimSpace(arg); arg == "" {
 			continue
 		}
 		v, err := configs.LoadVariant(arg)
 		if err != nil {
-			return bad("-variants: %v", err)
+			return fmt.Sprintf("-variants: %v", err)
 		}
 		if prev, dup := seen[v.Name()]; dup {
-			return bad("-variants: %q and %q are both rule set %q: give each once", prev, arg, v.Name())
+			return fmt.Sprintf("-variants: %q and %q are both rule set %q: give each once", prev, arg, v.Name())
 		}
 		seen[v.Name()] = arg
 		cfg.Variants = append(cfg.Variants, v)
 		if cfg.Suites {
 			if _, err := openings.LoadSuite("", v); err != nil {
-				return bad("-openings suite: %v", err)
+				return fmt.Sprintf("-openings suite: %v", err)
 			}
 		}
 	}
-	if strings.TrimSpace(*strengths) != "" || set["strengths"] {
-		for _, s := range strings.Split(*strengths, ",") {
+	if strings.TrimSpace(f.strengths) != "" || strengthsGiven {
+		for _, s := range strings.Split(f.strengths, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 || n > cli.MaxPlayouts {
-				return bad("-strengths %q: %q is not a playout budget (want whole numbers from 1 to %d, such as 50,200,800)", *strengths, s, cli.MaxPlayouts)
+				return fmt.Sprintf("-strengths %q: %q is not a playout budget (want whole numbers from 1 to %d, such as 50,200,800)", f.strengths, s, cli.MaxPlayouts)
 			}
 			if slices.Contains(cfg.Strengths, n) {
-				return bad("-strengths %q: %d is given twice", *strengths, n)
+				return fmt.Sprintf("-strengths %q: %d is given twice", f.strengths, n)
 			}
 			cfg.Strengths = append(cfg.Strengths, n)
 		}
 	}
-	if len(players.values) > 0 {
+	if len(f.players.values) > 0 {
 		cfg.Players = nil
 	}
-	for _, text := range players.values {
+	for _, text := range f.players.values {
 		s, err := player.ParseSpec(text)
 		if err != nil {
-			return bad("-player: %v", err)
+			return fmt.Sprintf("-player: %v", err)
 		}
 		cfg.Players = append(cfg.Players, s)
 	}
 	if _, err := balance.Ladder(cfg.Players, cfg.Strengths); err != nil {
-		return bad("-strengths: %s", strings.TrimPrefix(err.Error(), "balance: "))
+		return "-strengths: " + strings.TrimPrefix(err.Error(), "balance: ")
 	}
 	if _, err := cfg.LoadPlayers(); err != nil { // each network file loaded once, here for the runs too
-		return bad("-player: %s", strings.TrimPrefix(err.Error(), "balance: "))
+		return "-player: " + strings.TrimPrefix(err.Error(), "balance: ")
 	}
+	return ""
+}
 
-	rv, err := configs.LoadVariant(*recVariant)
-	if err != nil {
-		return bad("-records-variant: %v", err)
+// readRecords reads the record files into cfg and checks it: the exit
+// status and what to say when it cannot go on (130: stopped).
+func (f *balanceFlags) readRecords(ctx context.Context, cfg *balance.Config, stdin io.Reader) (int, string) {
+	var err error
+	if cfg.RecordsVariant, err = configs.LoadVariant(f.recVariant); err != nil {
+		return 2, fmt.Sprintf("-records-variant: %v", err)
 	}
-	cfg.RecordsVariant = rv
-	for _, name := range records.values {
+	for _, name := range f.records.values {
 		rf, err := readRecordFile(ctx, name, stdin)
 		if err != nil && ctx.Err() != nil {
-			fmt.Fprintf(stderr, "eval balance: stopped while reading -records %s; nothing written\n", name)
-			return def, "", 130
+			return 130, fmt.Sprintf("stopped while reading -records %s; nothing written", name)
 		}
 		if err != nil {
-			return bad("-records: %v", err)
+			return 2, fmt.Sprintf("-records: %v", err)
 		}
 		cfg.Records = append(cfg.Records, rf)
 	}
 	if len(cfg.Variants) == 0 && len(cfg.Records) == 0 {
-		return bad("-variants is empty and there are no -records: nothing to report")
+		return 2, "-variants is empty and there are no -records: nothing to report"
 	}
 	if err := cfg.Validate(); err != nil {
-		return bad("%s", strings.TrimPrefix(err.Error(), "balance: "))
+		return 2, strings.TrimPrefix(err.Error(), "balance: ")
 	}
-	return cfg, *out, 0
+	return 0, ""
 }
 
 // readRecordFile reads a game-record file ("-" for stdin), skipping blank

@@ -22,6 +22,7 @@ import (
 	"taflab/fit"
 	"taflab/internal/progress"
 	"taflab/net"
+	"taflab/rules"
 )
 
 const help = `usage: eval fit [-net FILE] [-records FILE] [-variant NAME|FILE|otr:RULES] [-split all|train|heldout]
@@ -85,19 +86,26 @@ type Output struct {
 	*fit.Report
 }
 
+// options are the flags of eval fit.
+type options struct {
+	netFile, records, variant, split string
+	every, playouts, workers         int
+}
+
 // Run runs "eval fit" with its arguments and returns the exit status: 130
 // when ctx stops it.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := cli.NewFlagSet("eval fit", help, stderr)
-	cli.Precision(fs)
-	netFile := fs.String("net", "", "the network `file` (none: the baselines only)")
-	records := fs.String("records", archive.Copenhagen, "the game-record `file` (archive CSV), or an archive that ships inside taflab")
-	variantArg := fs.String("variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
-	split := fs.String("split", "heldout", "the `part` of the records to measure: all, train or heldout")
-	every := fs.Int("holdout-every", 10, "one record in `N` is held out (its line is a multiple of N); 0 = none")
-	playouts := fs.Int("search-playouts", 200, "the network-free searcher's `playouts` per position (0: leave it out)")
-	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+	var o options
+	fs := cli.NewFlags("eval fit", help, stderr)
+	cli.Precision(fs.FlagSet)
+	fs.StringVar(&o.netFile, "net", "", "the network `file` (none: the baselines only)")
+	fs.StringVar(&o.records, "records", archive.Copenhagen, "the game-record `file` (archive CSV), or an archive that ships inside taflab")
+	fs.StringVar(&o.variant, "variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
+	fs.StringVar(&o.split, "split", "heldout", "the `part` of the records to measure: all, train or heldout")
+	fs.IntVar(&o.every, "holdout-every", 10, cli.IntRange(0, 1_000_000, "0: none held out; 1 is refused"), "one record in `N` is held out (its line is a multiple of N); 0 = none")
+	fs.IntVar(&o.playouts, "search-playouts", 200, cli.IntRange(0, cli.MaxPlayouts, "0: leave the searcher out"), "the network-free searcher's `playouts` per position (0: leave it out)")
+	fs.IntVar(&o.workers, "workers", 0, cli.WorkersRange, "worker goroutines (`N`); 0 = one per core")
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {
@@ -105,59 +113,68 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	switch {
-	case *records == "":
+	case o.records == "":
 		return fail(2, "-records is empty: name a game-record file or %s", archive.Copenhagen)
-	case *split != "all" && *split != "train" && *split != "heldout":
-		return fail(2, "-split %q: want all, train or heldout", *split)
-	case *every < 0 || *every == 1:
-		return fail(2, "-holdout-every %d: want 0 (none held out) or 2 or more", *every)
-	case *every == 0 && *split == "heldout":
+	case o.split != "all" && o.split != "train" && o.split != "heldout":
+		return fail(2, "-split %q: want all, train or heldout", o.split)
+	case o.every == 1:
+		return fail(2, "-holdout-every %d: want 0 (none held out) or 2 or more", o.every)
+	case o.every == 0 && o.split == "heldout":
 		return fail(2, "-split heldout: -holdout-every 0 holds no record out")
-	case *playouts < 0:
-		return fail(2, "-search-playouts %d: want 0 or more", *playouts)
-	case *workers < 0:
-		return fail(2, "-workers %d: want 0 or more", *workers)
 	}
-	v, err := configs.LoadVariant(*variantArg)
+	v, network, games, code, msg := o.load(ctx)
+	if code != 0 {
+		return fail(code, "%s", msg)
+	}
+	return o.measure(ctx, v, network, games, stdout, stderr, fail)
+}
+
+// load reads the rule set, the network and the records of the split: on
+// a refusal, the exit status and what to say.
+func (o *options) load(ctx context.Context) (v *rules.Variant, network *net.Network, games []datasets.RecordGame, code int, msg string) {
+	v, err := configs.LoadVariant(o.variant)
 	if err != nil {
-		return fail(2, "-variant: %v", err)
+		return nil, nil, nil, 2, fmt.Sprintf("-variant: %v", err)
 	}
-	var network *net.Network
-	if *netFile != "" {
+	if o.netFile != "" {
 		if v.Size() != net.BoardSize {
-			return fail(2, "-variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
+			return nil, nil, nil, 2, fmt.Sprintf("-variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
 		}
-		if network, _, err = net.Load(*netFile); err != nil {
-			return fail(2, "-net: %v", err)
+		if network, _, err = net.Load(o.netFile); err != nil {
+			return nil, nil, nil, 2, fmt.Sprintf("-net: %v", err)
 		}
 	}
-	games, err := datasets.ReadRecordGamesCtx(ctx, *records, v)
+	games, err = datasets.ReadRecordGamesCtx(ctx, o.records, v)
 	if err != nil && ctx.Err() != nil {
-		return fail(130, "stopped while reading -records %s", *records)
+		return nil, nil, nil, 130, fmt.Sprintf("stopped while reading -records %s", o.records)
 	}
 	if err != nil {
-		return fail(2, "-records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
+		return nil, nil, nil, 2, fmt.Sprintf("-records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
 	}
-	train, heldOut := datasets.SplitRecords(games, *every)
-	label := map[string]string{"all": "all records", "train": "training records", "heldout": "held-out"}[*split]
-	switch *split {
+	train, heldOut := datasets.SplitRecords(games, o.every)
+	switch o.split {
 	case "train":
 		games = train
 	case "heldout":
 		games = heldOut
 	}
 	if len(games) == 0 {
-		return fail(2, "-split %s: none of the %d records of %s is in it (-holdout-every %d)", *split, len(train)+len(heldOut), *records, *every)
+		return nil, nil, nil, 2, fmt.Sprintf("-split %s: none of the %d records of %s is in it (-holdout-every %d)", o.split, len(train)+len(heldOut), o.records, o.every)
 	}
+	return v, network, games, 0, ""
+}
 
+// measure measures the predictors on the games and prints the report.
+func (o *options) measure(ctx context.Context, v *rules.Variant, network *net.Network, games []datasets.RecordGame, stdout, stderr io.Writer, fail func(int, string, ...any) int) int {
+	label := map[string]string{"all": "all records", "train": "training records", "heldout": "held-out"}[o.split]
 	preds := []fit.Predictor{fit.Uniform()}
-	if *playouts > 0 {
-		preds = append(preds, fit.Builtin(*playouts))
+	if o.playouts > 0 {
+		preds = append(preds, fit.Builtin(o.playouts))
 	}
 	if network != nil {
 		preds = append(preds, fit.Network(network, "net-"+network.Hash()[:6]))
 	}
-	opts := fit.Options{Workers: *workers}
+	opts := fit.Options{Workers: o.workers}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		progress := progress.New(stderr, len(games), "games", 10*time.Second)
 		defer progress.Finish()
@@ -170,8 +187,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(1, "%v", err)
 	}
-	out := Output{Records: *records, Variant: v.Name(), Split: *split, HoldoutEvery: *every,
-		Net: *netFile, SearchPlayouts: *playouts, Report: rep}
+	out := Output{Records: o.records, Variant: v.Name(), Split: o.split, HoldoutEvery: o.every,
+		Net: o.netFile, SearchPlayouts: o.playouts, Report: rep}
 	for _, p := range rep.Predictors {
 		fmt.Fprintf(stderr, "eval fit: %s\n", fitLine(rep, &p, label))
 	}

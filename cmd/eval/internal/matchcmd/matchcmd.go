@@ -119,27 +119,27 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // parseFlags reads the flags; done says the command has nothing more to do
 // (-h, or a flag out of its range), with its exit status.
 func parseFlags(args []string, stdout, stderr io.Writer) (o options, code int, done bool) {
-	fs := cli.NewFlagSet("eval match", help, stderr)
-	cli.Precision(fs)
+	fs := cli.NewFlags("eval match", help, stderr)
+	cli.Precision(fs.FlagSet)
 	fs.StringVar(&o.variant, "variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	fs.StringVar(&o.a, "a", "", "the candidate `player`")
 	fs.StringVar(&o.b, "b", "", "the reference `player`")
-	fs.IntVar(&o.maxGames, "max-games", 400, "stop after this many `games` (pairs of two) if the test has not decided")
-	fs.Float64Var(&o.elo0, "elo0", 0, "the SPRT's H0: Elo(A-B) = `elo0`")
-	fs.Float64Var(&o.elo1, "elo1", 30, "the SPRT's H1: Elo(A-B) = `elo1`")
-	fs.Float64Var(&o.alpha, "alpha", 0.05, "the false-accept rate of H1 (`alpha`)")
-	fs.Float64Var(&o.beta, "beta", 0.05, "the false-accept rate of H0 (`beta`)")
+	fs.IntVar(&o.maxGames, "max-games", 400, cli.IntRange(2, 1_000_000, ""), "stop after this many `games` (pairs of two) if the test has not decided")
+	fs.Float64Var(&o.elo0, "elo0", 0, cli.Range{Min: -1000, Max: 1000}, "the SPRT's H0: Elo(A-B) = `elo0`")
+	fs.Float64Var(&o.elo1, "elo1", 30, cli.Range{Min: -1000, Max: 1000}, "the SPRT's H1: Elo(A-B) = `elo1`")
+	fs.Float64Var(&o.alpha, "alpha", 0.05, cli.Range{Min: 0, Max: 1, Note: "strictly between the two"}, "the false-accept rate of H1 (`alpha`)")
+	fs.Float64Var(&o.beta, "beta", 0.05, cli.Range{Min: 0, Max: 1, Note: "strictly between the two"}, "the false-accept rate of H0 (`beta`)")
 	fs.BoolVar(&o.gate, "gate", false, "promote A (write the best-network pointer) if the test accepts H1")
 	fs.StringVar(&o.best, "best", "", "the best-network pointer `file` (default OUT/best.json)")
 	fs.StringVar(&o.out, "out", "", "the match `folder`")
 	fs.StringVar(&o.openings, "openings", "suite", "where pairs start: `suite` (the rule set's opening suite), suite:NAME (a shipped rule set's), random, or a suite file")
-	fs.IntVar(&o.openingPlies, "opening-plies", 4, "random moves of each opening of -openings random (`plies`)")
-	fs.Uint64Var(&o.seed, "seed", 1, "`seed` of the opening book, or of the suite's order")
+	fs.IntVar(&o.openingPlies, "opening-plies", 4, cli.IntRange(0, cli.MaxOpeningPlies, ""), "random moves of each opening of -openings random (`plies`)")
+	fs.Uint64Var(&o.seed, "seed", 1, cli.FullUint64, "`seed` of the opening book, or of the suite's order")
 	fs.StringVar(&o.odds, "odds", "", "comma-separated playout `multipliers` of B's ladder, e.g. 2,4,8 (\"\": no odds)")
-	fs.IntVar(&o.oddsPairs, "odds-pairs", 20, "game `pairs` per rung of the ladder")
-	fs.IntVar(&o.workers, "workers", 0, "worker goroutines (`N`); 0 = one per core")
+	fs.IntVar(&o.oddsPairs, "odds-pairs", 20, cli.IntRange(1, 100_000, ""), "game `pairs` per rung of the ladder")
+	fs.IntVar(&o.workers, "workers", 0, cli.WorkersRange, "worker goroutines (`N`); 0 = one per core")
 	fs.BoolVar(&o.resume, "resume", false, "carry on the interrupted match in -out, given the same flags: its finished pairs count and are not played again (against an engine program, its games begun go on from their moves)")
-	code, done = cli.ParseRanged(fs, args, nil, nil, stdout, stderr)
+	code, done = fs.Parse(args, nil, nil, stdout, stderr)
 	return o, code, done
 }
 
@@ -174,12 +174,6 @@ func (o *options) prepare(ctx context.Context, stdout, stderr io.Writer) (*prepa
 		return nil, bad(stderr, "-a and -b are required")
 	case o.out == "":
 		return nil, bad(stderr, "-out is required")
-	case o.maxGames < 2:
-		return nil, bad(stderr, "-max-games %d: want at least 2 (one pair)", o.maxGames)
-	case o.openingPlies < 0 || o.workers < 0:
-		return nil, bad(stderr, "-opening-plies %d, -workers %d: want 0 or more", o.openingPlies, o.workers)
-	case o.oddsPairs < 1:
-		return nil, bad(stderr, "-odds-pairs %d: want at least 1", o.oddsPairs)
 	}
 	m := &prepared{pairs: o.maxGames / 2}
 	var err error

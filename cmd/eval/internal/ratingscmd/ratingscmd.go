@@ -80,19 +80,19 @@ var flags = map[string]string{"PriorSD": "-prior-sd", "Variant": "-variant", "An
 // It reads at most maxFiles match files of at most maxBytes bytes together
 // (0: ratings' defaults).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, maxFiles int, maxBytes int64) int {
-	fset := cli.NewFlagSet("eval ratings", help, stderr)
+	fset := cli.NewFlags("eval ratings", help, stderr)
 	variant := fset.String("variant", "", "fit only the matches of this rule set (`name` as the match files write it), or of several named with commas, rated as one")
 	anchor := fset.String("anchor", "", "the `player` fixed at 0 Elo (default the first builtin-*, else the first player)")
-	priorSD := fset.Float64("prior-sd", 0, "a normal prior of this `SD` (Elo) on every rating; 0 = none (maximum likelihood)")
+	priorSD := fset.Float64("prior-sd", 0, cli.Range{Min: 0, Max: 100_000, Note: "0: no prior"}, "a normal prior of this `SD` (Elo) on every rating; 0 = none (maximum likelihood)")
 	out := fset.String("out", "", "write ratings.md, ratings.json and ratings.png into this `folder`")
-	cli.DocumentRanges(fset, cli.FlagRanges[fset.Name()])
-	if err := fset.Parse(args); err != nil {
+	fset.Document()
+	if err := fset.FlagSet.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
 	}
-	if err := cli.CheckRanges(fset, cli.FlagRanges[fset.Name()]); err != nil {
+	if err := fset.CheckRanges(); err != nil {
 		fmt.Fprintf(stderr, "eval ratings: %v\n", err)
 		return 2
 	}

@@ -173,15 +173,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // parseFlags reads the flags. It returns nil and the exit status when
 // the command should stop: 0 after -h, 2 for bad flags.
 func parseFlags(args []string, stdout, stderr io.Writer) (*flags, int) {
-	fs := flag.NewFlagSet("eval replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlags("eval replay", "", stderr)
 	fs.Usage = func() {} // the help goes to stdout, on -h only
 	variant := fs.String("variant", "copenhagen", "the rule set: an embedded `name` ("+strings.Join(variants.Names(), ", ")+
 		")\nor a rule-set file ending in .toml (copy one of configs/variants/ and change it)")
 	start := fs.String("start", "", "the `position` every game starts from, in position notation\n(default the rule set's start)")
 	moves := fs.String("moves", "", "replay this one game: `moves` in notation, space-separated\n(exclusive with FILE arguments)")
-	cli.DocumentRanges(fs, cli.FlagRanges[fs.Name()]) // none yet: a numeric flag needs one
-	if err := fs.Parse(args); err != nil {
+	fs.Document() // none yet: a numeric flag needs one
+	if err := fs.FlagSet.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, help)
 			fs.SetOutput(stdout)
@@ -191,7 +190,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*flags, int) {
 		fmt.Fprintln(stderr, "eval replay: run eval replay -h for help")
 		return nil, 2
 	}
-	if err := cli.CheckRanges(fs, cli.FlagRanges[fs.Name()]); err != nil {
+	if err := fs.CheckRanges(); err != nil {
 		fmt.Fprintf(stderr, "eval replay: %v\n", err)
 		return nil, 2
 	}

@@ -81,29 +81,29 @@ type flags struct {
 }
 
 func parseFlags(args []string, stdout, stderr io.Writer) (*flags, int) {
-	fs := cli.NewFlagSet("eval review", help, stderr)
+	fs := cli.NewFlags("eval review", help, stderr)
 	f := &flags{cfg: analysis.DefaultConfig()}
 	fs.StringVar(&f.net, "net", "", "the network `file`, or builtin (default: the shipped network)")
 	fs.StringVar(&f.variant, "variant", "", "the rule set of CSV records without a match.json (`name`, FILE or otr:RULES; default copenhagen)")
 	fs.StringVar(&f.out, "out", "", "write review.json, review.md, review-N.png and game-N.otg into `DIR`")
-	fs.IntVar(&f.game, "game", 0, "review the file's game `N` alone, from 1 (0: every game)")
-	fs.IntVar(&f.cfg.Playouts, "playouts", f.cfg.Playouts, "search each position to this many root `visits`")
-	fs.IntVar(&f.cfg.Parallel, "parallel", f.cfg.Parallel, "search this many stretches of a game side by side, in one batch")
-	fs.IntVar(&f.cfg.PVMoves, "pv", f.cfg.PVMoves, "the most `moves` of a principal variation")
+	fs.IntVar(&f.game, "game", 0, cli.IntRange(0, 1_000_000, "0: every game"), "review the file's game `N` alone, from 1 (0: every game)")
+	fs.IntVar(&f.cfg.Playouts, "playouts", f.cfg.Playouts, cli.PlayoutsRange, "search each position to this many root `visits`")
+	fs.IntVar(&f.cfg.Parallel, "parallel", f.cfg.Parallel, cli.IntRange(1, 64, ""), "search this many stretches of a game side by side, in one batch")
+	fs.IntVar(&f.cfg.PVMoves, "pv", f.cfg.PVMoves, cli.IntRange(1, 100, ""), "the most `moves` of a principal variation")
 	noReuse := fs.Bool("no-reuse", false, "search every position afresh, without the tree of the move before")
-	fs.Float64Var(&f.cfg.Thresholds.Inaccuracy, "inaccuracy", f.cfg.Thresholds.Inaccuracy, "`points` of win chance lost from which a move is an inaccuracy")
-	fs.Float64Var(&f.cfg.Thresholds.Mistake, "mistake", f.cfg.Thresholds.Mistake, "`points` of win chance lost from which a move is a mistake")
-	fs.Float64Var(&f.cfg.Thresholds.Blunder, "blunder", f.cfg.Thresholds.Blunder, "`points` of win chance lost from which a move is a blunder")
-	fs.Uint64Var(&f.cfg.Seed, "seed", f.cfg.Seed, "the `seed` of the network's board symmetries")
-	cli.Precision(fs)
-	cli.DocumentRanges(fs, cli.FlagRanges[fs.Name()])
-	if err := fs.Parse(args); err != nil {
+	fs.Float64Var(&f.cfg.Thresholds.Inaccuracy, "inaccuracy", f.cfg.Thresholds.Inaccuracy, cli.Range{Min: 0, Max: 100, Note: "more than 0, at most -mistake"}, "`points` of win chance lost from which a move is an inaccuracy")
+	fs.Float64Var(&f.cfg.Thresholds.Mistake, "mistake", f.cfg.Thresholds.Mistake, cli.Range{Min: 0, Max: 100, Note: "at most -blunder"}, "`points` of win chance lost from which a move is a mistake")
+	fs.Float64Var(&f.cfg.Thresholds.Blunder, "blunder", f.cfg.Thresholds.Blunder, cli.Range{Min: 0, Max: 100}, "`points` of win chance lost from which a move is a blunder")
+	fs.Uint64Var(&f.cfg.Seed, "seed", f.cfg.Seed, cli.FullUint64, "the `seed` of the network's board symmetries")
+	cli.Precision(fs.FlagSet)
+	fs.Document()
+	if err := fs.FlagSet.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
 		}
 		return nil, 2
 	}
-	if err := cli.CheckRanges(fs, cli.FlagRanges[fs.Name()]); err != nil {
+	if err := fs.CheckRanges(); err != nil {
 		fmt.Fprintf(stderr, "eval review: %v\n", err)
 		return nil, 2
 	}

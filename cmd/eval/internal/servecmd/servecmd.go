@@ -5,7 +5,6 @@ package servecmd
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	stdnet "net"
@@ -45,8 +44,8 @@ GOMEMLIMIT sets another: with the default limits the server stays under
 Flags:
 `
 
-// Ranges are eval serve's numeric flags' documented ranges (the
-// other commands' are in cli.FlagRanges).
+// Ranges are eval serve's numeric flags' documented ranges, which Flags
+// declares them with.
 var Ranges = cli.Ranges{
 	"max-playouts":   cli.IntRange(1, web.PlayoutsLimit, ""),
 	"max-searches":   cli.IntRange(1, 256, ""),
@@ -54,17 +53,17 @@ var Ranges = cli.Ranges{
 }
 
 // Flags defines eval serve's flags into cfg and addr.
-func Flags(cfg *web.Config, addr *string, stderr io.Writer) *flag.FlagSet {
-	fs := cli.NewFlagSet("eval serve", help, stderr)
-	cli.Precision(fs)
+func Flags(cfg *web.Config, addr *string, stderr io.Writer) *cli.Flags {
+	fs := cli.NewFlags("eval serve", help, stderr)
+	cli.Precision(fs.FlagSet)
 	fs.StringVar(addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
 	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
-	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, "the most `playouts` a request may ask (a search takes about 3 KB a playout, and ends early at 128 MiB)")
-	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
-	fs.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", cfg.MaxFileBytes, "the largest games file, report or network read, in `bytes` (listing a games file's games takes about 11 times its size)")
-	cli.DocumentRanges(fs, Ranges)
+	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, Ranges["max-playouts"], "the most `playouts` a request may ask (a search takes about 3 KB a playout, and ends early at 128 MiB)")
+	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, Ranges["max-searches"], "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
+	fs.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", cfg.MaxFileBytes, Ranges["max-file-bytes"], "the largest games file, report or network read, in `bytes` (listing a games file's games takes about 11 times its size)")
+	fs.Document()
 	return fs
 }
 
@@ -75,12 +74,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	cfg := web.DefaultConfig()
 	var addr string
 	fs := Flags(&cfg, &addr, stderr)
-	if code, done := cli.ParseFlags(fs, args, nil, nil, stdout, stderr); done {
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code
-	}
-	if err := cli.CheckRanges(fs, Ranges); err != nil {
-		fmt.Fprintf(stderr, "eval serve: %v\n", err)
-		return 2
 	}
 	loopback, err := IsLoopback(addr)
 	if err != nil {

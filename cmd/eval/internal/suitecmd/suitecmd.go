@@ -175,106 +175,98 @@ func candidateError(err error, c openings.CandidateConfig) string {
 	return fmt.Sprintf("-random %d, -random-plies %d: %v", c.Random, c.RandomPlies, ce.Err)
 }
 
+// suiteFlags are the flags that options does not hold as they are.
+type suiteFlags struct {
+	variant, recVariant, plies, winner, player string
+}
+
 // parseFlags reads and checks every flag. It returns nil and the exit
 // status when the command should stop: 0 after -h, 2 for bad input.
 func parseFlags(args []string, stdout, stderr io.Writer) (*options, int) {
-	fs := cli.NewFlagSet("eval suite", help, stderr)
-	cli.Precision(fs)
+	fs := cli.NewFlags("eval suite", help, stderr)
+	cli.Precision(fs.FlagSet)
 	def := openings.DefaultCandidateConfig()
-	variantArg := fs.String("variant", "", "the rule set of the suite: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
-	records := fs.String("records", "", "game-record `file` whose prefixes are candidates")
-	recVariant := fs.String("records-variant", "copenhagen-classic", "rule set the records were played under: an embedded `name`, a rule-set file or otr:RULES")
-	plies := fs.String("plies", fmt.Sprintf("%d-%d", def.PlyLo, def.PlyHi), "human prefixes after `A-B` moves (or one number)")
-	winner := fs.String("winner", "", "take only the human games that `side` won: attackers or defenders (\"\": any)")
-	candidates := fs.String("candidates", "", "a suite `file` whose positions are candidates too")
-	every := fs.Int("every", def.Every, "a human prefix every `N` plies from A")
-	random := fs.Int("random", def.Random, "`N` random openings as candidates")
-	randPlies := fs.Int("random-plies", def.RandomPlies, "`plies` of random moves in each random opening")
-	playerFlag := fs.String("player", "builtin:playouts=200", "the reference `player`, playing itself")
-	games := fs.Int("games", 8, "`games` per candidate")
-	minRate := fs.Float64("min", 0.2, "keep candidates whose defender rate is at least `R`")
-	maxRate := fs.Float64("max", 0.8, "keep candidates whose defender rate is at most `R`")
-	size := fs.Int("size", 100, "the most `positions` kept (0: every one that passes)")
-	seed := fs.Uint64("seed", def.Seed, "`seed` of the random openings, the order of the candidates and the games")
-	workers := fs.Int("workers", 0, "worker goroutines (`N`); 0 = one per core")
-	perWorker := fs.Int("games-per-worker", 8, "`games` each worker plays at once")
-	out := fs.String("out", "", "the suite `file` to write")
-	if code, done := cli.ParseRanged(fs, args, nil, nil, stdout, stderr); done {
+	o := &options{args: args, cands: def}
+	var f suiteFlags
+	fs.StringVar(&f.variant, "variant", "", "the rule set of the suite: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
+	fs.StringVar(&o.cands.Records, "records", "", "game-record `file` whose prefixes are candidates")
+	fs.StringVar(&f.recVariant, "records-variant", "copenhagen-classic", "rule set the records were played under: an embedded `name`, a rule-set file or otr:RULES")
+	fs.StringVar(&f.plies, "plies", fmt.Sprintf("%d-%d", def.PlyLo, def.PlyHi), "human prefixes after `A-B` moves (or one number)")
+	fs.StringVar(&f.winner, "winner", "", "take only the human games that `side` won: attackers or defenders (\"\": any)")
+	fs.StringVar(&o.cands.Suite, "candidates", "", "a suite `file` whose positions are candidates too")
+	fs.IntVar(&o.cands.Every, "every", def.Every, cli.IntRange(1, 1000, ""), "a human prefix every `N` plies from A")
+	fs.IntVar(&o.cands.Random, "random", def.Random, cli.IntRange(0, 100_000, ""), "`N` random openings as candidates")
+	fs.IntVar(&o.cands.RandomPlies, "random-plies", def.RandomPlies, cli.IntRange(1, cli.MaxOpeningPlies, ""), "`plies` of random moves in each random opening")
+	fs.StringVar(&f.player, "player", "builtin:playouts=200", "the reference `player`, playing itself")
+	fs.IntVar(&o.build.Games, "games", 8, cli.IntRange(1, 10_000, ""), "`games` per candidate")
+	fs.Float64Var(&o.build.MinDefenderRate, "min", 0.2, cli.Range{Min: 0, Max: 1}, "keep candidates whose defender rate is at least `R`")
+	fs.Float64Var(&o.build.MaxDefenderRate, "max", 0.8, cli.Range{Min: 0, Max: 1}, "keep candidates whose defender rate is at most `R`")
+	fs.IntVar(&o.build.Size, "size", 100, cli.IntRange(0, 100_000, "0: no limit"), "the most `positions` kept (0: every one that passes)")
+	fs.Uint64Var(&o.cands.Seed, "seed", def.Seed, cli.FullUint64, "`seed` of the random openings, the order of the candidates and the games")
+	fs.IntVar(&o.build.Workers, "workers", 0, cli.WorkersRange, "worker goroutines (`N`); 0 = one per core")
+	fs.IntVar(&o.build.GamesPerWorker, "games-per-worker", 8, cli.GamesPerWorkerRange, "`games` each worker plays at once")
+	fs.StringVar(&o.out, "out", "", "the suite `file` to write")
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return nil, code
 	}
-	bad := func(format string, a ...any) (*options, int) {
-		fmt.Fprintf(stderr, "eval suite: "+format+"\n", a...)
+	o.build.Seed = o.cands.Seed
+	if msg := o.check(f); msg != "" {
+		fmt.Fprintf(stderr, "eval suite: %s\n", msg)
 		return nil, 2
 	}
-	o := &options{out: *out, args: args,
-		cands: openings.CandidateConfig{Records: *records, Suite: *candidates, Every: *every, Random: *random, RandomPlies: *randPlies, Seed: *seed},
-		build: openings.SuiteConfig{Games: *games, MinDefenderRate: *minRate, MaxDefenderRate: *maxRate, Size: *size, Seed: *seed,
-			Workers: *workers, GamesPerWorker: *perWorker}}
+	return o, 0
+}
+
+// check checks the flags that their ranges do not, and loads the rule
+// sets and the player: what is wrong, or "".
+func (o *options) check(f suiteFlags) string {
 	var err error
 	switch {
-	case *variantArg == "":
-		return bad("-variant is required: the suite is for one rule set")
-	case *out == "":
-		return bad("-out is required")
-	case *every < 1:
-		return bad("-every %d: want at least 1", *every)
-	case *random < 0:
-		return bad("-random %d: want 0 or more", *random)
-	case *randPlies < 1:
-		return bad("-random-plies %d: want at least 1", *randPlies)
-	case *games < 1:
-		return bad("-games %d: want at least 1", *games)
-	case !(*minRate >= 0 && *minRate <= 1):
-		return bad("-min %v: want a rate from 0 to 1", *minRate)
-	case !(*maxRate >= 0 && *maxRate <= 1):
-		return bad("-max %v: want a rate from 0 to 1", *maxRate)
-	case *minRate > *maxRate:
-		return bad("-min %v is above -max %v", *minRate, *maxRate)
-	case *size < 0:
-		return bad("-size %d: want 0 (no limit) or more", *size)
-	case *workers < 0:
-		return bad("-workers %d: want 0 (one per core) or more", *workers)
-	case *perWorker < 1:
-		return bad("-games-per-worker %d: want at least 1", *perWorker)
+	case f.variant == "":
+		return "-variant is required: the suite is for one rule set"
+	case o.out == "":
+		return "-out is required"
+	case o.build.MinDefenderRate > o.build.MaxDefenderRate:
+		return fmt.Sprintf("-min %v is above -max %v", o.build.MinDefenderRate, o.build.MaxDefenderRate)
 	}
-	switch *winner {
+	switch f.winner {
 	case "":
 	case "attackers":
 		o.cands.Winner = rules.AttackersWin
 	case "defenders":
 		o.cands.Winner = rules.DefendersWin
 	default:
-		return bad("-winner %q: want attackers or defenders", *winner)
+		return fmt.Sprintf("-winner %q: want attackers or defenders", f.winner)
 	}
-	if o.cands.PlyLo, o.cands.PlyHi, err = parsePlyRange(*plies); err != nil {
-		return bad("-plies %q: %v", *plies, err)
+	if o.cands.PlyLo, o.cands.PlyHi, err = parsePlyRange(f.plies); err != nil {
+		return fmt.Sprintf("-plies %q: %v", f.plies, err)
 	}
 	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
-		return bad("-out %s: a folder; want a file", o.out)
+		return fmt.Sprintf("-out %s: a folder; want a file", o.out)
 	}
 	if info, err := os.Stat(filepath.Dir(o.out)); err != nil {
-		return bad("-out %s: its folder %s does not exist", o.out, filepath.Dir(o.out))
+		return fmt.Sprintf("-out %s: its folder %s does not exist", o.out, filepath.Dir(o.out))
 	} else if !info.IsDir() {
-		return bad("-out %s: %s is not a folder", o.out, filepath.Dir(o.out))
+		return fmt.Sprintf("-out %s: %s is not a folder", o.out, filepath.Dir(o.out))
 	}
-	if o.build.Variant, err = configs.LoadVariant(*variantArg); err != nil {
-		return bad("-variant: %v", err)
+	if o.build.Variant, err = configs.LoadVariant(f.variant); err != nil {
+		return fmt.Sprintf("-variant: %v", err)
 	}
-	if o.cands.RecordsVariant, err = configs.LoadVariant(*recVariant); err != nil {
-		return bad("-records-variant: %v", err)
+	if o.cands.RecordsVariant, err = configs.LoadVariant(f.recVariant); err != nil {
+		return fmt.Sprintf("-records-variant: %v", err)
 	}
 	o.cands.Variant = o.build.Variant
-	if o.build.Reference, err = player.Parse(*playerFlag); err != nil {
-		return bad("-player: %v", err)
+	if o.build.Reference, err = player.Parse(f.player); err != nil {
+		return fmt.Sprintf("-player: %v", err)
 	}
 	if o.cands.Records != "" && o.cands.RecordsVariant.Start() != o.cands.Variant.Start() {
-		return bad("-records: games of %s's start, and %s starts elsewhere: its prefixes would all be illegal",
+		return fmt.Sprintf("-records: games of %s's start, and %s starts elsewhere: its prefixes would all be illegal",
 			o.cands.RecordsVariant.Name(), o.cands.Variant.Name())
 	}
 	if err := o.build.Validate(); err != nil {
-		return bad("%v", err)
+		return err.Error()
 	}
-	return o, 0
+	return ""
 }
 
 // parsePlyRange reads "A-B" or "A": 0 <= A <= B.
