@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,96 +14,147 @@ import (
 
 const module = "taflab"
 
-// allowedImports lists, for each package of the module, the packages of the
-// module it may import (non-test files). The order is the design's: rules
-// imports nothing of ours; mcts imports rules and declares the Evaluator it
-// needs instead of importing net; net and datasets build on rules; configs
+// The order of the packages is the design's, and the README's Layout
+// table is its one source: a row per folder, in dependency order, naming
+// the packages of ours that folder's package imports. rules imports
+// nothing of ours; mcts imports rules and declares the Evaluator it needs
+// instead of importing net; net and datasets build on rules; configs
 // turns files into the other packages' values; only cmd/ puts it all
-// together, parses flags and touches files.
-var allowedImports = map[string][]string{
-	"rules":            {},
-	"archive":          {"internal/fileio"},
-	"configs/variants": {"rules", "configs/internal/strict", "internal/tomlbound"},
-	"configs":          {"rules", "mcts", "net", "datasets", "stats", "protocol", "internal/fileio", "internal/tomlbound"},
-	"mcts":             {"rules"},
-	"net":              {"rules", "mcts", "configs/variants", "internal/fileio"},
-	"datasets":         {"rules", "archive", "internal/fileio", "internal/tomlbound"},
-	"stats":            {},
-	"match":            {"rules", "mcts", "stats", "configs/variants", "internal/fileio"},
-	"fit":              {"rules", "mcts", "net", "datasets"},
-	// What a player makes of a position and a game: analysis and review.
-	"analysis": {"rules", "mcts", "chart"},
-	// Every games file taflab reads, as games; OpenTafl records written.
-	"gamefile": {"rules", "archive", "datasets", "protocol", "match", "configs", "configs/variants"},
-	// The web page's server: games, replays, analysis and run charts.
-	"web": {"rules", "mcts", "net", "datasets", "configs/variants", "chart", "analysis", "internal/fileio"},
-	// Wire formats shared with other tafl programs (OpenTafl, TaflZero).
-	"protocol": {"rules"},
-	// Engine protocols, both sides: Serve (taflab as an engine) and
-	// External (other engines as match players).
-	"engine": {"rules", "mcts", "protocol", "match"},
-	// Players of match play from their specs, and networks as evaluators.
-	"player": {"rules", "mcts", "net", "engine", "match", "configs/variants"},
-	// Where games start: opening suites and random openings.
-	"openings": {"rules", "mcts", "datasets", "match", "configs", "configs/variants", "internal/fileio", "internal/errctx"},
-	// Charts: one palette, axis ticks and PNG files.
-	"chart": {"internal/fileio"},
-	// Ratings: Bradley-Terry fits over match files, their report and chart.
-	"ratings": {"stats", "match", "chart", "internal/fileio"},
-	// Balance studies: rule sets' win rates in self-play and game records.
-	"balance": {"rules", "mcts", "stats", "match", "player", "openings", "configs/variants", "chart", "internal/errctx"},
-	// Self-play runs: games into dataset shards.
-	"selfplay": {"rules", "mcts", "datasets", "match", "configs", "openings", "player", "internal/fileio"},
-	// Training runs: samples from shards and records into a network.
-	"training": {"rules", "net", "datasets", "archive", "configs", "chart", "internal/fileio"},
-	// The self-play loop: generations of self-play, training and gating.
-	"loop": {"rules", "mcts", "net", "datasets", "archive", "stats", "match", "configs", "openings", "player", "selfplay", "training", "chart", "ratings", "internal/fileio", "internal/progress", "internal/errctx", "internal/tomlbound"},
-	// Files written whole or not at all, and read within a limit.
-	"internal/fileio": {},
-	// TOML decoded within bounds checked before the decoder allocates.
-	"internal/tomlbound": {},
-	// Progress bars and lines for long runs.
-	"internal/progress": {},
-	// Other packages' errors in a context of the caller's.
-	"internal/errctx": {},
-	// Support for tests only: finding Node.js and its packages.
-	"internal/nodetest": {},
-	// Support for tests only: small network files.
-	"internal/nettest": {"net"},
-	// Support for tests only: rule sets with changes, small files.
-	"internal/varianttest": {"rules", "configs/variants"},
-	// Support for tests only: measuring other processes.
-	"internal/proctest": {},
-	// The container image and Kubernetes manifests; Go for their test only.
-	"deploy": {},
+// together, parses flags and touches files. The tests below read the
+// table (layoutTable) and check the packages' imports against it; the
+// rules the table cannot say are checked apart (TestDesignRules).
+
+// layoutRow matches a row of the README's layout table: its first cell a
+// folder in backquotes.
+var layoutRow = regexp.MustCompile("^\\| `([a-z0-9_/.-]+?)/?` \\|")
+
+// backquoted matches a name in backquotes.
+var backquoted = regexp.MustCompile("`([a-z0-9_/.-]+?)/?`")
+
+// layout is the README's Layout table: each folder's row, from 0, and the
+// packages of ours its row says it imports.
+type layout struct {
+	row     map[string]int
+	imports map[string][]string
 }
 
-// TestLayering parses every package's imports and fails on an import against
-// the order, or on a package the table does not place.
+// layoutTable reads the table of the README's "## Layout" section.
+func layoutTable(t *testing.T) layout {
+	t.Helper()
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatalf("run from the module root: %v", err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Layout\n")
+	if !ok {
+		t.Fatal("README.md: no \"## Layout\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	l := layout{row: map[string]int{}, imports: map[string][]string{}}
+	for _, line := range strings.Split(section, "\n") {
+		m := layoutRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if _, dup := l.row[m[1]]; dup {
+			t.Errorf("README layout table: %s has two rows", m[1])
+			continue
+		}
+		l.row[m[1]] = len(l.row)
+		if cells := strings.Split(line, "|"); len(cells) > 3 {
+			for _, name := range backquoted.FindAllStringSubmatch(cells[3], -1) {
+				l.imports[m[1]] = append(l.imports[m[1]], name[1])
+			}
+		}
+	}
+	if len(l.row) == 0 {
+		t.Fatal("README.md: the Layout section has no table rows")
+	}
+	return l
+}
+
+// place returns the folder whose row holds pkg (the most specific one:
+// net/kernels is net's), its row, and whether the table has one.
+func (l layout) place(pkg string) (string, int, bool) {
+	for p := pkg; ; p = p[:strings.LastIndex(p, "/")] {
+		if r, ok := l.row[p]; ok {
+			return p, r, true
+		}
+		if !strings.Contains(p, "/") {
+			return "", 0, false
+		}
+	}
+}
+
+// allows reports whether the package in folder at (the table's place of
+// pkg) may import dep: a package its row names, or one of its own folder,
+// or an internal package of a folder that holds it.
+func (l layout) allows(pkg, at, dep string) bool {
+	if dep == at || strings.HasPrefix(dep, at+"/") {
+		return true
+	}
+	if i := strings.Index(dep, "/internal/"); i >= 0 && strings.HasPrefix(pkg, dep[:i]+"/") {
+		return true
+	}
+	return slices.ContainsFunc(l.imports[at], func(a string) bool { return dep == a || strings.HasPrefix(dep, a+"/") })
+}
+
+// testSupport reports whether pkg supports tests only (internal/nettest
+// and the like, and test programs under testdata): not in the table.
+func testSupport(pkg string) bool {
+	return strings.HasSuffix(pkg, "test") || strings.Contains(pkg, "/testdata/") || strings.HasPrefix(pkg, "testdata/")
+}
+
+// TestLayering fails on an import of ours that a package's row in the
+// README's layout table does not name, and on a library package the table
+// does not place. A package inside a row's folder (net/kernels,
+// configs/internal/strict) may also import what rows above its folder's
+// list.
 func TestLayering(t *testing.T) {
+	l := layoutTable(t)
+	for pkg, deps := range libraryImports(t) {
+		if testSupport(pkg) {
+			continue
+		}
+		at, r, ok := l.place(pkg)
+		if !ok {
+			t.Errorf("package %s has no row in the README's layout table: add one, in dependency order, naming its imports", pkg)
+			continue
+		}
+		for _, dep := range deps {
+			if l.allows(pkg, at, dep) {
+				continue
+			}
+			if _, depRow, ok := l.place(dep); pkg != at && ok && depRow < r {
+				continue
+			}
+			t.Errorf("%s imports %s: its row (%s) in the README's layout table names only %v", pkg, dep, at, l.imports[at])
+		}
+	}
+}
+
+// TestDesignRules checks what the table cannot say: rules imports nothing
+// of ours, mcts never imports net (it declares the Evaluator net
+// implements), and only cmd/ (and the bench/ programs) parse flags.
+func TestDesignRules(t *testing.T) {
+	imports := libraryImports(t)
+	if deps := imports["rules"]; len(deps) > 0 {
+		t.Errorf("rules imports %v: want nothing of ours", deps)
+	}
+	for _, dep := range imports["mcts"] {
+		if dep == "net" || strings.HasPrefix(dep, "net/") {
+			t.Errorf("mcts imports %s: it declares the Evaluator it needs instead", dep)
+		}
+	}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "data" || d.Name() == "node_modules") {
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
+			path == "cmd" || path == "bench") {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		pkg := filepath.ToSlash(filepath.Dir(path))
-		if pkg == "." || pkg == "cmd" || strings.HasPrefix(pkg, "cmd/") || strings.HasPrefix(pkg, "bench/") {
-			return nil // the commands and benchmark programs may import anything
-		}
-		// The most specific entry that holds the package places it.
-		top := pkg
-		allowed, known := allowedImports[top]
-		for !known && strings.Contains(top, "/") {
-			top = top[:strings.LastIndex(top, "/")]
-			allowed, known = allowedImports[top]
-		}
-		if !known {
-			t.Errorf("%s: package %s has no place in allowedImports: add it with the imports it may have", path, pkg)
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
@@ -110,13 +162,8 @@ func TestLayering(t *testing.T) {
 			return err
 		}
 		for _, imp := range f.Imports {
-			p := strings.Trim(imp.Path.Value, `"`)
-			if !strings.HasPrefix(p, module+"/") {
-				continue
-			}
-			dep := strings.TrimPrefix(p, module+"/")
-			if !strings.HasPrefix(dep, top) && !slices.ContainsFunc(allowed, func(a string) bool { return dep == a || strings.HasPrefix(dep, a+"/") }) {
-				t.Errorf("%s imports %s: package %s may import only %v of this module", path, p, top, allowed)
+			if imp.Path.Value == `"flag"` {
+				t.Errorf("%s imports flag: only the commands (cmd/) parse flags", path)
 			}
 		}
 		return nil
@@ -124,7 +171,45 @@ func TestLayering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat("rules"); err != nil {
-		t.Fatalf("run from the module root: %v", err)
+}
+
+// libraryImports returns, for each library package of the module (not
+// cmd/, bench/ or the module root), the packages of ours its non-test
+// files import.
+func libraryImports(t *testing.T) map[string][]string {
+	t.Helper()
+	imports := map[string][]string{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
+			path == "cmd" || path == "bench") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if pkg == "." {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if _, ok := imports[pkg]; !ok {
+			imports[pkg] = nil
+		}
+		for _, imp := range f.Imports {
+			if dep, ok := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), module+"/"); ok && !slices.Contains(imports[pkg], dep) {
+				imports[pkg] = append(imports[pkg], dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return imports
 }
