@@ -13,9 +13,12 @@ import (
 // Units and defaults are in the field comments; DefaultTrainConfig returns
 // the defaults.
 type TrainConfig struct {
-	// Optimizer is "sgd" (with momentum) or "adam". Default "sgd".
+	// Optimizer is "adam" or "sgd" (with momentum). Default "adam": on
+	// the human archive it predicted 26.9% of held-out moves after 1,000
+	// steps at 0.002, SGD 19.4% at 0.02 (docs/fit-to-human-play.md).
 	Optimizer string `toml:"optimizer" json:"optimizer"`
-	// LearningRate is the peak learning rate. Default 0.02 (sgd).
+	// LearningRate is the peak learning rate. Default 0.002 (SGD wants
+	// about ten times more).
 	LearningRate float64 `toml:"learning_rate" json:"learning_rate"`
 	// Momentum is SGD's momentum (Adam's beta1). Default 0.9.
 	Momentum float64 `toml:"momentum" json:"momentum"`
@@ -38,7 +41,7 @@ type TrainConfig struct {
 
 // DefaultTrainConfig returns the default training settings.
 func DefaultTrainConfig() TrainConfig {
-	return TrainConfig{Optimizer: "sgd", LearningRate: 0.02, Momentum: 0.9, L2: 1e-4, WarmupSteps: 100,
+	return TrainConfig{Optimizer: "adam", LearningRate: 0.002, Momentum: 0.9, L2: 1e-4, WarmupSteps: 100,
 		Schedule: "cosine", TotalSteps: 10000, BatchNormMomentum: 0.05}
 }
 

@@ -187,6 +187,7 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 				return Figure{}, err
 			}
 			tc := net.DefaultTrainConfig()
+			tc.Optimizer, tc.LearningRate = "sgd", 0.02 // PyTorch's side is SGD with momentum
 			tc.Threads = threads
 			tr, err := net.NewTrainer(n, tc, threads)
 			if err != nil {
