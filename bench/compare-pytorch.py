@@ -33,8 +33,13 @@ softmax. float32, NCHW.
 PyTorch runs at its best: inference through torch.jit.trace, torch.jit.freeze
 (which folds the batch norms, as taflab's inference does) and
 torch.jit.optimize_for_inference, under torch.inference_mode, warmed up; the
-frozen graph without optimize_for_inference is timed too and the faster of the
-two is the figure. Training is model.train(), SGD with momentum 0.9 and weight
+frozen graph without optimize_for_inference is timed too. Where the CPU has
+AMX-BF16 or AVX512-BF16 (/proc/cpuinfo's amx_bf16, avx512_bf16), bfloat16 as
+well: the model's weights and inputs in bfloat16 (frozen, and frozen with
+optimize_for_inference), and float32 weights under
+torch.autocast("cpu", torch.bfloat16) (eager, and traced and frozen). The
+fastest of them is the figure, and the table names it. Training is float32,
+and with autocast to bfloat16 on such a CPU, the faster counting. Training is model.train(), SGD with momentum 0.9 and weight
 decay 1e-4 on the conv/linear weights (taflab's L2), the loss taflab's: policy
 cross-entropy over the legal moves (mask given as an input) + win/draw/loss
 cross-entropy.
@@ -131,6 +136,20 @@ def timed(call, batch, budget):
     return batch / med, med * 1000, len(times)
 
 
+def cpu_has_bf16():
+    """Whether the CPU has bfloat16 instructions PyTorch's oneDNN uses
+    (AMX-BF16 tiles or AVX512-BF16 dot products), by /proc/cpuinfo."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"amx_bf16", "avx512_bf16"})
+    except OSError:
+        pass
+    return False
+
+
 def random_inputs(torch, b, gen):
     """Board-like inputs: sparse 0/1 piece planes, constant rule planes."""
     x = torch.zeros(b, PLANES, BOARD, BOARD)
@@ -155,11 +174,12 @@ class Torch:
         torch.manual_seed(1)
         self.gen = torch.Generator().manual_seed(2026)
         self.blocks, self.channels, self.seconds = blocks, channels, seconds
+        self.bf16 = cpu_has_bf16()
         self.calls = {}
         self.meta = {"side": "pytorch", "threads": threads, "torch": torch.__version__,
                      "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
                      "torch_threads": torch.get_num_threads(),
-                     "blocks": blocks, "channels": channels,
+                     "blocks": blocks, "channels": channels, "bf16": self.bf16,
                      "params": sum(p.numel() for p in build(torch, blocks, channels).parameters())}
 
     def figure(self, name):
@@ -183,18 +203,44 @@ class Torch:
         x = random_inputs(torch, b, self.gen)
         with torch.inference_mode():
             frozen = torch.jit.freeze(torch.jit.trace(model, x))
-            variants = [("freeze+optimize_for_inference", torch.jit.optimize_for_inference(frozen)),
-                        ("freeze", frozen)]
-            # The same outputs as the eager model (batch norms folded).
+            # (how, callable, its input, tolerance against the eager float32 model)
+            variants = [("float32, freeze+optimize_for_inference", torch.jit.optimize_for_inference(frozen), x, 1e-2),
+                        ("float32, freeze", frozen, x, 1e-2)]
+            if self.bf16:
+                half = build(torch, self.blocks, self.channels).eval()
+                half.load_state_dict(model.state_dict())
+                half = half.to(torch.bfloat16)
+                xb = x.to(torch.bfloat16)
+                variants.append(("bfloat16 weights, freeze", torch.jit.freeze(torch.jit.trace(half, xb)), xb, 0.1))
+                variants.append(("bfloat16 weights, freeze+optimize_for_inference",
+                                 torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(half, xb))), xb, 0.1))
+
+                class Autocast(torch.nn.Module):
+                    def __init__(self, m):
+                        super().__init__()
+                        self.m = m
+
+                    def forward(self, x):
+                        with torch.autocast("cpu", dtype=torch.bfloat16):
+                            return self.m(x)
+
+                variants.append(("autocast bfloat16, eager", Autocast(model), x, 0.1))
+                torch._C._jit_set_autocast_mode(False)  # trace the casts autocast makes
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    traced = torch.jit.freeze(torch.jit.trace(model, x, check_trace=False))
+                torch._C._jit_set_autocast_mode(True)
+                variants.append(("autocast bfloat16, trace+freeze", traced, x, 0.1))
+            # The same outputs as the eager model (batch norms folded;
+            # bfloat16 within its precision).
             want_logits, want_wdl = model(x)
-            for how, m in variants:
+            for how, m, inp, tol in variants:
                 for _ in range(3):  # the profiling executor optimizes on the 2nd call
-                    logits, wdl = m(x)
-                err = max((logits - want_logits).abs().max().item(), (wdl - want_wdl).abs().max().item())
-                if err > 1e-2:
+                    logits, wdl = m(inp)
+                err = max((logits.float() - want_logits).abs().max().item(), (wdl.float() - want_wdl).abs().max().item())
+                if err > tol:
                     raise SystemExit(f"{name}: {how} differs from the eager model by {err}")
 
-        return b, [(how, (lambda m: lambda: m(x))(m)) for how, m in variants]
+        return b, [(how, (lambda m, inp: lambda: m(inp))(m, inp)) for how, m, inp, _ in variants]
 
     def train(self, name):
         torch = self.torch
@@ -217,16 +263,25 @@ class Torch:
         opt = torch.optim.SGD([{"params": decay, "weight_decay": 1e-4},
                                {"params": no_decay, "weight_decay": 0.0}], lr=0.02, momentum=0.9)
 
-        def step():
+        def step(autocast=False):
             opt.zero_grad(set_to_none=True)
-            logits, z = model.trunk_heads(x)
-            logp = torch.log_softmax(logits + mask_add, dim=1)
-            policy_loss = -(target * logp).sum(dim=1).mean()
-            value_loss = torch.nn.functional.cross_entropy(z, result)
+            # The forward pass under autocast, the backward pass outside it
+            # (PyTorch's advice).
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+                logits, z = model.trunk_heads(x)
+                logp = torch.log_softmax(logits.float() + mask_add, dim=1)
+                policy_loss = -(target * logp).sum(dim=1).mean()
+                value_loss = torch.nn.functional.cross_entropy(z.float(), result)
             (policy_loss + value_loss).backward()
             opt.step()
 
-        return b, [("train() + SGD momentum", step)]
+        def step_autocast():
+            step(autocast=True)
+
+        variants = [("float32, train() + SGD momentum", step)]
+        if self.bf16:
+            variants.append(("autocast bfloat16, train() + SGD momentum", step_autocast))
+        return b, variants
 
 
 def busy_jiffies():
@@ -307,7 +362,8 @@ def run(args):
     names = args.only.split(",") if args.only else FIGURES
     env = dict(os.environ, GOMAXPROCS=str(args.threads))
     go = Served("the Go side", [args.go, "-serve", "-threads", str(args.threads), "-seconds", str(args.seconds),
-                                "-blocks", str(args.blocks), "-channels", str(args.channels)], env)
+                                "-blocks", str(args.blocks), "-channels", str(args.channels),
+                                "-precision", args.precision], env)
     ours = go.meta
     peers = {}  # side -> object with figure(name) and meta
     if not args.no_torch:
@@ -376,7 +432,7 @@ def report(args):
     peers = [(side, label) for side, label in PEERS if side in about]
     go = about.get("taflab", [{}])[0]
     header = (f"# network: {go.get('blocks')} blocks x {go.get('channels')} channels, {go.get('params')} trained weights; "
-              f"taflab kernels {go.get('implementation')}, "
+              f"taflab kernels {go.get('implementation')}, inference in {go.get('precision')}, "
               f"GOMAXPROCS {'/'.join(str(r.get('gomaxprocs')) for r in about.get('taflab', []))}")
     if "pytorch" in about:
         torch = about["pytorch"][0]
@@ -425,7 +481,7 @@ def report(args):
         for side, _ in peers:
             line += f"{ratios[side]:>11.2f}" if side in ratios else f"{'-':>11}"
         cores = f"{ours['cores']:.2f}" if "cores" in ours else "-"
-        line += f"{load:>9.0f}{cores:>7}  {ours.get('rounds', '')}"
+        line += f"{load:>9.0f}{cores:>7}  {ours.get('rounds', '')}" + (f" ({ours['how']})" if ours.get("how") else "")
         for side, _ in peers:
             if side in got:
                 fig = got[side][0]
@@ -449,6 +505,7 @@ def main():
     m.add_argument("--rounds", type=int, default=2)
     m.add_argument("--seconds", type=float, default=2.0)
     m.add_argument("--only", default="")
+    m.add_argument("--precision", default="auto", help="taflab's inference precision: auto, float32, bf16, int8")
     m.add_argument("--blocks", type=int, default=6)
     m.add_argument("--channels", type=int, default=64)
     m.add_argument("--no-torch", action="store_true", help="leave PyTorch out (not installed)")

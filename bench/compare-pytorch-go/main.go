@@ -10,7 +10,12 @@
 //
 //	go run ./bench/compare-pytorch-go -threads 1
 //	go run ./bench/compare-pytorch-go -threads 2 -only infer-b64,train-b256 -cpuprofile cpu.out
+//	go run ./bench/compare-pytorch-go -threads 1 -precision float32 -only infer-b64
 //	go run ./bench/compare-pytorch-go -save net.safetensors   # the measured network, for train export
+//
+// Inference runs in -precision (auto by default: bfloat16 on AMX, else
+// float32); training in float32 always. Each figure names what ran it
+// (Figure.How).
 //
 // With -serve it prints a line of JSON about itself (the Report without
 // figures), then reads figure names, one a line, from standard input and
@@ -52,6 +57,9 @@ type Figure struct {
 	// calls: how many cores the figure actually got (on a machine other
 	// processes share, fewer than its threads).
 	Cores float64 `json:"cores"`
+	// How is the path that ran it: the precision and the kernels
+	// ("bf16 on amx", "float32 on avx512").
+	How string `json:"how"`
 }
 
 // Report is what the program prints.
@@ -60,8 +68,10 @@ type Report struct {
 	Threads        int    `json:"threads"`
 	GOMAXPROCS     int    `json:"gomaxprocs"`
 	Implementation string `json:"implementation"`
-	Blocks         int    `json:"blocks"`
-	Channels       int    `json:"channels"`
+	// Precision is the inference's precision (auto resolved).
+	Precision string `json:"precision"`
+	Blocks    int    `json:"blocks"`
+	Channels  int    `json:"channels"`
 	// Params is the number of trained weights, to check that both sides
 	// run the same network.
 	Params  int      `json:"params"`
@@ -77,7 +87,17 @@ func main() {
 	channels := flag.Int("channels", net.DefaultConfig().Channels, "trunk channels")
 	serve := flag.Bool("serve", false, "measure the figures named on standard input, one a line, answering each with a line of JSON")
 	save := flag.String("save", "", "write the measured network (its weights are the same in every figure) to this safetensors `file` and exit")
+	precision := flag.String("precision", "auto", "inference's arithmetic `P`: auto, float32, bf16 or int8 (net.ParsePrecision)")
 	flag.Parse()
+	p, err := net.ParsePrecision(*precision)
+	if err == nil {
+		err = p.Check()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compare-pytorch-go:", err)
+		os.Exit(2)
+	}
+	net.SetDefaultPrecision(p)
 	if *threads <= 0 {
 		*threads = runtime.GOMAXPROCS(0)
 	}
@@ -137,7 +157,8 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 		return err
 	}
 	rep := Report{Side: "taflab", Threads: threads, GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Implementation: kernels.Implementation(), Blocks: cfg.Blocks, Channels: cfg.Channels, Params: probe.NumParams()}
+		Implementation: kernels.Implementation(), Precision: net.DefaultPrecision().Resolve().String(),
+		Blocks: cfg.Blocks, Channels: cfg.Channels, Params: probe.NumParams()}
 
 	// The positions: from random copenhagen games, made before any timing.
 	samples := randomSamples(256, 2026)
@@ -162,8 +183,12 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 		if err != nil {
 			return Figure{}, err
 		}
+		how := fmt.Sprintf("%s on %s", net.DefaultPrecision().Resolve(), net.DefaultPrecision().Kernel())
+		if strings.HasPrefix(name, "train-b") {
+			how = "float32 on " + kernels.Implementation()
+		}
 		if call, ok := calls[name]; ok {
-			return measure(name, b, call, budget)
+			return measure(name, b, how, call, budget)
 		}
 		var call func() error
 		switch {
@@ -197,7 +222,7 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 			call = func() error { _, err := tr.TrainStep(batch); return err }
 		}
 		calls[name] = call
-		return measure(name, b, call, budget)
+		return measure(name, b, how, call, budget)
 	}
 
 	if serve {
@@ -242,7 +267,7 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 // measure warms call up (at least 2 calls and a quarter of the budget),
 // then times calls until the budget is spent (at least 3, at most 2000) and
 // returns the batch over the median time of one call.
-func measure(name string, b int, call func() error, budget time.Duration) (Figure, error) {
+func measure(name string, b int, how string, call func() error, budget time.Duration) (Figure, error) {
 	start := time.Now()
 	for i := 0; i < 2 || time.Since(start) < budget/4; i++ {
 		if err := call(); err != nil {
@@ -266,7 +291,7 @@ func measure(name string, b int, call func() error, budget time.Duration) (Figur
 		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
 	return Figure{Name: name, Batch: b, PerSecond: float64(b) / med.Seconds(),
-		MedianMs: float64(med.Microseconds()) / 1000, Reps: len(times), Cores: cores}, nil
+		MedianMs: float64(med.Microseconds()) / 1000, Reps: len(times), Cores: cores, How: how}, nil
 }
 
 // processCPU returns the CPU time the process has used (user and system),

@@ -21,6 +21,13 @@
 //
 //	go run ./bench/selfplay-throughput                     # 6x64, 4 minutes of self-play
 //	go run ./bench/selfplay-throughput -seconds 60 -cpuprofile sp.prof
+//	go run ./bench/selfplay-throughput -net networks/copenhagen.safetensors -precision float32,bf16 -rounds 3 -seconds 120
+//
+// The network runs in -precision (auto by default: bfloat16 on AMX, else
+// float32); given several, comma-separated, it measures each in turn,
+// round after round (-rounds), side by side on the same machine, and
+// reports each precision's games and positions over all its rounds and
+// every precision's games per hour over the first's.
 //
 // It is a measuring tool, not a test: nothing runs it in CI.
 package main
@@ -34,6 +41,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,8 +62,13 @@ import (
 
 // Report is what the program prints, as JSON and as text.
 type Report struct {
-	Network        string  `json:"network"`
-	Implementation string  `json:"implementation"`
+	Network        string `json:"network"`
+	Implementation string `json:"implementation"`
+	// Precision is the network's precision, and Kernel what ran it.
+	Precision string `json:"precision"`
+	Kernel    string `json:"kernel"`
+	// Rounds are the measurements summed into the figures.
+	Rounds         int     `json:"rounds"`
 	GOMAXPROCS     int     `json:"gomaxprocs"`
 	Workers        int     `json:"workers"`
 	GamesPerWorker int     `json:"games_per_worker"`
@@ -93,11 +106,68 @@ func main() {
 	workers := flag.Int("workers", -1, "workers (default: the loop's, 0 = one per core)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the self-play to this `file`")
 	jsonOut := flag.Bool("json", false, "print the report as JSON")
+	precisions := flag.String("precision", "auto", "the network's precision `P`, or several comma-separated to measure in turn: auto, float32, bf16, int8")
+	rounds := flag.Int("rounds", 1, "measure each precision this many `times`, in turn")
 	flag.Parse()
-	if err := run(*seconds, *pureSeconds, *netFile, *blocks, *channels, *threads, *workers, *cpuprofile, *jsonOut); err != nil {
-		fmt.Fprintln(os.Stderr, "selfplay-throughput:", err)
-		os.Exit(1)
+	var precs []net.Precision
+	for _, name := range strings.Split(*precisions, ",") {
+		p, err := net.ParsePrecision(name)
+		if err == nil {
+			err = p.Check()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "selfplay-throughput:", err)
+			os.Exit(2)
+		}
+		precs = append(precs, p.Resolve())
 	}
+	reps := make([]Report, len(precs))
+	for r := range max(*rounds, 1) {
+		for i, p := range precs {
+			rep, err := measure(p, *seconds, *pureSeconds, *netFile, *blocks, *channels, *threads, *workers, *cpuprofile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "selfplay-throughput:", err)
+				os.Exit(1)
+			}
+			fmt.Fprintf(os.Stderr, "round %d, %s: %d games in %.0f s, %.0f games/hour, %.1f positions/s\n", r+1, p, rep.Games, rep.Seconds, rep.GamesPerHour, rep.PositionsPerSecond)
+			reps[i] = reps[i].add(rep)
+		}
+	}
+	for i := range reps {
+		if err := reps[i].print(*jsonOut); err != nil {
+			fmt.Fprintln(os.Stderr, "selfplay-throughput:", err)
+			os.Exit(1)
+		}
+		if i > 0 && reps[0].GamesPerHour > 0 && !*jsonOut {
+			fmt.Printf("%s / %s: %.2f times the games an hour, %.2f times the positions a second\n\n", reps[i].Precision, reps[0].Precision,
+				reps[i].GamesPerHour/reps[0].GamesPerHour, reps[i].PositionsPerSecond/reps[0].PositionsPerSecond)
+		}
+	}
+}
+
+// add returns r with another round's measurement added: games and times
+// summed, rates and shares averaged weighted by time, the pure rate
+// averaged.
+func (r Report) add(o Report) Report {
+	if r.Rounds == 0 {
+		o.Rounds = 1
+		return o
+	}
+	w0, w1 := r.Seconds, o.Seconds
+	avg := func(a, b float64) float64 { return (a*w0 + b*w1) / (w0 + w1) }
+	r.PositionsPerSecond = avg(r.PositionsPerSecond, o.PositionsPerSecond)
+	r.MeanBatch = avg(r.MeanBatch, o.MeanBatch)
+	r.EvalCPUShare = avg(r.EvalCPUShare, o.EvalCPUShare)
+	r.ProcessCPU = avg(r.ProcessCPU, o.ProcessCPU)
+	r.MachineOthers = avg(r.MachineOthers, o.MachineOthers)
+	r.MeanPlies = (r.MeanPlies*float64(r.Games) + o.MeanPlies*float64(o.Games)) / float64(max(1, r.Games+o.Games))
+	r.PurePerSecond = (r.PurePerSecond*float64(r.Rounds) + o.PurePerSecond) / float64(r.Rounds+1)
+	r.Games += o.Games
+	r.Seconds += o.Seconds
+	r.GamesPerHour = float64(r.Games) / (r.Seconds / 3600)
+	r.Share = r.PositionsPerSecond / r.PurePerSecond
+	r.Rounds++
+	return r
 }
 
 // timedEval is an evaluator that counts the positions it evaluates and the
@@ -154,25 +224,27 @@ func machineBusy() time.Duration {
 	return time.Duration(ticks) * time.Second / 100  // USER_HZ
 }
 
-func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads, workers int, cpuprofile string, jsonOut bool) error {
+// measure plays self-play in precision prec for seconds seconds, then
+// measures the pure inference rate.
+func measure(prec net.Precision, seconds, pureSeconds float64, netFile string, blocks, channels, threads, workers int, cpuprofile string) (Report, error) {
 	lc := configs.DefaultLoop()
 	sp := lc.SelfPlay
 	v, err := variants.Load(lc.Variant)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
 	var n *net.Network
 	name := fmt.Sprintf("fresh %dx%d (random weights, seed 1)", blocks, channels)
 	if netFile != "" {
 		if n, _, err = net.Load(netFile); err != nil {
-			return err
+			return Report{}, err
 		}
 		name = fmt.Sprintf("%s (%dx%d)", netFile, n.Config().Blocks, n.Config().Channels)
 	} else {
 		cfg := net.DefaultConfig()
 		cfg.Blocks, cfg.Channels = blocks, channels
 		if n, err = net.New(cfg, 1); err != nil {
-			return err
+			return Report{}, err
 		}
 	}
 	if workers < 0 {
@@ -184,20 +256,20 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 	var suite []openings.SuiteEntry
 	if sp.Mix.SuiteShare > 0 {
 		if suite, err = openings.LoadSuite(sp.Mix.Suite, v); err != nil {
-			return err
+			return Report{}, err
 		}
 	}
 
 	var evals []*timedEval
 	players, err := mcts.NewPlayers(sp.Search, v, workers, sp.GamesPerWorker, func() (mcts.Evaluator, error) {
-		in := n.NewInference(threads, "bench")
+		in := n.NewInferenceAt(threads, "bench", prec)
 		in.RandomSymmetry = true
 		in.Seed(uint64(len(evals) + 1))
 		evals = append(evals, &timedEval{in: in})
 		return evals[len(evals)-1], nil
 	})
 	if err != nil {
-		return err
+		return Report{}, err
 	}
 	// The games of the loop's first generation, as its self-play sets
 	// them up.
@@ -211,11 +283,11 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {
-			return err
+			return Report{}, err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+			return Report{}, err
 		}
 	}
 	// Cancelled, not timed out: PlayAll reports a cancellation as no error.
@@ -235,7 +307,7 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 	wall := time.Since(start)
 	cpu, busy := processCPU()-cpu0, machineBusy()-busy0
 	if err := wait(); err != nil {
-		return err
+		return Report{}, err
 	}
 	if cpuprofile != "" {
 		pprof.StopCPUProfile()
@@ -248,6 +320,7 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 	}
 	cores := float64(runtime.NumCPU())
 	rep := Report{Network: name, Implementation: kernels.Implementation(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Precision: prec.String(), Kernel: prec.Kernel(),
 		Workers: workers, GamesPerWorker: sp.GamesPerWorker, LeavesPerGame: sp.Search.LeavesPerGame,
 		Playouts: fmt.Sprintf("%d full (p=%.2f) / %d cheap", sp.Search.Playouts, sp.Search.FullSearchProb, sp.Search.CheapPlayouts),
 		Threads:  threads,
@@ -267,10 +340,15 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 		rep.MeanBatch = float64(positions) / float64(calls)
 	}
 	rep.PureBatch = max(1, int(rep.MeanBatch+0.5))
-	if rep.PurePerSecond, err = pureRate(n, v, workers, threads, rep.PureBatch, pureSeconds); err != nil {
-		return err
+	if rep.PurePerSecond, err = pureRate(n, prec, v, workers, threads, rep.PureBatch, pureSeconds); err != nil {
+		return Report{}, err
 	}
 	rep.Share = rep.PositionsPerSecond / rep.PurePerSecond
+	return rep, nil
+}
+
+// print writes the report, as text or as JSON.
+func (rep Report) print(jsonOut bool) error {
 	if jsonOut {
 		out, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -279,8 +357,8 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 		fmt.Println(string(out))
 		return nil
 	}
-	fmt.Printf("network %s, kernels %s, GOMAXPROCS %d; loop.toml's self-play: %d workers x %d games, %d leaves a game, %s playouts; %d thread(s) per inference\n",
-		rep.Network, rep.Implementation, rep.GOMAXPROCS, rep.Workers, rep.GamesPerWorker, rep.LeavesPerGame, rep.Playouts, rep.Threads)
+	fmt.Printf("network %s in %s on %s (float32 kernels %s), GOMAXPROCS %d, %d round(s); loop.toml's self-play: %d workers x %d games, %d leaves a game, %s playouts; %d thread(s) per inference\n",
+		rep.Network, rep.Precision, rep.Kernel, rep.Implementation, rep.GOMAXPROCS, rep.Rounds, rep.Workers, rep.GamesPerWorker, rep.LeavesPerGame, rep.Playouts, rep.Threads)
 	fmt.Printf("self-play: %.0f s, %d games finished (%.0f plies on average): %.0f games/hour\n", rep.Seconds, rep.Games, rep.MeanPlies, rep.GamesPerHour)
 	fmt.Printf("positions evaluated: %.1f/s, mean batch %.1f\n", rep.PositionsPerSecond, rep.MeanBatch)
 	fmt.Printf("pure inference at batch %d on %d workers: %.1f positions/s; self-play gets %.0f%% of it\n", rep.PureBatch, rep.Workers, rep.PurePerSecond, 100*rep.Share)
@@ -292,7 +370,7 @@ func run(seconds, pureSeconds float64, netFile string, blocks, channels, threads
 // pureRate measures positions/s of workers inferences (threads each)
 // evaluating batches of b random positions over and over, all at once, for
 // seconds seconds after a warm-up.
-func pureRate(n *net.Network, v *rules.Variant, workers, threads, b int, seconds float64) (float64, error) {
+func pureRate(n *net.Network, prec net.Precision, v *rules.Variant, workers, threads, b int, seconds float64) (float64, error) {
 	rng := rand.New(rand.NewPCG(2026, 1))
 	batch := &mcts.Batch{}
 	for batch.Len() < b {
@@ -324,7 +402,7 @@ func pureRate(n *net.Network, v *rules.Variant, workers, threads, b int, seconds
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in := n.NewInference(threads, "pure")
+			in := n.NewInferenceAt(threads, "pure", prec)
 			in.RandomSymmetry = true
 			mine := &mcts.Batch{Variants: batch.Variants, Positions: batch.Positions, Moves: batch.Moves,
 				Values: make([]float32, b)}
