@@ -12,32 +12,37 @@ import (
 // amxArgs are the arguments of amxConvBF16 and amxConvInt8, read by the
 // assembly at the offsets go_asm.h gives. Byte strides and offsets.
 type amxArgs struct {
-	cfg     *[64]byte      // the tile configuration
-	a       unsafe.Pointer // the input grid's first computed pixel
-	lda     int            // bytes between pixels of the input
-	taps    *int           // ntaps byte offsets of the taps from a pixel
-	ntaps   int
-	ksteps  int            // 64-byte steps of the input channels
-	b       unsafe.Pointer // the packed weights
-	bnp     int            // bytes of packed weights per column pair
-	mpairs  int            // pairs of 16-pixel tiles to compute
-	npairs  int            // pairs of 16-column tiles
-	scratch *int32         // a 32×32 block of accumulators
-	scale   *float32       // per output channel
-	bias    *float32
-	skip    unsafe.Pointer // bfloat16 grid at the first computed pixel, or nil
-	ldskip  int
-	relu    int
-	rowmap  *int32 // the image pixel of each computed pixel, or -1
-	nvalid  int    // computed pixels that belong to the images
-	outBF   unsafe.Pointer
-	ldBF    int
-	outU8   unsafe.Pointer
-	ldU8    int
-	outF    *float32 // at image pixel 0
-	ldF     int
-	fmask   *uint16 // two 16-bit column masks of outF per column pair
-	invs    float32 // 1/OutScale
+	cfg    *[64]byte      // the tile configuration
+	a      unsafe.Pointer // the input grid's first computed pixel
+	lda    int            // bytes between pixels of the input
+	offs   *int           // the steps: byte offsets of each tap's each 64-byte k step
+	noffs  int
+	b      unsafe.Pointer // the packed weights
+	bnp    int            // bytes of packed weights per column pair
+	mpairs int            // pairs of 16-pixel tiles to compute
+	npairs int            // pairs of 16-column tiles
+	// scratch0 and scratch1 are two 32×32 blocks of accumulators, the next
+	// block's and the pending one's (swapped by the assembly).
+	scratch0, scratch1 unsafe.Pointer
+	scale              *float32 // per output channel
+	bias               *float32
+	skip               unsafe.Pointer // bfloat16 grid at the first computed pixel, or nil
+	ldskip             int
+	relu               int
+	rowmap             *int32 // the image pixel of each computed pixel, or -1
+	nvalid             int    // computed pixels that belong to the images
+	outBF              unsafe.Pointer
+	ldBF               int
+	outU8              unsafe.Pointer
+	ldU8               int
+	outF               *float32 // at image pixel 0
+	ldF                int
+	fmask              *uint16 // two 16-bit column masks of outF per column pair
+	invs               float32 // 1/OutScale
+	// The pending block's, written by the assembly: its scratch block, and
+	// the addresses of its column pair in scale, bias, skip and the
+	// outputs (0 for an output not asked for).
+	epiScratch, epiScale, epiBias, epiSkip, epiBF, epiU8, epiF uintptr
 }
 
 //go:noescape
@@ -79,18 +84,13 @@ func amxConv(l *LowpConv, a *LowpArgs, lb *lowpBuffers, rowmap []int32) {
 	scratch := lb.scratch
 	g := l.grid
 	lead := g.Lead()
-	eb := l.prec.elemBytes()
-	lda := l.cinP * eb
-	var taps [9]int
-	for i, t := range l.taps {
-		taps[i] = t * lda
-	}
 	n := g.Computed(a.Images)
 	args := amxArgs{
-		cfg: &amxConfig, lda: lda, taps: &taps[0], ntaps: len(l.taps), ksteps: l.cinP / l.prec.kStep(),
+		cfg: &amxConfig, lda: l.cinP * l.prec.elemBytes(), offs: &l.offs[0], noffs: len(l.offs),
 		b: unsafe.Pointer(&l.b[0]), bnp: len(l.b) / (l.coutP / 32),
 		mpairs: n / 32, npairs: l.coutP / 32,
-		scratch: &scratch[0], scale: &l.scale[0], bias: &l.bias[0],
+		scratch0: unsafe.Pointer(&scratch[0]), scratch1: unsafe.Pointer(&scratch[32*32]),
+		scale: &l.scale[0], bias: &l.bias[0],
 		relu: b2i(a.ReLU), rowmap: &rowmap[0], nvalid: a.Images * g.ImagePixels(),
 		fmask: &l.fmask[0],
 	}

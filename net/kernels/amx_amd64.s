@@ -8,16 +8,23 @@
 // Go neither preempts a goroutine inside an assembly function nor moves it
 // to another thread there, and the tiles are a thread's state.
 //
-// Tiles: tmm0-tmm3 the 32×32 block of accumulators (tmm0 rows 0-15 of
-// columns 0-15, tmm1 rows 0-15 of columns 16-31, tmm2 and tmm3 rows 16-31),
-// tmm4 and tmm5 the two 16-pixel halves of A (the input grid, shifted by
-// the tap), tmm6 and tmm7 the weights of the two 16-column halves.
+// The output is computed in blocks of 32 pixels × 32 channels, column pair
+// after column pair, row pair after row pair. Tiles: tmm0-tmm3 the block's
+// accumulators (tmm0 rows 0-15 of columns 0-15, tmm1 rows 0-15 of columns
+// 16-31, tmm2 and tmm3 rows 16-31), tmm4 and tmm5 the two 16-pixel halves
+// of A (the input grid, shifted by the tap), tmm6 and tmm7 the weights of
+// the two 16-column halves. A block's accumulators go to one of two
+// scratch blocks, and its epilogue (scale, bias, skip, ReLU, the outputs)
+// runs a few rows at a time between the next block's tile products, on
+// the vector units the tiles leave idle.
 //
-// Registers: R8 the arguments, R9 the pair of 16-column tiles, R10 the
-// pair of 16-pixel tiles, R11 the weights of column pair R9, DX the
-// running weights, SI and DI the two halves of A, CX A's pixel stride, BX
-// 64 (the stride of the weights' tiles), R12-R14 counters; Z20-Z28 the
-// epilogue's constants.
+// Registers: R8 the arguments, R9 the column pair, R10 the row pair, DX
+// the running weights, SI and DI the two halves of A, AX the row pair's
+// first pixel, CX A's pixel stride, BX 64 (the weights' tiles' stride),
+// R12 and R13 the steps (tap and k step) and their count; the epilogue's
+// R14 the pending block's next pixel, R15 its rows left (0: none), R11 its
+// scratch register, K1 and K2 the float32 output's column masks, Z24 zero
+// and Z25 the inverse step of the byte output.
 
 // func amxConvBF16(a *amxArgs)
 TEXT ·amxConvBF16(SB), NOSPLIT, $0-8
@@ -28,50 +35,30 @@ TEXT ·amxConvBF16(SB), NOSPLIT, $0-8
 	MOVQ $64, BX
 	VPXORD Z24, Z24, Z24
 	VBROADCASTSS amxArgs_invs(R8), Z25
-	MOVL $0x7fff, AX
-	VPBROADCASTD AX, Z26
-	MOVL $1, AX
-	VPBROADCASTD AX, Z27
-	MOVL $0x437f0000, AX // 255.0
-	VPBROADCASTD AX, Z28
+	XORQ R15, R15 // no block pending
 	XORQ R9, R9
 amxConvBF16_cols:
-	// The weights, scales, biases and float32 masks of column pair R9.
-	MOVQ R9, R11
-	IMULQ amxArgs_bnp(R8), R11
-	ADDQ amxArgs_b(R8), R11
-	MOVQ R9, DI
-	SHLQ $7, DI
-	MOVQ amxArgs_scale(R8), AX
-	VMOVUPS (AX)(DI*1), Z20
-	VMOVUPS 64(AX)(DI*1), Z21
-	MOVQ amxArgs_bias(R8), AX
-	VMOVUPS (AX)(DI*1), Z22
-	VMOVUPS 64(AX)(DI*1), Z23
-	MOVQ amxArgs_fmask(R8), AX
-	KMOVW (AX)(R9*4), K1
-	KMOVW 2(AX)(R9*4), K2
 	XORQ R10, R10
 amxConvBF16_rows:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC0 // TILEZERO tmm0
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC8 // TILEZERO tmm1
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD0 // TILEZERO tmm2
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD8 // TILEZERO tmm3
-	MOVQ R11, DX
-	MOVQ amxArgs_taps(R8), R12
-	MOVQ amxArgs_ntaps(R8), R13
+	MOVQ R9, DX
+	IMULQ amxArgs_bnp(R8), DX
+	ADDQ amxArgs_b(R8), DX // the weights of column pair R9
+	MOVQ amxArgs_offs(R8), R12
+	MOVQ amxArgs_noffs(R8), R13
 	MOVQ R10, AX
 	SHLQ $5, AX
 	IMULQ CX, AX
 	ADDQ amxArgs_a(R8), AX // the first pixel of row pair R10
-amxConvBF16_taps:
+amxConvBF16_steps:
 	MOVQ (R12), SI
 	ADDQ AX, SI
 	MOVQ CX, DI
 	SHLQ $4, DI
 	ADDQ SI, DI
-	MOVQ amxArgs_ksteps(R8), R14
-amxConvBF16_k:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x24; BYTE $0x0E // TILELOADD tmm4, 0(SI)(CX*1)
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x34; BYTE $0x1A // TILELOADD tmm6, 0(DX)(BX*1)
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x2C; BYTE $0x0F // TILELOADD tmm5, 0(DI)(CX*1)
@@ -80,145 +67,416 @@ amxConvBF16_k:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x42; BYTE $0x5C; BYTE $0xCC // TDPBF16PS tmm1, tmm4, tmm7
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x4A; BYTE $0x5C; BYTE $0xD5 // TDPBF16PS tmm2, tmm5, tmm6
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x42; BYTE $0x5C; BYTE $0xDD // TDPBF16PS tmm3, tmm5, tmm7
-	ADDQ $64, SI
-	ADDQ $64, DI
 	ADDQ $2048, DX
-	DECQ R14
-	JNZ amxConvBF16_k
+	TESTQ R15, R15
+	JZ amxConvBF16_row0
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvBF16_zero_s0
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvBF16_zero_s0
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvBF16_noskip_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvBF16_noskip_s0:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvBF16_norelu_s0
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvBF16_norelu_s0:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_nobf_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvBF16_nobf_s0:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_nou8_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvBF16_nou8_s0:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvBF16_next_s0
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvBF16_next_s0
+amxConvBF16_zero_s0: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_zbf_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvBF16_zbf_s0:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_next_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvBF16_next_s0:
+	INCQ R14
+	DECQ R15
+amxConvBF16_row0:
+	TESTQ R15, R15
+	JZ amxConvBF16_row1
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvBF16_zero_s1
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvBF16_zero_s1
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvBF16_noskip_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvBF16_noskip_s1:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvBF16_norelu_s1
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvBF16_norelu_s1:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_nobf_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvBF16_nobf_s1:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_nou8_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvBF16_nou8_s1:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvBF16_next_s1
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvBF16_next_s1
+amxConvBF16_zero_s1: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_zbf_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvBF16_zbf_s1:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_next_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvBF16_next_s1:
+	INCQ R14
+	DECQ R15
+amxConvBF16_row1:
 	ADDQ $8, R12
 	DECQ R13
-	JNZ amxConvBF16_taps
-	MOVQ amxArgs_scratch(R8), SI
+	JNZ amxConvBF16_steps
+amxConvBF16_drain: // the pending block's rows left
+	TESTQ R15, R15
+	JZ amxConvBF16_store
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvBF16_zero_d
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvBF16_zero_d
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvBF16_noskip_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvBF16_noskip_d:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvBF16_norelu_d
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvBF16_norelu_d:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_nobf_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvBF16_nobf_d:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_nou8_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvBF16_nou8_d:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvBF16_next_d
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvBF16_next_d
+amxConvBF16_zero_d: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_zbf_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvBF16_zbf_d:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_next_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvBF16_next_d:
+	INCQ R14
+	DECQ R15
+	JMP amxConvBF16_drain
+amxConvBF16_store: // this block becomes the pending one, in the other scratch block
+	MOVQ amxArgs_scratch0(R8), SI
+	MOVQ amxArgs_scratch1(R8), DI
+	MOVQ DI, amxArgs_scratch0(R8)
+	MOVQ SI, amxArgs_scratch1(R8)
+	MOVQ SI, amxArgs_epiScratch(R8)
 	MOVQ $128, DI
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x04; BYTE $0x3E // TILESTORED 0(SI)(DI*1), tmm0
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x4C; BYTE $0x3E; BYTE $0x40 // TILESTORED 64(SI)(DI*1), tmm1
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x94; BYTE $0x3E; BYTE $0x00; BYTE $0x08; BYTE $0x00; BYTE $0x00 // TILESTORED 2048(SI)(DI*1), tmm2
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x9C; BYTE $0x3E; BYTE $0x40; BYTE $0x08; BYTE $0x00; BYTE $0x00 // TILESTORED 2112(SI)(DI*1), tmm3
-	// The epilogue, row by row: R12 the computed pixel, R13 the rows left, SI the scratch row.
-	MOVQ R10, R12
-	SHLQ $5, R12
-	MOVQ $32, R13
-amxConvBF16_epi:
-	VMOVDQU32 (SI), Z0
-	VMOVDQU32 64(SI), Z1
-	VMULPS Z20, Z0, Z0
-	VMULPS Z21, Z1, Z1
-	VADDPS Z22, Z0, Z0
-	VADDPS Z23, Z1, Z1
-	CMPQ R12, amxArgs_nvalid(R8)
-	JGE amxConvBF16_zero
-	MOVQ amxArgs_rowmap(R8), AX
-	MOVLQSX (AX)(R12*4), DX
-	TESTQ DX, DX
-	JS amxConvBF16_zero
-	MOVQ amxArgs_skip(R8), AX
-	TESTQ AX, AX
-	JZ amxConvBF16_noskip
-	MOVQ R12, DI
-	IMULQ amxArgs_ldskip(R8), DI
-	ADDQ DI, AX
-	MOVQ R9, DI
-	SHLQ $6, DI
-	ADDQ DI, AX
-	VPMOVZXWD (AX), Z2
-	VPMOVZXWD 32(AX), Z3
-	VPSLLD $16, Z2, Z2
-	VPSLLD $16, Z3, Z3
-	VADDPS Z2, Z0, Z0
-	VADDPS Z3, Z1, Z1
-amxConvBF16_noskip:
-	CMPQ amxArgs_relu(R8), $0
-	JEQ amxConvBF16_norelu
-	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
-	VMAXPS Z24, Z1, Z1
-amxConvBF16_norelu:
-	MOVQ amxArgs_outBF(R8), AX
-	TESTQ AX, AX
-	JZ amxConvBF16_nobf
-	MOVQ R12, DI
-	IMULQ amxArgs_ldBF(R8), DI
-	ADDQ DI, AX
-	MOVQ R9, DI
-	SHLQ $6, DI
-	ADDQ DI, AX
-	// bfloat16, to nearest even: (bits + 0x7fff + bit 16) >> 16.
-	VPSRLD $16, Z0, Z4
-	VPANDD Z27, Z4, Z4
-	VPADDD Z26, Z0, Z5
-	VPADDD Z4, Z5, Z5
-	VPSRLD $16, Z5, Z5
-	VPMOVDW Z5, 0(AX)
-	VPSRLD $16, Z1, Z4
-	VPANDD Z27, Z4, Z4
-	VPADDD Z26, Z1, Z5
-	VPADDD Z4, Z5, Z5
-	VPSRLD $16, Z5, Z5
-	VPMOVDW Z5, 32(AX)
-amxConvBF16_nobf:
-	MOVQ amxArgs_outU8(R8), AX
-	TESTQ AX, AX
-	JZ amxConvBF16_nou8
-	MOVQ R12, DI
-	IMULQ amxArgs_ldU8(R8), DI
-	ADDQ DI, AX
-	MOVQ R9, DI
-	SHLQ $5, DI
-	ADDQ DI, AX
-	VMULPS Z25, Z0, Z4
-	VMAXPS Z24, Z4, Z4
-	VMINPS Z28, Z4, Z4
-	VCVTPS2DQ Z4, Z4
-	VPMOVDB Z4, 0(AX)
-	VMULPS Z25, Z1, Z4
-	VMAXPS Z24, Z4, Z4
-	VMINPS Z28, Z4, Z4
-	VCVTPS2DQ Z4, Z4
-	VPMOVDB Z4, 16(AX)
-amxConvBF16_nou8:
-	MOVQ amxArgs_outF(R8), AX
-	TESTQ AX, AX
-	JZ amxConvBF16_next
-	IMULQ amxArgs_ldF(R8), DX
-	ADDQ DX, AX
+	MOVQ amxArgs_scale(R8), R11
+	TESTQ R11, R11
+	JZ amxConvBF16_nilepiScale
 	MOVQ R9, DI
 	SHLQ $7, DI
-	ADDQ DI, AX
-	VMOVUPS Z0, K1, (AX)
-	VMOVUPS Z1, K2, 64(AX)
-	JMP amxConvBF16_next
-amxConvBF16_zero: // a zero pixel of the layout, or past the images
-	MOVQ amxArgs_outBF(R8), AX
-	TESTQ AX, AX
-	JZ amxConvBF16_zbf
-	MOVQ R12, DI
-	IMULQ amxArgs_ldBF(R8), DI
-	ADDQ DI, AX
+	ADDQ DI, R11
+amxConvBF16_nilepiScale:
+	MOVQ R11, amxArgs_epiScale(R8)
+	MOVQ amxArgs_bias(R8), R11
+	TESTQ R11, R11
+	JZ amxConvBF16_nilepiBias
+	MOVQ R9, DI
+	SHLQ $7, DI
+	ADDQ DI, R11
+amxConvBF16_nilepiBias:
+	MOVQ R11, amxArgs_epiBias(R8)
+	MOVQ amxArgs_skip(R8), R11
+	TESTQ R11, R11
+	JZ amxConvBF16_nilepiSkip
 	MOVQ R9, DI
 	SHLQ $6, DI
-	ADDQ DI, AX
-	VMOVDQU32 Z24, (AX)
-amxConvBF16_zbf:
-	MOVQ amxArgs_outU8(R8), AX
-	TESTQ AX, AX
-	JZ amxConvBF16_next
-	MOVQ R12, DI
-	IMULQ amxArgs_ldU8(R8), DI
-	ADDQ DI, AX
+	ADDQ DI, R11
+amxConvBF16_nilepiSkip:
+	MOVQ R11, amxArgs_epiSkip(R8)
+	MOVQ amxArgs_outBF(R8), R11
+	TESTQ R11, R11
+	JZ amxConvBF16_nilepiBF
+	MOVQ R9, DI
+	SHLQ $6, DI
+	ADDQ DI, R11
+amxConvBF16_nilepiBF:
+	MOVQ R11, amxArgs_epiBF(R8)
+	MOVQ amxArgs_outU8(R8), R11
+	TESTQ R11, R11
+	JZ amxConvBF16_nilepiU8
 	MOVQ R9, DI
 	SHLQ $5, DI
-	ADDQ DI, AX
-	VMOVDQU32 Y24, (AX)
-amxConvBF16_next:
-	ADDQ $128, SI
-	INCQ R12
-	DECQ R13
-	JNZ amxConvBF16_epi
+	ADDQ DI, R11
+amxConvBF16_nilepiU8:
+	MOVQ R11, amxArgs_epiU8(R8)
+	MOVQ amxArgs_outF(R8), R11
+	TESTQ R11, R11
+	JZ amxConvBF16_nilepiF
+	MOVQ R9, DI
+	SHLQ $7, DI
+	ADDQ DI, R11
+amxConvBF16_nilepiF:
+	MOVQ R11, amxArgs_epiF(R8)
+	MOVQ amxArgs_fmask(R8), R11
+	KMOVW (R11)(R9*4), K1
+	KMOVW 2(R11)(R9*4), K2
+	MOVQ R10, R14
+	SHLQ $5, R14
+	MOVQ $32, R15
 	INCQ R10
 	CMPQ R10, amxArgs_mpairs(R8)
 	JLT amxConvBF16_rows
 	INCQ R9
 	CMPQ R9, amxArgs_npairs(R8)
 	JLT amxConvBF16_cols
+amxConvBF16_fin: // the last block's rows
+	TESTQ R15, R15
+	JZ amxConvBF16_done
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvBF16_zero_f
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvBF16_zero_f
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvBF16_noskip_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvBF16_noskip_f:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvBF16_norelu_f
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvBF16_norelu_f:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_nobf_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvBF16_nobf_f:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_nou8_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvBF16_nou8_f:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvBF16_next_f
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvBF16_next_f
+amxConvBF16_zero_f: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvBF16_zbf_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvBF16_zbf_f:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvBF16_next_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvBF16_next_f:
+	INCQ R14
+	DECQ R15
+	JMP amxConvBF16_fin
+amxConvBF16_done:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0 // TILERELEASE
 	VZEROUPPER
 	RET
@@ -232,50 +490,30 @@ TEXT ·amxConvInt8(SB), NOSPLIT, $0-8
 	MOVQ $64, BX
 	VPXORD Z24, Z24, Z24
 	VBROADCASTSS amxArgs_invs(R8), Z25
-	MOVL $0x7fff, AX
-	VPBROADCASTD AX, Z26
-	MOVL $1, AX
-	VPBROADCASTD AX, Z27
-	MOVL $0x437f0000, AX // 255.0
-	VPBROADCASTD AX, Z28
+	XORQ R15, R15 // no block pending
 	XORQ R9, R9
 amxConvInt8_cols:
-	// The weights, scales, biases and float32 masks of column pair R9.
-	MOVQ R9, R11
-	IMULQ amxArgs_bnp(R8), R11
-	ADDQ amxArgs_b(R8), R11
-	MOVQ R9, DI
-	SHLQ $7, DI
-	MOVQ amxArgs_scale(R8), AX
-	VMOVUPS (AX)(DI*1), Z20
-	VMOVUPS 64(AX)(DI*1), Z21
-	MOVQ amxArgs_bias(R8), AX
-	VMOVUPS (AX)(DI*1), Z22
-	VMOVUPS 64(AX)(DI*1), Z23
-	MOVQ amxArgs_fmask(R8), AX
-	KMOVW (AX)(R9*4), K1
-	KMOVW 2(AX)(R9*4), K2
 	XORQ R10, R10
 amxConvInt8_rows:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC0 // TILEZERO tmm0
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC8 // TILEZERO tmm1
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD0 // TILEZERO tmm2
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD8 // TILEZERO tmm3
-	MOVQ R11, DX
-	MOVQ amxArgs_taps(R8), R12
-	MOVQ amxArgs_ntaps(R8), R13
+	MOVQ R9, DX
+	IMULQ amxArgs_bnp(R8), DX
+	ADDQ amxArgs_b(R8), DX // the weights of column pair R9
+	MOVQ amxArgs_offs(R8), R12
+	MOVQ amxArgs_noffs(R8), R13
 	MOVQ R10, AX
 	SHLQ $5, AX
 	IMULQ CX, AX
 	ADDQ amxArgs_a(R8), AX // the first pixel of row pair R10
-amxConvInt8_taps:
+amxConvInt8_steps:
 	MOVQ (R12), SI
 	ADDQ AX, SI
 	MOVQ CX, DI
 	SHLQ $4, DI
 	ADDQ SI, DI
-	MOVQ amxArgs_ksteps(R8), R14
-amxConvInt8_k:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x24; BYTE $0x0E // TILELOADD tmm4, 0(SI)(CX*1)
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x34; BYTE $0x1A // TILELOADD tmm6, 0(DX)(BX*1)
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x2C; BYTE $0x0F // TILELOADD tmm5, 0(DI)(CX*1)
@@ -284,147 +522,436 @@ amxConvInt8_k:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x41; BYTE $0x5E; BYTE $0xCC // TDPBUSD tmm1, tmm4, tmm7
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x49; BYTE $0x5E; BYTE $0xD5 // TDPBUSD tmm2, tmm5, tmm6
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x41; BYTE $0x5E; BYTE $0xDD // TDPBUSD tmm3, tmm5, tmm7
-	ADDQ $64, SI
-	ADDQ $64, DI
 	ADDQ $2048, DX
-	DECQ R14
-	JNZ amxConvInt8_k
+	TESTQ R15, R15
+	JZ amxConvInt8_row0
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	VCVTDQ2PS Z0, Z0
+	VCVTDQ2PS Z1, Z1
+	MOVQ amxArgs_epiScale(R8), R11
+	VMULPS (R11), Z0, Z0
+	VMULPS 64(R11), Z1, Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvInt8_zero_s0
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvInt8_zero_s0
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvInt8_noskip_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvInt8_noskip_s0:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvInt8_norelu_s0
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvInt8_norelu_s0:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_nobf_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvInt8_nobf_s0:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_nou8_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvInt8_nou8_s0:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvInt8_next_s0
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvInt8_next_s0
+amxConvInt8_zero_s0: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_zbf_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvInt8_zbf_s0:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_next_s0
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvInt8_next_s0:
+	INCQ R14
+	DECQ R15
+amxConvInt8_row0:
+	TESTQ R15, R15
+	JZ amxConvInt8_row1
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	VCVTDQ2PS Z0, Z0
+	VCVTDQ2PS Z1, Z1
+	MOVQ amxArgs_epiScale(R8), R11
+	VMULPS (R11), Z0, Z0
+	VMULPS 64(R11), Z1, Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvInt8_zero_s1
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvInt8_zero_s1
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvInt8_noskip_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvInt8_noskip_s1:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvInt8_norelu_s1
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvInt8_norelu_s1:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_nobf_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvInt8_nobf_s1:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_nou8_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvInt8_nou8_s1:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvInt8_next_s1
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvInt8_next_s1
+amxConvInt8_zero_s1: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_zbf_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvInt8_zbf_s1:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_next_s1
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvInt8_next_s1:
+	INCQ R14
+	DECQ R15
+amxConvInt8_row1:
 	ADDQ $8, R12
 	DECQ R13
-	JNZ amxConvInt8_taps
-	MOVQ amxArgs_scratch(R8), SI
+	JNZ amxConvInt8_steps
+amxConvInt8_drain: // the pending block's rows left
+	TESTQ R15, R15
+	JZ amxConvInt8_store
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	VCVTDQ2PS Z0, Z0
+	VCVTDQ2PS Z1, Z1
+	MOVQ amxArgs_epiScale(R8), R11
+	VMULPS (R11), Z0, Z0
+	VMULPS 64(R11), Z1, Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvInt8_zero_d
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvInt8_zero_d
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvInt8_noskip_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvInt8_noskip_d:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvInt8_norelu_d
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvInt8_norelu_d:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_nobf_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvInt8_nobf_d:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_nou8_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvInt8_nou8_d:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvInt8_next_d
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvInt8_next_d
+amxConvInt8_zero_d: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_zbf_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvInt8_zbf_d:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_next_d
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvInt8_next_d:
+	INCQ R14
+	DECQ R15
+	JMP amxConvInt8_drain
+amxConvInt8_store: // this block becomes the pending one, in the other scratch block
+	MOVQ amxArgs_scratch0(R8), SI
+	MOVQ amxArgs_scratch1(R8), DI
+	MOVQ DI, amxArgs_scratch0(R8)
+	MOVQ SI, amxArgs_scratch1(R8)
+	MOVQ SI, amxArgs_epiScratch(R8)
 	MOVQ $128, DI
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x04; BYTE $0x3E // TILESTORED 0(SI)(DI*1), tmm0
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x4C; BYTE $0x3E; BYTE $0x40 // TILESTORED 64(SI)(DI*1), tmm1
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x94; BYTE $0x3E; BYTE $0x00; BYTE $0x08; BYTE $0x00; BYTE $0x00 // TILESTORED 2048(SI)(DI*1), tmm2
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x9C; BYTE $0x3E; BYTE $0x40; BYTE $0x08; BYTE $0x00; BYTE $0x00 // TILESTORED 2112(SI)(DI*1), tmm3
-	// The epilogue, row by row: R12 the computed pixel, R13 the rows left, SI the scratch row.
-	MOVQ R10, R12
-	SHLQ $5, R12
-	MOVQ $32, R13
-amxConvInt8_epi:
-	VMOVDQU32 (SI), Z0
-	VMOVDQU32 64(SI), Z1
-	VCVTDQ2PS Z0, Z0
-	VCVTDQ2PS Z1, Z1
-	VMULPS Z20, Z0, Z0
-	VMULPS Z21, Z1, Z1
-	VADDPS Z22, Z0, Z0
-	VADDPS Z23, Z1, Z1
-	CMPQ R12, amxArgs_nvalid(R8)
-	JGE amxConvInt8_zero
-	MOVQ amxArgs_rowmap(R8), AX
-	MOVLQSX (AX)(R12*4), DX
-	TESTQ DX, DX
-	JS amxConvInt8_zero
-	MOVQ amxArgs_skip(R8), AX
-	TESTQ AX, AX
-	JZ amxConvInt8_noskip
-	MOVQ R12, DI
-	IMULQ amxArgs_ldskip(R8), DI
-	ADDQ DI, AX
-	MOVQ R9, DI
-	SHLQ $6, DI
-	ADDQ DI, AX
-	VPMOVZXWD (AX), Z2
-	VPMOVZXWD 32(AX), Z3
-	VPSLLD $16, Z2, Z2
-	VPSLLD $16, Z3, Z3
-	VADDPS Z2, Z0, Z0
-	VADDPS Z3, Z1, Z1
-amxConvInt8_noskip:
-	CMPQ amxArgs_relu(R8), $0
-	JEQ amxConvInt8_norelu
-	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
-	VMAXPS Z24, Z1, Z1
-amxConvInt8_norelu:
-	MOVQ amxArgs_outBF(R8), AX
-	TESTQ AX, AX
-	JZ amxConvInt8_nobf
-	MOVQ R12, DI
-	IMULQ amxArgs_ldBF(R8), DI
-	ADDQ DI, AX
-	MOVQ R9, DI
-	SHLQ $6, DI
-	ADDQ DI, AX
-	// bfloat16, to nearest even: (bits + 0x7fff + bit 16) >> 16.
-	VPSRLD $16, Z0, Z4
-	VPANDD Z27, Z4, Z4
-	VPADDD Z26, Z0, Z5
-	VPADDD Z4, Z5, Z5
-	VPSRLD $16, Z5, Z5
-	VPMOVDW Z5, 0(AX)
-	VPSRLD $16, Z1, Z4
-	VPANDD Z27, Z4, Z4
-	VPADDD Z26, Z1, Z5
-	VPADDD Z4, Z5, Z5
-	VPSRLD $16, Z5, Z5
-	VPMOVDW Z5, 32(AX)
-amxConvInt8_nobf:
-	MOVQ amxArgs_outU8(R8), AX
-	TESTQ AX, AX
-	JZ amxConvInt8_nou8
-	MOVQ R12, DI
-	IMULQ amxArgs_ldU8(R8), DI
-	ADDQ DI, AX
-	MOVQ R9, DI
-	SHLQ $5, DI
-	ADDQ DI, AX
-	VMULPS Z25, Z0, Z4
-	VMAXPS Z24, Z4, Z4
-	VMINPS Z28, Z4, Z4
-	VCVTPS2DQ Z4, Z4
-	VPMOVDB Z4, 0(AX)
-	VMULPS Z25, Z1, Z4
-	VMAXPS Z24, Z4, Z4
-	VMINPS Z28, Z4, Z4
-	VCVTPS2DQ Z4, Z4
-	VPMOVDB Z4, 16(AX)
-amxConvInt8_nou8:
-	MOVQ amxArgs_outF(R8), AX
-	TESTQ AX, AX
-	JZ amxConvInt8_next
-	IMULQ amxArgs_ldF(R8), DX
-	ADDQ DX, AX
+	MOVQ amxArgs_scale(R8), R11
+	TESTQ R11, R11
+	JZ amxConvInt8_nilepiScale
 	MOVQ R9, DI
 	SHLQ $7, DI
-	ADDQ DI, AX
-	VMOVUPS Z0, K1, (AX)
-	VMOVUPS Z1, K2, 64(AX)
-	JMP amxConvInt8_next
-amxConvInt8_zero: // a zero pixel of the layout, or past the images
-	MOVQ amxArgs_outBF(R8), AX
-	TESTQ AX, AX
-	JZ amxConvInt8_zbf
-	MOVQ R12, DI
-	IMULQ amxArgs_ldBF(R8), DI
-	ADDQ DI, AX
+	ADDQ DI, R11
+amxConvInt8_nilepiScale:
+	MOVQ R11, amxArgs_epiScale(R8)
+	MOVQ amxArgs_bias(R8), R11
+	TESTQ R11, R11
+	JZ amxConvInt8_nilepiBias
+	MOVQ R9, DI
+	SHLQ $7, DI
+	ADDQ DI, R11
+amxConvInt8_nilepiBias:
+	MOVQ R11, amxArgs_epiBias(R8)
+	MOVQ amxArgs_skip(R8), R11
+	TESTQ R11, R11
+	JZ amxConvInt8_nilepiSkip
 	MOVQ R9, DI
 	SHLQ $6, DI
-	ADDQ DI, AX
-	VMOVDQU32 Z24, (AX)
-amxConvInt8_zbf:
-	MOVQ amxArgs_outU8(R8), AX
-	TESTQ AX, AX
-	JZ amxConvInt8_next
-	MOVQ R12, DI
-	IMULQ amxArgs_ldU8(R8), DI
-	ADDQ DI, AX
+	ADDQ DI, R11
+amxConvInt8_nilepiSkip:
+	MOVQ R11, amxArgs_epiSkip(R8)
+	MOVQ amxArgs_outBF(R8), R11
+	TESTQ R11, R11
+	JZ amxConvInt8_nilepiBF
+	MOVQ R9, DI
+	SHLQ $6, DI
+	ADDQ DI, R11
+amxConvInt8_nilepiBF:
+	MOVQ R11, amxArgs_epiBF(R8)
+	MOVQ amxArgs_outU8(R8), R11
+	TESTQ R11, R11
+	JZ amxConvInt8_nilepiU8
 	MOVQ R9, DI
 	SHLQ $5, DI
-	ADDQ DI, AX
-	VMOVDQU32 Y24, (AX)
-amxConvInt8_next:
-	ADDQ $128, SI
-	INCQ R12
-	DECQ R13
-	JNZ amxConvInt8_epi
+	ADDQ DI, R11
+amxConvInt8_nilepiU8:
+	MOVQ R11, amxArgs_epiU8(R8)
+	MOVQ amxArgs_outF(R8), R11
+	TESTQ R11, R11
+	JZ amxConvInt8_nilepiF
+	MOVQ R9, DI
+	SHLQ $7, DI
+	ADDQ DI, R11
+amxConvInt8_nilepiF:
+	MOVQ R11, amxArgs_epiF(R8)
+	MOVQ amxArgs_fmask(R8), R11
+	KMOVW (R11)(R9*4), K1
+	KMOVW 2(R11)(R9*4), K2
+	MOVQ R10, R14
+	SHLQ $5, R14
+	MOVQ $32, R15
 	INCQ R10
 	CMPQ R10, amxArgs_mpairs(R8)
 	JLT amxConvInt8_rows
 	INCQ R9
 	CMPQ R9, amxArgs_npairs(R8)
 	JLT amxConvInt8_cols
+amxConvInt8_fin: // the last block's rows
+	TESTQ R15, R15
+	JZ amxConvInt8_done
+	MOVQ $32, R11
+	SUBQ R15, R11
+	SHLQ $7, R11
+	ADDQ amxArgs_epiScratch(R8), R11
+	VMOVDQU32 (R11), Z0
+	VMOVDQU32 64(R11), Z1
+	VCVTDQ2PS Z0, Z0
+	VCVTDQ2PS Z1, Z1
+	MOVQ amxArgs_epiScale(R8), R11
+	VMULPS (R11), Z0, Z0
+	VMULPS 64(R11), Z1, Z1
+	MOVQ amxArgs_epiBias(R8), R11
+	VADDPS (R11), Z0, Z0
+	VADDPS 64(R11), Z1, Z1
+	CMPQ R14, amxArgs_nvalid(R8)
+	JGE amxConvInt8_zero_f
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	TESTQ R11, R11
+	JS amxConvInt8_zero_f
+	CMPQ amxArgs_epiSkip(R8), $0
+	JEQ amxConvInt8_noskip_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldskip(R8), R11
+	ADDQ amxArgs_epiSkip(R8), R11
+	VPMOVZXWD (R11), Z2
+	VPMOVZXWD 32(R11), Z3
+	VPSLLD $16, Z2, Z2
+	VPSLLD $16, Z3, Z3
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+amxConvInt8_noskip_f:
+	CMPQ amxArgs_relu(R8), $0
+	JEQ amxConvInt8_norelu_f
+	VMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN
+	VMAXPS Z24, Z1, Z1
+amxConvInt8_norelu_f:
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_nobf_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xE0 // VCVTNE2PS2BF16 Z1, Z0, Z4 (Go's order: hi, lo, dst)
+	VMOVDQU16 Z4, (R11)
+amxConvInt8_nobf_f:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_nou8_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMULPS Z25, Z0, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 0(R11)
+	VMULPS Z25, Z1, Z4
+	VMAXPS Z24, Z4, Z4
+	VCVTPS2DQ Z4, Z4
+	VPMOVUSDB Z4, 16(R11)
+amxConvInt8_nou8_f:
+	CMPQ amxArgs_epiF(R8), $0
+	JEQ amxConvInt8_next_f
+	MOVQ amxArgs_rowmap(R8), R11
+	MOVLQSX (R11)(R14*4), R11
+	IMULQ amxArgs_ldF(R8), R11
+	ADDQ amxArgs_epiF(R8), R11
+	VMOVUPS Z0, K1, (R11)
+	VMOVUPS Z1, K2, 64(R11)
+	JMP amxConvInt8_next_f
+amxConvInt8_zero_f: // a zero pixel of the layout, or past the images
+	CMPQ amxArgs_epiBF(R8), $0
+	JEQ amxConvInt8_zbf_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldBF(R8), R11
+	ADDQ amxArgs_epiBF(R8), R11
+	VMOVDQU32 Z24, (R11)
+amxConvInt8_zbf_f:
+	CMPQ amxArgs_epiU8(R8), $0
+	JEQ amxConvInt8_next_f
+	MOVQ R14, R11
+	IMULQ amxArgs_ldU8(R8), R11
+	ADDQ amxArgs_epiU8(R8), R11
+	VMOVDQU32 Y24, (R11)
+amxConvInt8_next_f:
+	INCQ R14
+	DECQ R15
+	JMP amxConvInt8_fin
+amxConvInt8_done:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0 // TILERELEASE
 	VZEROUPPER
 	RET

@@ -115,11 +115,32 @@ func (d dot) emit(w *bytes.Buffer, dst, a, b int) {
 	emit(w, append(vex3(0, 0, d.pp, b), d.opcode, byte(0xC0|dst<<3|a)), fmt.Sprintf("%s tmm%d, tmm%d, tmm%d", d.name, dst, a, b))
 }
 
+// vcvtne2ps2bf16 is VCVTNE2PS2BF16 dst, lo, hi for Z registers 0-15
+// (AVX512-BF16, which every AMX-BF16 CPU has; Go's assembler lacks it):
+// dst's words 0-15 from lo, 16-31 from hi, each float32 rounded to the
+// nearest bfloat16, ties to even, a denormal to zero, a NaN made quiet.
+// EVEX.512.F2.0F38.W0 72 /r: 62, then R̄X̄B̄R̄'00 and the map (10), then W,
+// the inverted vvvv (hi, the first source), 1 and pp (11: F2), then z,
+// L'L (10: 512 bits), b, V̄' and aaa; ModRM 11:dst:lo (the second source).
+func vcvtne2ps2bf16(w *bytes.Buffer, dst, lo, hi int) {
+	enc := []byte{0x62, 0xF2, byte((^hi&0xF)<<3 | 0x04 | 0x03), 0x48, 0x72, byte(0xC0 | (dst&7)<<3 | lo&7)}
+	if dst > 7 || lo > 7 || hi > 15 {
+		log.Fatalf("vcvtne2ps2bf16 Z%d, Z%d, Z%d: registers past Z7 (Z15 for hi) are not encoded here", dst, lo, hi)
+	}
+	emit(w, enc, fmt.Sprintf("VCVTNE2PS2BF16 Z%d, Z%d, Z%d (Go's order: hi, lo, dst)", hi, lo, dst))
+}
+
 // variant is one generated function.
 type variant struct {
 	name string
 	dot  dot
 	ints bool // the accumulators are int32
+	// rows is how many rows of the previous block's epilogue each step of
+	// the dot products does (a step's 4 products take the tiles 64 cycles
+	// of their own, during which the vector units are free): enough that
+	// a 3x3 layer of 64 channels finishes them in its steps (18 in
+	// bfloat16, 9 in int8).
+	rows int
 }
 
 func main() {
@@ -134,19 +155,26 @@ func main() {
 // Go neither preempts a goroutine inside an assembly function nor moves it
 // to another thread there, and the tiles are a thread's state.
 //
-// Tiles: tmm0-tmm3 the 32×32 block of accumulators (tmm0 rows 0-15 of
-// columns 0-15, tmm1 rows 0-15 of columns 16-31, tmm2 and tmm3 rows 16-31),
-// tmm4 and tmm5 the two 16-pixel halves of A (the input grid, shifted by
-// the tap), tmm6 and tmm7 the weights of the two 16-column halves.
+// The output is computed in blocks of 32 pixels × 32 channels, column pair
+// after column pair, row pair after row pair. Tiles: tmm0-tmm3 the block's
+// accumulators (tmm0 rows 0-15 of columns 0-15, tmm1 rows 0-15 of columns
+// 16-31, tmm2 and tmm3 rows 16-31), tmm4 and tmm5 the two 16-pixel halves
+// of A (the input grid, shifted by the tap), tmm6 and tmm7 the weights of
+// the two 16-column halves. A block's accumulators go to one of two
+// scratch blocks, and its epilogue (scale, bias, skip, ReLU, the outputs)
+// runs a few rows at a time between the next block's tile products, on
+// the vector units the tiles leave idle.
 //
-// Registers: R8 the arguments, R9 the pair of 16-column tiles, R10 the
-// pair of 16-pixel tiles, R11 the weights of column pair R9, DX the
-// running weights, SI and DI the two halves of A, CX A's pixel stride, BX
-// 64 (the stride of the weights' tiles), R12-R14 counters; Z20-Z28 the
-// epilogue's constants.
+// Registers: R8 the arguments, R9 the column pair, R10 the row pair, DX
+// the running weights, SI and DI the two halves of A, AX the row pair's
+// first pixel, CX A's pixel stride, BX 64 (the weights' tiles' stride),
+// R12 and R13 the steps (tap and k step) and their count; the epilogue's
+// R14 the pending block's next pixel, R15 its rows left (0: none), R11 its
+// scratch register, K1 and K2 the float32 output's column masks, Z24 zero
+// and Z25 the inverse step of the byte output.
 
 `)
-	for _, v := range []variant{{"amxConvBF16", tdpbf16ps, false}, {"amxConvInt8", tdpbusd, true}} {
+	for _, v := range []variant{{"amxConvBF16", tdpbf16ps, false, 2}, {"amxConvInt8", tdpbusd, true, 2}} {
 		gen(&w, v)
 	}
 	if err := os.WriteFile("amx_amd64.s", w.Bytes(), 0o644); err != nil {
@@ -166,49 +194,29 @@ func gen(w *bytes.Buffer, v variant) {
 	p("\tMOVQ $64, BX")
 	p("\tVPXORD Z24, Z24, Z24")
 	p("\tVBROADCASTSS amxArgs_invs(R8), Z25")
-	p("\tMOVL $0x7fff, AX")
-	p("\tVPBROADCASTD AX, Z26")
-	p("\tMOVL $1, AX")
-	p("\tVPBROADCASTD AX, Z27")
-	p("\tMOVL $0x437f0000, AX // 255.0")
-	p("\tVPBROADCASTD AX, Z28")
+	p("\tXORQ R15, R15 // no block pending")
 	p("\tXORQ R9, R9")
 	p("%s:", L("cols"))
-	p("\t// The weights, scales, biases and float32 masks of column pair R9.")
-	p("\tMOVQ R9, R11")
-	p("\tIMULQ amxArgs_bnp(R8), R11")
-	p("\tADDQ amxArgs_b(R8), R11")
-	p("\tMOVQ R9, DI")
-	p("\tSHLQ $7, DI")
-	p("\tMOVQ amxArgs_scale(R8), AX")
-	p("\tVMOVUPS (AX)(DI*1), Z20")
-	p("\tVMOVUPS 64(AX)(DI*1), Z21")
-	p("\tMOVQ amxArgs_bias(R8), AX")
-	p("\tVMOVUPS (AX)(DI*1), Z22")
-	p("\tVMOVUPS 64(AX)(DI*1), Z23")
-	p("\tMOVQ amxArgs_fmask(R8), AX")
-	p("\tKMOVW (AX)(R9*4), K1")
-	p("\tKMOVW 2(AX)(R9*4), K2")
 	p("\tXORQ R10, R10")
 	p("%s:", L("rows"))
 	for t := range 4 {
 		tilezero(w, t)
 	}
-	p("\tMOVQ R11, DX")
-	p("\tMOVQ amxArgs_taps(R8), R12")
-	p("\tMOVQ amxArgs_ntaps(R8), R13")
+	p("\tMOVQ R9, DX")
+	p("\tIMULQ amxArgs_bnp(R8), DX")
+	p("\tADDQ amxArgs_b(R8), DX // the weights of column pair R9")
+	p("\tMOVQ amxArgs_offs(R8), R12")
+	p("\tMOVQ amxArgs_noffs(R8), R13")
 	p("\tMOVQ R10, AX")
 	p("\tSHLQ $5, AX")
 	p("\tIMULQ CX, AX")
 	p("\tADDQ amxArgs_a(R8), AX // the first pixel of row pair R10")
-	p("%s:", L("taps"))
+	p("%s:", L("steps"))
 	p("\tMOVQ (R12), SI")
 	p("\tADDQ AX, SI")
 	p("\tMOVQ CX, DI")
 	p("\tSHLQ $4, DI")
 	p("\tADDQ SI, DI")
-	p("\tMOVQ amxArgs_ksteps(R8), R14")
-	p("%s:", L("k"))
 	tileloadd(w, 4, rSI, rCX, 0)
 	tileloadd(w, 6, rDX, rBX, 0)
 	tileloadd(w, 5, rDI, rCX, 0)
@@ -217,125 +225,159 @@ func gen(w *bytes.Buffer, v variant) {
 	v.dot.emit(w, 1, 4, 7)
 	v.dot.emit(w, 2, 5, 6)
 	v.dot.emit(w, 3, 5, 7)
-	p("\tADDQ $64, SI")
-	p("\tADDQ $64, DI")
 	p("\tADDQ $2048, DX")
-	p("\tDECQ R14")
-	p("\tJNZ %s", L("k"))
+	for r := range v.rows {
+		after := L(fmt.Sprintf("row%d", r))
+		p("\tTESTQ R15, R15")
+		p("\tJZ %s", after)
+		epilogueRow(w, v, p, L, fmt.Sprintf("s%d", r))
+		p("%s:", after)
+	}
 	p("\tADDQ $8, R12")
 	p("\tDECQ R13")
-	p("\tJNZ %s", L("taps"))
-	p("\tMOVQ amxArgs_scratch(R8), SI")
+	p("\tJNZ %s", L("steps"))
+	p("%s: // the pending block's rows left", L("drain"))
+	p("\tTESTQ R15, R15")
+	p("\tJZ %s", L("store"))
+	epilogueRow(w, v, p, L, "d")
+	p("\tJMP %s", L("drain"))
+	p("%s: // this block becomes the pending one, in the other scratch block", L("store"))
+	p("\tMOVQ amxArgs_scratch0(R8), SI")
+	p("\tMOVQ amxArgs_scratch1(R8), DI")
+	p("\tMOVQ DI, amxArgs_scratch0(R8)")
+	p("\tMOVQ SI, amxArgs_scratch1(R8)")
+	p("\tMOVQ SI, amxArgs_epiScratch(R8)")
 	p("\tMOVQ $128, DI")
 	tilestored(w, 0, rSI, rDI, 0)
 	tilestored(w, 1, rSI, rDI, 64)
 	tilestored(w, 2, rSI, rDI, 2048)
 	tilestored(w, 3, rSI, rDI, 2048+64)
-	epilogue(w, v, p, L)
+	// column sets field epi to the field base's column pair R9 (shift:
+	// log2 of a column pair's bytes), 0 when base is nil.
+	column := func(base, epi string, shift int) {
+		p("\tMOVQ amxArgs_%s(R8), R11", base)
+		p("\tTESTQ R11, R11")
+		p("\tJZ %s", L("nil"+epi))
+		p("\tMOVQ R9, DI")
+		p("\tSHLQ $%d, DI", shift)
+		p("\tADDQ DI, R11")
+		p("%s:", L("nil"+epi))
+		p("\tMOVQ R11, amxArgs_%s(R8)", epi)
+	}
+	column("scale", "epiScale", 7)
+	column("bias", "epiBias", 7)
+	column("skip", "epiSkip", 6)
+	column("outBF", "epiBF", 6)
+	column("outU8", "epiU8", 5)
+	column("outF", "epiF", 7)
+	p("\tMOVQ amxArgs_fmask(R8), R11")
+	p("\tKMOVW (R11)(R9*4), K1")
+	p("\tKMOVW 2(R11)(R9*4), K2")
+	p("\tMOVQ R10, R14")
+	p("\tSHLQ $5, R14")
+	p("\tMOVQ $32, R15")
 	p("\tINCQ R10")
 	p("\tCMPQ R10, amxArgs_mpairs(R8)")
 	p("\tJLT %s", L("rows"))
 	p("\tINCQ R9")
 	p("\tCMPQ R9, amxArgs_npairs(R8)")
 	p("\tJLT %s", L("cols"))
+	p("%s: // the last block's rows", L("fin"))
+	p("\tTESTQ R15, R15")
+	p("\tJZ %s", L("done"))
+	epilogueRow(w, v, p, L, "f")
+	p("\tJMP %s", L("fin"))
+	p("%s:", L("done"))
 	tilerelease(w)
 	p("\tVZEROUPPER")
 	p("\tRET")
 	p("")
 }
 
-// epilogue writes the 32×32 block in the scratch (rows R10·32 on, columns
-// R9·32 on) to the outputs, row by row: y = acc·scale + bias, zero on the
-// layout's zero pixels, else plus the skip, through ReLU, rounded to
-// bfloat16, quantized to bytes and stored in float32, as asked.
-func epilogue(w *bytes.Buffer, v variant, p func(string, ...any), L func(string) string) {
-	p("\t// The epilogue, row by row: R12 the computed pixel, R13 the rows left, SI the scratch row.")
-	p("\tMOVQ R10, R12")
-	p("\tSHLQ $5, R12")
-	p("\tMOVQ $32, R13")
-	p("%s:", L("epi"))
-	p("\tVMOVDQU32 (SI), Z0")
-	p("\tVMOVDQU32 64(SI), Z1")
+// epilogueRow writes one row of the pending block (its computed pixel
+// R14, row 32-R15 of its scratch block) to the outputs, and moves R14 and
+// R15 on: y = acc·scale + bias, zero on the layout's zero pixels, else
+// plus the skip, through ReLU, rounded to bfloat16, quantized to bytes and
+// stored in float32, as asked. It uses R11, Z0-Z4 and the constants, and
+// its labels end with tag.
+func epilogueRow(w *bytes.Buffer, v variant, p func(string, ...any), L func(string) string, tag string) {
+	l := func(s string) string { return L(s + "_" + tag) }
+	p("\tMOVQ $32, R11")
+	p("\tSUBQ R15, R11")
+	p("\tSHLQ $7, R11")
+	p("\tADDQ amxArgs_epiScratch(R8), R11")
+	p("\tVMOVDQU32 (R11), Z0")
+	p("\tVMOVDQU32 64(R11), Z1")
 	if v.ints {
+		// bfloat16's scale is 1: no product.
 		p("\tVCVTDQ2PS Z0, Z0")
 		p("\tVCVTDQ2PS Z1, Z1")
+		p("\tMOVQ amxArgs_epiScale(R8), R11")
+		p("\tVMULPS (R11), Z0, Z0")
+		p("\tVMULPS 64(R11), Z1, Z1")
 	}
-	p("\tVMULPS Z20, Z0, Z0")
-	p("\tVMULPS Z21, Z1, Z1")
-	p("\tVADDPS Z22, Z0, Z0")
-	p("\tVADDPS Z23, Z1, Z1")
-	p("\tCMPQ R12, amxArgs_nvalid(R8)")
-	p("\tJGE %s", L("zero"))
-	p("\tMOVQ amxArgs_rowmap(R8), AX")
-	p("\tMOVLQSX (AX)(R12*4), DX")
-	p("\tTESTQ DX, DX")
-	p("\tJS %s", L("zero"))
-	// addr sets AX to output field's pixel R12, column pair R9 (shift:
-	// log2 of a column pair's bytes), or jumps to skip when it is nil.
-	addr := func(field, ld string, shift int, skip string) {
-		p("\tMOVQ amxArgs_%s(R8), AX", field)
-		p("\tTESTQ AX, AX")
-		p("\tJZ %s", skip)
-		p("\tMOVQ R12, DI")
-		p("\tIMULQ amxArgs_%s(R8), DI", ld)
-		p("\tADDQ DI, AX")
-		p("\tMOVQ R9, DI")
-		p("\tSHLQ $%d, DI", shift)
-		p("\tADDQ DI, AX")
+	p("\tMOVQ amxArgs_epiBias(R8), R11")
+	p("\tVADDPS (R11), Z0, Z0")
+	p("\tVADDPS 64(R11), Z1, Z1")
+	p("\tCMPQ R14, amxArgs_nvalid(R8)")
+	p("\tJGE %s", l("zero"))
+	p("\tMOVQ amxArgs_rowmap(R8), R11")
+	p("\tMOVLQSX (R11)(R14*4), R11")
+	p("\tTESTQ R11, R11")
+	p("\tJS %s", l("zero"))
+	// addr sets R11 to the pixel R14 of output field epi (of stride ld),
+	// or jumps to skip when it is nil.
+	addr := func(epi, ld, skip string) {
+		p("\tCMPQ amxArgs_%s(R8), $0", epi)
+		p("\tJEQ %s", skip)
+		p("\tMOVQ R14, R11")
+		p("\tIMULQ amxArgs_%s(R8), R11", ld)
+		p("\tADDQ amxArgs_%s(R8), R11", epi)
 	}
-	addr("skip", "ldskip", 6, L("noskip"))
-	p("\tVPMOVZXWD (AX), Z2")
-	p("\tVPMOVZXWD 32(AX), Z3")
+	addr("epiSkip", "ldskip", l("noskip"))
+	p("\tVPMOVZXWD (R11), Z2")
+	p("\tVPMOVZXWD 32(R11), Z3")
 	p("\tVPSLLD $16, Z2, Z2")
 	p("\tVPSLLD $16, Z3, Z3")
 	p("\tVADDPS Z2, Z0, Z0")
 	p("\tVADDPS Z3, Z1, Z1")
-	p("%s:", L("noskip"))
+	p("%s:", l("noskip"))
 	p("\tCMPQ amxArgs_relu(R8), $0")
-	p("\tJEQ %s", L("norelu"))
+	p("\tJEQ %s", l("norelu"))
 	p("\tVMAXPS Z24, Z0, Z0 // max(y, +0): +0 for -0 and NaN")
 	p("\tVMAXPS Z24, Z1, Z1")
-	p("%s:", L("norelu"))
-	addr("outBF", "ldBF", 6, L("nobf"))
-	p("\t// bfloat16, to nearest even: (bits + 0x7fff + bit 16) >> 16.")
-	for i, off := range []int{0, 32} {
-		p("\tVPSRLD $16, Z%d, Z4", i)
-		p("\tVPANDD Z27, Z4, Z4")
-		p("\tVPADDD Z26, Z%d, Z5", i)
-		p("\tVPADDD Z4, Z5, Z5")
-		p("\tVPSRLD $16, Z5, Z5")
-		p("\tVPMOVDW Z5, %d(AX)", off)
-	}
-	p("%s:", L("nobf"))
-	addr("outU8", "ldU8", 5, L("nou8"))
+	p("%s:", l("norelu"))
+	addr("epiBF", "ldBF", l("nobf"))
+	vcvtne2ps2bf16(w, 4, 0, 1)
+	p("\tVMOVDQU16 Z4, (R11)")
+	p("%s:", l("nobf"))
+	addr("epiU8", "ldU8", l("nou8"))
+	// Codes: y/step rounded to nearest even (MXCSR's default), below 0 to
+	// 0 (a ReLU's output never is), past 255 to 255 (unsigned saturation;
+	// past 2³¹ the conversion gives 0x80000000, which saturates too).
 	for i, off := range []int{0, 16} {
 		p("\tVMULPS Z25, Z%d, Z4", i)
 		p("\tVMAXPS Z24, Z4, Z4")
-		p("\tVMINPS Z28, Z4, Z4")
 		p("\tVCVTPS2DQ Z4, Z4")
-		p("\tVPMOVDB Z4, %d(AX)", off)
+		p("\tVPMOVUSDB Z4, %d(R11)", off)
 	}
-	p("%s:", L("nou8"))
-	p("\tMOVQ amxArgs_outF(R8), AX")
-	p("\tTESTQ AX, AX")
-	p("\tJZ %s", L("next"))
-	p("\tIMULQ amxArgs_ldF(R8), DX")
-	p("\tADDQ DX, AX")
-	p("\tMOVQ R9, DI")
-	p("\tSHLQ $7, DI")
-	p("\tADDQ DI, AX")
-	p("\tVMOVUPS Z0, K1, (AX)")
-	p("\tVMOVUPS Z1, K2, 64(AX)")
-	p("\tJMP %s", L("next"))
-	p("%s: // a zero pixel of the layout, or past the images", L("zero"))
-	addr("outBF", "ldBF", 6, L("zbf"))
-	p("\tVMOVDQU32 Z24, (AX)")
-	p("%s:", L("zbf"))
-	addr("outU8", "ldU8", 5, L("next"))
-	p("\tVMOVDQU32 Y24, (AX)")
-	p("%s:", L("next"))
-	p("\tADDQ $128, SI")
-	p("\tINCQ R12")
-	p("\tDECQ R13")
-	p("\tJNZ %s", L("epi"))
+	p("%s:", l("nou8"))
+	p("\tCMPQ amxArgs_epiF(R8), $0")
+	p("\tJEQ %s", l("next"))
+	p("\tMOVQ amxArgs_rowmap(R8), R11")
+	p("\tMOVLQSX (R11)(R14*4), R11")
+	p("\tIMULQ amxArgs_ldF(R8), R11")
+	p("\tADDQ amxArgs_epiF(R8), R11")
+	p("\tVMOVUPS Z0, K1, (R11)")
+	p("\tVMOVUPS Z1, K2, 64(R11)")
+	p("\tJMP %s", l("next"))
+	p("%s: // a zero pixel of the layout, or past the images", l("zero"))
+	addr("epiBF", "ldBF", l("zbf"))
+	p("\tVMOVDQU32 Z24, (R11)")
+	p("%s:", l("zbf"))
+	addr("epiU8", "ldU8", l("next"))
+	p("\tVMOVDQU32 Y24, (R11)")
+	p("%s:", l("next"))
+	p("\tINCQ R14")
+	p("\tDECQ R15")
 }

@@ -113,11 +113,17 @@ func ClearTail[E uint8 | uint16](g LowpGrid, buf []E, c, images int) {
 	clear(buf[(g.Lead()+images*g.ImagePixels())*c : g.Pixels(images)*c])
 }
 
-// ToBF16 rounds f to the nearest bfloat16, ties to even: the upper half of
-// a float32, as the assembly computes it, bit for bit (a NaN is not kept:
-// the network has none).
+// ToBF16 rounds f to the nearest bfloat16 (the upper half of a float32),
+// ties to even, as AVX512-BF16's VCVTNE2PS2BF16 does it, bit for bit: a
+// denormal becomes a zero of its sign, a NaN a quiet NaN.
 func ToBF16(f float32) uint16 {
 	b := math.Float32bits(f)
+	switch {
+	case b&0x7f800000 == 0:
+		return uint16(b>>16) & 0x8000
+	case b&0x7fffffff > 0x7f800000:
+		return uint16(b>>16) | 0x40
+	}
 	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
 }
 
@@ -152,6 +158,10 @@ type LowpConv struct {
 	// taps are the grid distances of the taps, in pixels, tap t of a 3x3
 	// being t/3-1 rows and t%3-1 pixels away.
 	taps []int
+	// offs are the steps of the dot products in the order the weights are
+	// packed: for each tap, each k step, the byte offset of its input from
+	// a pixel's.
+	offs []int
 	// b are the weights in the AMX tiles' layout (see pack), 64-byte
 	// aligned: for each pair of 16-column tiles, each tap, each k step,
 	// two 16×64-byte tiles.
@@ -190,6 +200,9 @@ func NewLowpConv(prec Lowp, g LowpGrid, k, cin, cout int, w, bias []float32, inS
 	for t := range k * k {
 		dy, dx := t/k-k/2, t%k-k/2
 		l.taps = append(l.taps, dy*(g.W+1)+dx)
+		for s := range l.cinP / prec.kStep() {
+			l.offs = append(l.offs, (dy*(g.W+1)+dx)*l.cinP*prec.elemBytes()+64*s)
+		}
 	}
 	l.scale = make([]float32, l.coutP)
 	l.bias = make([]float32, l.coutP)
@@ -333,7 +346,7 @@ type LowpArgs struct {
 
 // lowpBuffers are a Workspace's buffers for LowpConv.
 type lowpBuffers struct {
-	scratch []int32 // a 32×32 block of accumulators
+	scratch []int32 // two 32×32 blocks of accumulators
 	rowmap  []int32 // Dest of each computed pixel, for images images
 	images  int
 	// accF and accI are the portable implementation's accumulators.
@@ -382,7 +395,7 @@ func (w *Workspace) LowpConv(l *LowpConv, a *LowpArgs) {
 	}
 	lb := &w.lowp
 	if lb.scratch == nil {
-		lb.scratch = make([]int32, 32*32)
+		lb.scratch = make([]int32, 2*32*32)
 	}
 	rowmap := lb.rowmapFor(g, a.Images)
 	im := lowpCurrent(l.prec)
@@ -592,7 +605,9 @@ func (g LowpGrid) PutBF16(dst []uint16, c int, x []float32, cin, images int) {
 				src := x[((i*g.H+y)*g.W+xx)*cin:][:cin]
 				d := dst[g.Pixel(i, y, xx)*c:][:cin]
 				for j, v := range src {
-					d[j] = ToBF16(v)
+					if v != 0 { // most input planes are
+						d[j] = ToBF16(v)
+					}
 				}
 			}
 		}
@@ -613,7 +628,9 @@ func (g LowpGrid) PutU8(dst []uint8, c int, x []float32, cin, images int, scale 
 				src := x[((i*g.H+y)*g.W+xx)*cin:][:cin]
 				d := dst[g.Pixel(i, y, xx)*c:][:cin]
 				for j, v := range src {
-					d[j] = quantizeU8(v, inv)
+					if v != 0 { // most input planes are
+						d[j] = quantizeU8(v, inv)
+					}
 				}
 			}
 		}

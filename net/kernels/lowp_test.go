@@ -272,3 +272,54 @@ func BenchmarkLowpConv(b *testing.B) {
 		}
 	}
 }
+
+// TestLowpRounding checks the epilogue's roundings on every implementation
+// against ToBF16 and the byte codes, bit for bit, on values made to test
+// them: a convolution of zero weights whose bias is the value (ties,
+// denormals, NaN, infinities, codes past 255 and below 0).
+func TestLowpRounding(t *testing.T) {
+	values := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 1.00390625, 1.01171875, 1.0078125, 3.14159,
+		math.Float32frombits(0x3f808000), math.Float32frombits(0x3f818000), math.Float32frombits(0x3f80ffff),
+		math.Float32frombits(0x00000001), math.Float32frombits(0x807fffff), math.Float32frombits(0x00800000),
+		math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		math.Float32frombits(0x7f800001), math.Float32frombits(0xffc00001),
+		0.5, 1.5, 2.5, 254.4, 254.5, 255.5, 256, 3e9, -0.4, -0.6, 1e-30}
+	if len(values) > 32 {
+		t.Fatal("more values than one column pair")
+	}
+	for _, prec := range []Lowp{BF16, Int8} {
+		for _, impl := range LowpImplementations(prec) {
+			t.Run(fmt.Sprintf("%v/%s", prec, impl), func(t *testing.T) {
+				defer SetLowpImplementation(prec, "")
+				SetLowpImplementation(prec, impl)
+				g := LowpGrid{2, 2}
+				bias := make([]float32, 32)
+				copy(bias, values)
+				l := NewLowpConv(prec, g, 1, 1, 32, make([]float32, 32), bias, 1)
+				px := g.Pixels(1)
+				a := &LowpArgs{Images: 1, OutBF16: make([]uint16, px*l.CoutP()), OutU8: make([]uint8, px*l.CoutP()), OutScale: 1,
+					OutF32: make([]float32, 4*32), OutLd: 32}
+				if prec == BF16 {
+					a.InBF16 = make([]uint16, px*l.CinP())
+				} else {
+					a.InU8 = make([]uint8, px*l.CinP())
+				}
+				var ws Workspace
+				ws.LowpConv(l, a)
+				d := g.Pixel(0, 1, 1) // any image pixel
+				for o, v := range values {
+					v += 0 // the accumulator's +0 plus the bias: -0 becomes +0
+					if got, want := a.OutBF16[d*l.CoutP()+o], ToBF16(v); got != want {
+						t.Errorf("bfloat16 of %v (%#x): got %#x, want %#x", v, math.Float32bits(v), got, want)
+					}
+					if got, want := a.OutU8[d*l.CoutP()+o], quantizeU8(v, 1); got != want {
+						t.Errorf("code of %v: got %d, want %d", v, got, want)
+					}
+					if got := a.OutF32[3*32+o]; math.Float32bits(got) != math.Float32bits(v) && !(v != v && got != got) {
+						t.Errorf("float32 of %v: got %v", v, got)
+					}
+				}
+			})
+		}
+	}
+}
