@@ -201,7 +201,10 @@ func TestPrecisionsAgree(t *testing.T) {
 				}
 				defer kernels.SetLowpImplementation(p.lowp(), "")
 				size := 512
-				if impl == "generic" || testing.Short() || raceEnabled {
+				switch {
+				case impl == "generic" && raceEnabled:
+					size = 8
+				case impl == "generic" || testing.Short() || raceEnabled:
 					size = 32
 				}
 				batch := heldOutBatch(t, size)
