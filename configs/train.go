@@ -44,6 +44,15 @@ type Training struct {
 	// from the search's value of the position rather than the game's
 	// result (net.Sample.SearchWeight). Default 0.
 	SearchValueWeight float64 `toml:"search_value_weight"`
+	// SurpriseWeight is KataGo's policy surprise weighting, 0 to 1: a
+	// self-play position with a full search weighs (1 - SurpriseWeight) +
+	// SurpriseWeight times its surprise (its policy target's KL divergence
+	// from the network's prior, datasets.PositionRow.Surprise) over the
+	// mean surprise of such positions in its batch, so that positions
+	// where the search found what the network did not know count more.
+	// Positions of unknown surprise (0) weigh 1. Default 0 (all alike);
+	// KataGo's is 0.5.
+	SurpriseWeight float64 `toml:"surprise_weight"`
 	// Records are game records to learn from beside self-play, or alone.
 	Records Records `toml:"records"`
 	// Network is the architecture of a new network.
@@ -69,6 +78,9 @@ func (t *Training) validate(table string) (errs []error) {
 	}
 	if !(t.SearchValueWeight >= 0 && t.SearchValueWeight <= 1) {
 		errs = append(errs, keyError(table+"search_value_weight", t.SearchValueWeight, "want 0 to 1"))
+	}
+	if !(t.SurpriseWeight >= 0 && t.SurpriseWeight <= 1) {
+		errs = append(errs, keyError(table+"surprise_weight", t.SurpriseWeight, "want 0 to 1"))
 	}
 	if err := t.Records.check(); err != nil {
 		errs = append(errs, fmt.Errorf("[%srecords]: %w", table, err))

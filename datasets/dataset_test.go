@@ -493,8 +493,9 @@ func TestRefusedFiles(t *testing.T) {
 		{name: "Arrow stream format", data: stream.Bytes(), want: "not an Arrow IPC file"},
 		{name: "magic only", data: []byte("ARROW1\x00\x00ARROW1"), want: "too short"},
 		{name: "no checksum", data: meta(func(m map[string]string) { delete(m, KeyChecksum) }), want: "no taflab.checksum"},
-		{name: "newer version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "3" }), want: `schema version "3", this build reads only version 2`},
-		{name: "older version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "1" }), want: `schema version "1", this build reads only version 2`},
+		{name: "newer version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "4" }), want: `schema version "4", this build reads versions 2 to 3`},
+		{name: "older version", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "1" }), want: `schema version "1", this build reads versions 2 to 3`},
+		{name: "version 2 with version 3's columns", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "2" }), want: "17 columns, want 16"},
 		{name: "version not a number", data: meta(func(m map[string]string) { m[KeySchemaVersion] = "one" }), want: "schema version"},
 		{name: "no version", data: meta(func(m map[string]string) { delete(m, KeySchemaVersion) }), want: "not a taflab dataset file"},
 		{name: "games file read as positions", data: gamesData, want: `table "games", want "positions"`},
@@ -521,7 +522,7 @@ func TestRefusedFiles(t *testing.T) {
 			fs[pKing].Name = "king_square"
 			return fs
 		}), want: "want king uint8"},
-		{name: "missing column", data: cols(func(fs []arrow.Field) []arrow.Field { return fs[:len(fs)-1] }), want: "15 columns, want 16"},
+		{name: "missing column", data: cols(func(fs []arrow.Field) []arrow.Field { return fs[:len(fs)-1] }), want: "16 columns, want 17"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -604,4 +605,73 @@ func describe(r PositionRow) string {
 		b.WriteString(" " + mp.Move.String() + "=" + strconv.FormatFloat(float64(mp.Prob), 'g', -1, 32))
 	}
 	return b.String()
+}
+
+// TestReadsVersion2: a positions file of schema version 2, which had no
+// policy_surprise column, reads as the same rows with Surprise 0; version
+// 3 keeps each row's surprise.
+func TestReadsVersion2(t *testing.T) {
+	dir := t.TempDir()
+	positions, games := genShard(t, defTablut, 2, 30, 13)
+	for i := range positions {
+		positions[i].Surprise = float32(i%7) / 4
+	}
+	posPath, _ := mustWriteShard(t, dir, "v3", defTablut, positions, games)
+	got, meta, err := ReadPositionsFile(posPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.SchemaVersion != SchemaVersion || !reflect.DeepEqual(got, positions) {
+		t.Fatalf("version %d: the rows read back differ from those written", meta.SchemaVersion)
+	}
+	data, err := os.ReadFile(posPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same file as version 2 wrote it: the metadata's version, and the
+	// columns but the last.
+	r, err := ipc.NewFileReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	md := r.Schema().Metadata().ToMap()
+	md[KeyChecksum], md[KeySchemaVersion] = checksumBlank, "2"
+	schema := arrow.NewSchema(r.Schema().Fields()[:pSurprise], func() *arrow.Metadata { m := arrow.MetadataFrom(md); return &m }())
+	var out bytes.Buffer
+	w, err := ipc.NewFileWriter(&out, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.NumRecords() {
+		rec, err := r.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := array.NewRecordBatch(schema, rec.Columns()[:pSurprise], rec.NumRows())
+		if err := w.Write(old); err != nil {
+			t.Fatal(err)
+		}
+		old.Release()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := seal(out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	v2 := filepath.Join(dir, "v2"+PositionsSuffix)
+	if err := os.WriteFile(v2, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, meta, err = ReadPositionsFile(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range positions {
+		positions[i].Surprise = 0
+	}
+	if meta.SchemaVersion != 2 || !reflect.DeepEqual(got, positions) {
+		t.Errorf("version %d: got rows that differ from those written with no surprise", meta.SchemaVersion)
+	}
 }

@@ -28,7 +28,10 @@
 // bitboards), policy list<struct<move uint16, prob float32>> (the visit
 // distribution over the legal moves, sparse), full_search bool, root_value
 // float32 and result int8 (+1 win, 0 draw, -1 loss), both from the side to
-// move's view, and reason utf8 (why the game ended, rules.Reason's name).
+// move's view, reason utf8 (why the game ended, rules.Reason's name), and
+// from schema version 3 policy_surprise float32 (the policy target's KL
+// divergence from the network's prior, nats; 0 unknown). Version 2 files,
+// without it, are read too.
 //
 // Games columns, none nullable: game_id utf8, rule_set utf8, moves
 // list<utf8> (notation with captures, such as "g3-e3xe2"), winner utf8

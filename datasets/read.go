@@ -203,7 +203,11 @@ func decodePositions(data []byte, mem memory.Allocator) (rows []PositionRow, met
 			rootValue  = rec.Column(pRootValue).(*array.Float32).Float32Values()
 			result     = rec.Column(pResult).(*array.Int8).Int8Values()
 			reason     = rec.Column(pReason).(*array.String)
+			surprise   []float32 // none before version 3
 		)
+		if meta.SchemaVersion >= 3 {
+			surprise = rec.Column(pSurprise).(*array.Float32).Float32Values()
+		}
 		offs := listOffsets(policy)
 		probs := make([]rules.MoveProb, offs[n]-offs[0])
 		for i := range probs {
@@ -228,6 +232,9 @@ func decodePositions(data []byte, mem memory.Allocator) (rows []PositionRow, met
 				FullSearch: fullSearch.Value(i),
 				RootValue:  rootValue[i],
 				Result:     result[i],
+			}
+			if surprise != nil {
+				r.Surprise = surprise[i]
 			}
 			if rs := ruleSet.Value(i); rs != meta.Definition.Name {
 				return fmt.Errorf("row %d: rule set %q in a file of rule set %q", start+i, rs, meta.Definition.Name)

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"taflab/rules"
@@ -24,6 +25,12 @@ type PositionRow struct {
 	RootValue  float32 // the search's value for the side to move, -1 to +1
 	Result     int8    // the game's final result for the side to move: +1 win, 0 draw, -1 loss
 	Reason     rules.Reason
+	// Surprise is how much the search's policy target differs from the
+	// network's prior at the root: their KL divergence in nats, 0 or more
+	// (KataGo's policy surprise, which training may weigh positions by);
+	// 0 when not known (a cheap search, the built-in evaluator, a file of
+	// schema version 2).
+	Surprise float32
 }
 
 // GameRow is one self-play game.
@@ -140,6 +147,9 @@ func checkPosition(def *rules.Definition, r *PositionRow) error {
 	}
 	if r.Result < -1 || r.Result > 1 {
 		return fmt.Errorf("result %d, want -1, 0 or +1", r.Result)
+	}
+	if !(r.Surprise >= 0 && r.Surprise <= math.MaxFloat32) {
+		return fmt.Errorf("policy surprise %v, want 0 or more", r.Surprise)
 	}
 	if int(r.Reason) >= len(reasonNames) {
 		return fmt.Errorf("reason %d", r.Reason)

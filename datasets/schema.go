@@ -13,10 +13,13 @@ import (
 	"taflab/rules"
 )
 
-// SchemaVersion is the version of the file layout this build writes and
-// the only one it reads. Raise it on any change to the columns, their
-// meaning or the metadata.
-const SchemaVersion = 2
+// SchemaVersion is the version of the file layout this build writes. Raise
+// it on any change to the columns, their meaning or the metadata.
+const SchemaVersion = 3
+
+// OldestSchemaVersion is the oldest version this build reads: version 2,
+// whose positions table lacks policy_surprise (read as 0, unknown).
+const OldestSchemaVersion = 2
 
 // File name endings of a shard's two files.
 const (
@@ -50,7 +53,8 @@ var (
 		"king is the king's square index", rules.MaxSize, rules.MaxSize)
 	resultLayout = "result: the game's final result for the side to move, +1 win, 0 draw, -1 loss; " +
 		"root_value: the search's value of the position for the side to move, from -1 to +1; " +
-		"policy.prob: the search's visit share of the move; full_search: whether the search had its full budget"
+		"policy.prob: the search's visit share of the move; full_search: whether the search had its full budget; " +
+		"policy_surprise: the policy target's KL divergence from the network's prior at the root, in nats (0: not known)"
 )
 
 // Column indices of the positions table.
@@ -71,6 +75,7 @@ const (
 	pRootValue
 	pResult
 	pReason
+	pSurprise // from version 3
 	pColumns
 )
 
@@ -112,6 +117,7 @@ var (
 		pRootValue:   {Name: "root_value", Type: arrow.PrimitiveTypes.Float32},
 		pResult:      {Name: "result", Type: arrow.PrimitiveTypes.Int8},
 		pReason:      {Name: "reason", Type: arrow.BinaryTypes.String},
+		pSurprise:    {Name: "policy_surprise", Type: arrow.PrimitiveTypes.Float32},
 	}
 	gameFields = []arrow.Field{
 		gGameID:           {Name: "game_id", Type: arrow.BinaryTypes.String},
@@ -136,7 +142,7 @@ func init() {
 
 // Meta is what a file's schema metadata says.
 type Meta struct {
-	SchemaVersion int              // always SchemaVersion for a file that was read
+	SchemaVersion int              // from OldestSchemaVersion to SchemaVersion for a file that was read
 	Table         string           // TablePositions or TableGames
 	Definition    rules.Definition // the rule set of every row; its Name is the rows' RuleSet
 	Rows          int              // the number of rows
@@ -170,8 +176,8 @@ func checkSchema(s *arrow.Schema, table string) (Meta, error) {
 		return meta, fmt.Errorf("no %s in the schema metadata: not a taflab dataset file", KeySchemaVersion)
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n != SchemaVersion {
-		return meta, fmt.Errorf("schema version %q, this build reads only version %d", v, SchemaVersion)
+	if err != nil || n < OldestSchemaVersion || n > SchemaVersion {
+		return meta, fmt.Errorf("schema version %q, this build reads versions %d to %d", v, OldestSchemaVersion, SchemaVersion)
 	}
 	meta.SchemaVersion = n
 	meta.Table, _ = md.GetValue(KeyTable)
@@ -179,6 +185,9 @@ func checkSchema(s *arrow.Schema, table string) (Meta, error) {
 		return meta, fmt.Errorf("table %q, want %q", meta.Table, table)
 	}
 	want := positionFields
+	if n == 2 {
+		want = positionFields[:pSurprise] // version 2 had no surprise
+	}
 	if table == TableGames {
 		want = gameFields
 	}

@@ -144,6 +144,7 @@ func encodePositions(mem memory.Allocator, def rules.Definition, rows []Position
 		rootValue  = b.Field(pRootValue).(*array.Float32Builder)
 		result     = b.Field(pResult).(*array.Int8Builder)
 		reason     = b.Field(pReason).(*array.StringBuilder)
+		surprise   = b.Field(pSurprise).(*array.Float32Builder)
 		text       []byte
 	)
 	return writeBatches(mem, schema, b, len(rows), func(i int) {
@@ -171,6 +172,7 @@ func encodePositions(mem memory.Allocator, def rules.Definition, rows []Position
 		rootValue.Append(r.RootValue)
 		result.Append(r.Result)
 		reason.Append(r.Reason.String())
+		surprise.Append(r.Surprise)
 	})
 }
 

@@ -43,6 +43,10 @@ type Search struct {
 	gamma    distuv.Gamma
 	noiseBuf []float64
 	pruneBuf []float64 // Policy's pruned visits
+	// rawPriors are the root's priors before addNoise mixed noise in,
+	// when noised is set (Surprise reads them).
+	rawPriors []float32
+	noised    bool
 }
 
 // NewSearch starts a search of game's current position. The search owns
@@ -72,7 +76,7 @@ func (s *Search) Reset(game *rules.Game, seed uint64) {
 func (s *Search) DropTree() {
 	s.tree.reset()
 	*s.tree.at(s.tree.alloc(1, s.limit())) = node{firstChild: noChildren}
-	s.target, s.playouts, s.noise, s.noisePended, s.forced = 0, 0, false, false, false
+	s.target, s.playouts, s.noise, s.noisePended, s.forced, s.noised = 0, 0, false, false, false, false
 	s.rootValue = 0
 	s.gumbel.reset()
 }
@@ -103,6 +107,7 @@ func (s *Search) Start(playouts int, noise bool) {
 	gumbel := s.cfg.RootSearch == RootGumbel
 	s.noise = noise && s.cfg.NoiseFraction > 0 && !gumbel
 	s.forced = s.noise && s.cfg.ForcedPlayouts > 0
+	s.noised = false // addNoise records this search's raw priors
 	s.noisePended = false
 	s.gumbel.reset()
 	if gumbel {
@@ -318,6 +323,7 @@ func (s *Search) Advance(m rules.Move) error {
 		*root = node{firstChild: noChildren}
 	}
 	root.move, root.prior = 0, 0
+	s.noised = false
 	s.rootValue = s.rootValueOf()
 	s.gumbel.reset()
 	return nil
@@ -361,6 +367,11 @@ func (s *Search) addNoise() {
 		return
 	}
 	frac := float32(s.cfg.NoiseFraction)
+	s.rawPriors = s.rawPriors[:0]
+	for i := range children {
+		s.rawPriors = append(s.rawPriors, children[i].prior)
+	}
+	s.noised = true
 	for i := range children {
 		children[i].prior = (1-frac)*children[i].prior + frac*float32(s.noiseBuf[i]/sum)
 	}
@@ -418,4 +429,30 @@ func (s *Search) Policy(dst []rules.MoveProb) []rules.MoveProb {
 		dst = append(dst, rules.MoveProb{Move: children[i].move, Prob: p})
 	}
 	return dst
+}
+
+// Surprise returns how far a policy target is from the evaluator's prior
+// at the root: the KL divergence, sum of t ln(t / p) over the root's moves
+// in nats, t the target (target[i] the i-th move in move-generation order,
+// as Policy writes it) and p the prior before any root noise (KataGo's
+// policy surprise). 0 before the root is expanded.
+func (s *Search) Surprise(target []rules.MoveProb) float32 {
+	root := s.tree.at(0)
+	if !root.expanded() {
+		return 0
+	}
+	children := s.tree.children(root)
+	kl := 0.0
+	for i := range min(len(children), len(target)) {
+		t := float64(target[i].Prob)
+		if t <= 0 {
+			continue
+		}
+		p := float64(children[i].prior)
+		if s.noised && i < len(s.rawPriors) {
+			p = float64(s.rawPriors[i])
+		}
+		kl += t * math.Log(t/max(p, 1e-6))
+	}
+	return float32(max(kl, 0))
 }

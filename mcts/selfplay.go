@@ -31,6 +31,9 @@ type Sample struct {
 	Full      bool             // a full search: noise, and a policy fit for training
 	RootValue float32          // the search's value for the side to move
 	Playouts  int              // the playouts the search ran (kept visits not counted)
+	// Surprise is the policy's KL divergence from the evaluator's prior at
+	// the root (Search.Surprise), for a full search; 0 for a cheap one.
+	Surprise float32
 }
 
 // GameSpec is one game a GameSource hands out.
@@ -216,14 +219,18 @@ func (p *SelfPlayer) startSearch(sl *slot) {
 func (p *SelfPlayer) move(sl *slot) {
 	s, rec := sl.search, sl.record
 	g := s.game
-	rec.Samples = append(rec.Samples, Sample{
+	sample := Sample{
 		Ply:       g.Ply(),
 		Position:  g.Position(),
 		Policy:    s.Policy(nil),
 		Full:      sl.full,
 		RootValue: s.RootValue(),
 		Playouts:  s.Playouts(),
-	})
+	}
+	if sl.full {
+		sample.Surprise = s.Surprise(sample.Policy)
+	}
+	rec.Samples = append(rec.Samples, sample)
 	m := s.ChooseMove(p.cfg.Temperature(g.Ply()))
 	if err := s.Advance(m); err != nil {
 		panic(err) // ChooseMove returns a legal move

@@ -519,6 +519,7 @@ func TestValueTargetRefusesBadSamples(t *testing.T) {
 		{"weight NaN", func(s *Sample) { s.SearchWeight = float32(math.NaN()) }, "search weight NaN"},
 		{"value below -1", func(s *Sample) { s.SearchWeight, s.SearchValue = 0.5, -2 }, "search value -2"},
 		{"value weight", func(s *Sample) { s.ValueWeight = -0.5 }, "value weight -0.5"},
+		{"sample weight", func(s *Sample) { s.Weight = -2 }, "weight -2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

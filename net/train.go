@@ -119,6 +119,19 @@ type Sample struct {
 	// behind it; 0 for a game that has no result. The zero value trains no
 	// value: every maker of samples sets it.
 	ValueWeight float32
+	// Weight scales the sample's policy and value losses both, as if it
+	// were drawn Weight times as often (KataGo's policy surprise
+	// weighting), 0 or more; 0 is read as 1, so that a sample weighs as
+	// any other unless its maker says otherwise.
+	Weight float32
+}
+
+// weight returns a sample's Weight, 0 read as 1.
+func (s *Sample) weight() float32 {
+	if s.Weight == 0 {
+		return 1
+	}
+	return s.Weight
 }
 
 // Losses are a step's mean losses.
@@ -552,7 +565,11 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 			sum += e
 		}
 		logSum := math.Log(sum) + float64(maxLogit)
-		scale := 1 / float32(withPolicy)
+		sw := s.weight()
+		if !(sw >= 0 && sw <= math.MaxFloat32) {
+			return losses, fmt.Errorf("net: sample %d: weight %v: want 0 or more", i, s.Weight)
+		}
+		scale := sw / float32(withPolicy)
 		for _, m := range t.legal {
 			idx := MoveIndex(m)
 			dl[idx] = dl[idx] / float32(sum) * scale
@@ -562,7 +579,7 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 			if idx < 0 {
 				return losses, fmt.Errorf("net: sample %d: policy move %v is not a move", i, mp.Move)
 			}
-			losses.Policy -= float64(mp.Prob) * (float64(logits[idx]) - logSum)
+			losses.Policy -= float64(sw) * float64(mp.Prob) * (float64(logits[idx]) - logSum)
 			dl[idx] -= mp.Prob * scale
 		}
 	}
@@ -583,7 +600,11 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 		if err != nil {
 			return losses, fmt.Errorf("net: sample %d: %w", i, err)
 		}
-		w := float64(s.ValueWeight) / float64(b)
+		sw := s.weight()
+		if !(sw >= 0 && sw <= math.MaxFloat32) {
+			return losses, fmt.Errorf("net: sample %d: weight %v: want 0 or more", i, s.Weight)
+		}
+		w := float64(s.ValueWeight) * float64(sw) / float64(b)
 		for j := range 3 {
 			p[j] /= sum
 			t.dwdl[i*3+j] = float32((p[j] - target[j]) * w)

@@ -352,7 +352,7 @@ func (w *writer) add(r *mcts.GameRecord) {
 	for _, s := range r.Samples {
 		w.positions = append(w.positions, datasets.PositionRow{
 			GameID: id, Ply: int32(s.Ply), RuleSet: w.variant.Name(), Position: s.Position,
-			Policy: s.Policy, FullSearch: s.Full, RootValue: s.RootValue,
+			Policy: s.Policy, FullSearch: s.Full, RootValue: s.RootValue, Surprise: s.Surprise,
 			Result: resultFor(o.Winner, s.Position.ToMove), Reason: o.Reason,
 		})
 	}

@@ -233,6 +233,9 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 			for i := range rows {
 				samples[i] = toSample(&rows[i], variants, cfg.Symmetries, cfg.SearchValueWeight, rng, samples[i].Policy[:0])
 			}
+			if cfg.SurpriseWeight > 0 {
+				weighSurprise(rows, samples, cfg.SurpriseWeight)
+			}
 		}
 		if fromRecords > 0 {
 			// The draws come from the seed and the step alone, so a resumed
@@ -436,6 +439,29 @@ const (
 // own folder (taflab.data_files_base), so that the run resumes from any
 // working folder; without it they are as given when the run began.
 const dataFilesBase = "checkpoint"
+
+// weighSurprise sets the weights of a batch's self-play samples (samples[i]
+// made from rows[i]) by KataGo's policy surprise weighting at share s:
+// (1 - s) + s * surprise / the mean surprise of the batch's rows with a
+// full search and a known surprise; the other samples keep weight 1.
+func weighSurprise(rows []datasets.PositionRow, samples []net.Sample, s float64) {
+	sum, n := 0.0, 0
+	for i := range rows {
+		if rows[i].FullSearch && rows[i].Surprise > 0 {
+			sum += float64(rows[i].Surprise)
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	mean := sum / float64(n)
+	for i := range rows {
+		if rows[i].FullSearch && rows[i].Surprise > 0 {
+			samples[i].Weight = float32((1 - s) + s*float64(rows[i].Surprise)/mean)
+		}
+	}
+}
 
 // writeCheckpoint writes the network, the optimizer's state and the data
 // position as one file, whole or not at all. The data files are written
