@@ -81,6 +81,9 @@ func TestOutsidePlayers(t *testing.T) {
 		if o.Games != 2 || o.AsAttacker.Wins+o.AsAttacker.Draws+o.AsAttacker.Losses != 1 {
 			t.Errorf("%s: got %d games, %+v as attackers; want 2 games, one with each side", o.Player, o.Games, o.AsAttacker)
 		}
+		if a := o.Attacking; a.Side != "attackers" || a.Games != 1 || a.Wins != o.AsAttacker.Wins || (a.Wins > 0) != (a.MedianPlies > 0) {
+			t.Errorf("%s: got the generation's attacking %+v, want its one game as attackers, %d wins with their length", o.Player, a, o.AsAttacker.Wins)
+		}
 	}
 	if want := []string{"builtin-7", "otep-self"}; !slices.Equal(played, want) {
 		t.Errorf("summary.json outside matches: got %v, want %v", played, want)

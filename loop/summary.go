@@ -86,6 +86,9 @@ type OutsideResult struct {
 	// AsAttacker and AsDefender are the generation's results with each side.
 	AsAttacker stats.WDL `json:"as_attacker"`
 	AsDefender stats.WDL `json:"as_defender"`
+	// Attacking is how the generation won as attackers: the median plies
+	// to a win and how the wins came (match.WinsBySide).
+	Attacking match.SideWins `json:"attacking"`
 }
 
 // outsideResult reads a match of an outside player.
@@ -97,6 +100,11 @@ func outsideResult(m outsideMatch) OutsideResult {
 		Losses: r.AsAttacker.Losses + r.AsDefender.Losses}
 	if both.Games() > 0 {
 		out.Score = both.Score()
+	}
+	for _, w := range match.WinsBySide(*m.file) {
+		if w.Player == m.file.A.Name && w.Side == "attackers" {
+			out.Attacking = w
+		}
 	}
 	return out
 }
@@ -419,16 +427,20 @@ func outsideTable(md *strings.Builder, gens []GenSummary) {
 	for _, s := range gens {
 		for _, o := range s.Outside {
 			if !header {
-				md.WriteString("\nAgainst the outside players, at the baseline's playouts: the generation's score, its Elo against the player (95% interval), and its wins/draws/losses with each side.\n\n")
-				md.WriteString("| gen | outside player | rule set | games | score | Elo | as attackers W/D/L | as defenders W/D/L |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+				md.WriteString("\nAgainst the outside players, at the baseline's playouts: the generation's score, its Elo against the player (95% interval), its wins/draws/losses with each side, and the median plies of its wins as attackers.\n\n")
+				md.WriteString("| gen | outside player | rule set | games | score | Elo | as attackers W/D/L | as defenders W/D/L | attackers' median plies to a win |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 				header = true
 			}
 			variant := o.Variant
 			if o.OtherRules {
 				variant += " (baseline.outside's variant)"
 			}
-			fmt.Fprintf(md, "| %d | %s | %s | %d | %.0f%% | %.0f [%.0f, %.0f] | %d/%d/%d | %d/%d/%d |\n", s.Generation, o.Player, variant, o.Games, 100*o.Score,
-				o.Elo, o.EloLo, o.EloHi, o.AsAttacker.Wins, o.AsAttacker.Draws, o.AsAttacker.Losses, o.AsDefender.Wins, o.AsDefender.Draws, o.AsDefender.Losses)
+			median := "-"
+			if o.Attacking.Wins > 0 {
+				median = fmt.Sprintf("%g", o.Attacking.MedianPlies)
+			}
+			fmt.Fprintf(md, "| %d | %s | %s | %d | %.0f%% | %.0f [%.0f, %.0f] | %d/%d/%d | %d/%d/%d | %s |\n", s.Generation, o.Player, variant, o.Games, 100*o.Score,
+				o.Elo, o.EloLo, o.EloHi, o.AsAttacker.Wins, o.AsAttacker.Draws, o.AsAttacker.Losses, o.AsDefender.Wins, o.AsDefender.Draws, o.AsDefender.Losses, median)
 		}
 	}
 }
