@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"taflab/internal/errctx"
 )
 
 const module = "taflab"
@@ -212,4 +214,45 @@ func libraryImports(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	return imports
+}
+
+// TestErrorPrefixes: errctx cuts the prefix of any package of this module
+// from an error it puts under a key (errctx.Message), so its list of
+// package names must be the module's library packages' names.
+func TestErrorPrefixes(t *testing.T) {
+	names := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
+			path == "cmd" || path == "bench") {
+			return filepath.SkipDir
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || pkg == "." || testSupport(pkg) {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name != "main" { // a program (a generator kept beside a package), not a library
+			names[f.Name.Name] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(func(yield func(string) bool) {
+		for n := range names {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	if got := slices.Sorted(slices.Values(errctx.Packages)); !slices.Equal(got, want) {
+		t.Errorf("errctx.Packages: got %v, want the module's packages %v", got, want)
+	}
 }

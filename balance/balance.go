@@ -170,7 +170,7 @@ func Ladder(specs []player.Spec, strengths []int) ([]player.Spec, error) {
 	}
 	var out []player.Spec
 	for _, s := range specs {
-		if s.Kind == player.Engine {
+		if s.Kind == player.Program {
 			return nil, fmt.Errorf("balance: player %s is an engine program, which has no playouts to replace", s.Name)
 		}
 		for _, n := range strengths {
@@ -204,7 +204,7 @@ func (c Config) LoadPlayers() ([]match.Player, error) {
 			return nil, fmt.Errorf("balance: %q gives player %s a second time", s.String(), p.Name)
 		}
 		names[p.Name] = true
-		if p.NewEngine == nil { // an engine searches as it will
+		if p.NewProgram == nil { // an engine searches as it will
 			search := p.SelfPlaySearch(mcts.DefaultConfig())
 			if err := search.Validate(); err != nil {
 				return nil, within("player "+p.Name, err)
@@ -246,7 +246,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			TemperatureEnd: def.TemperatureEnd, TemperatureHalfLife: def.TemperatureHalfLife},
 		Variants: []string{}, Players: []string{}, Runs: []RunReport{}, Comparisons: []Comparison{}, Records: []RecordsReport{},
 		Baselines:  []Baseline{},
-		ByPlayouts: len(cfg.Players) == 1 && cfg.Players[0].Kind != player.Engine}
+		ByPlayouts: len(cfg.Players) == 1 && cfg.Players[0].Kind != player.Program}
 	for _, v := range cfg.Variants {
 		rep.Variants = append(rep.Variants, v.Name())
 	}
@@ -326,9 +326,6 @@ func (rep *Report) compare() {
 // seconds rounds a duration in seconds to a tenth.
 func seconds(s float64) float64 { return math.Round(s*10) / 10 }
 
-// errs puts other packages' errors in a context of this one: "balance: CONTEXT:
-// MESSAGE", the message without the other package's prefix.
-var errs = errctx.Wrapper{Prefix: "balance: ", Strip: []string{"net: ", "mcts: ", "match: ", "openings: ", "engine: ", "player: ", "rules: "}}
-
-// within puts another package's error in context (see errs).
-func within(context string, err error) error { return errs.Within(context, err) }
+// within puts another package's error under a key of balance's input:
+// "balance: KEY: MESSAGE" (errctx.Key).
+func within(key string, err error) error { return errctx.Key("balance", key, err) }

@@ -43,8 +43,8 @@ type played struct {
 // games counted so far also when it fails or ctx is done (then with ctx's
 // error).
 func playRun(ctx context.Context, cfg *Config, v *rules.Variant, p match.Player) (RunReport, error) {
-	r := &runner{cfg: cfg, engine: p.NewEngine != nil, stop: cfg.precisionStop(), pending: map[int]played{},
-		run: RunReport{Variant: v.Name(), Player: p.Name, Engine: p.Engine, Stopped: "max-games", Openings: "start"}}
+	r := &runner{cfg: cfg, engine: p.NewProgram != nil, stop: cfg.precisionStop(), pending: map[int]played{},
+		run: RunReport{Variant: v.Name(), Player: p.Name, Engine: p.Command, Stopped: "max-games", Openings: "start"}}
 	if !r.engine {
 		r.run.Network, r.run.Playouts = p.Network, p.Playouts
 		if p.Search != nil && p.Search.RootSearch == mcts.RootGumbel {

@@ -20,7 +20,7 @@ import (
 
 // External is another engine program as a match player: how to start it and
 // what budget to give it per move. Start returns a session (a
-// match.Engine); the match referees its moves.
+// match.Program); the match referees its moves.
 type External struct {
 	// Protocol is OTEP or UCI.
 	Protocol string
@@ -101,7 +101,7 @@ const writeTimeout = 5 * time.Second
 // "uciok" after "uci" (UCI). The program gets a process group of its own
 // (where the system has them), so that Close ends whatever it started too:
 // an engine run by a shell script, say, whose children hold its output.
-func (x *External) Start() (match.Engine, error) {
+func (x *External) Start() (match.Program, error) {
 	if err := x.Validate(); err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (s *session) exited(fallback error) error {
 	}
 }
 
-// NewGame implements match.Engine: OTEP gets the rules, with the game's
+// NewGame implements match.Program: OTEP gets the rules, with the game's
 // start as their start position, and nothing more (OpenTafl's host sends
 // an engine that plays a game no side or start: play names the side);
 // UCI gets the Rules option if the engine offers it, and ucinewgame.
@@ -287,7 +287,7 @@ func (s *session) NewGame(v *rules.Variant, start rules.Position, side rules.Sid
 	return s.send("ucinewgame")
 }
 
-// Move implements match.Engine.
+// Move implements match.Program.
 func (s *session) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 	if s.x.Protocol == OTEP {
 		return s.otepMove(ctx, g)
@@ -453,7 +453,7 @@ func (s *session) Settle(ctx context.Context) {
 	}
 }
 
-// EndGame implements match.Engine. An OTEP engine is let settle first: a
+// EndGame implements match.Program. An OTEP engine is let settle first: a
 // game its own move ended gets its finish (and the next game its rules)
 // only once it has stopped writing, for OpenTafl's engine, told of a new
 // game while it still prints its last search's statistics, can crash. The
@@ -467,7 +467,7 @@ func (s *session) EndGame(o rules.Outcome) {
 	}
 }
 
-// Close implements match.Engine: it says goodbye (quit), and kills the
+// Close implements match.Program: it says goodbye (quit), and kills the
 // program and its process group if it has not exited within a second. It
 // returns once the program has been waited for, or with an error if even
 // the kill did not end its output within closeTimeout (a child that left

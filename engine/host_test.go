@@ -54,7 +54,7 @@ func misbehave(t *testing.T) string {
 // externalPlayer is an engine program as player A.
 func externalPlayer(bin, proto, mode string, limit time.Duration) match.Player {
 	x := External{Protocol: proto, Command: []string{bin, "-mode", mode, "-protocol", proto}, MoveTime: 20 * time.Millisecond}
-	return match.Player{Name: proto + "-" + mode, NewEngine: x.Start, MoveLimit: limit}
+	return match.Player{Name: proto + "-" + mode, NewProgram: x.Start, MoveLimit: limit}
 }
 
 func builtin(playouts int) match.Player {
@@ -186,7 +186,7 @@ func TestExternalStuckPrograms(t *testing.T) {
 				}
 			}
 			x := External{Protocol: OTEP, Command: c.cmd, MoveTime: 20 * time.Millisecond}
-			cfg := match.Config{Variant: v, A: match.Player{Name: c.name, NewEngine: x.Start, MoveLimit: 300 * time.Millisecond},
+			cfg := match.Config{Variant: v, A: match.Player{Name: c.name, NewProgram: x.Start, MoveLimit: 300 * time.Millisecond},
 				B: builtin(8), Search: mcts.DefaultConfig(), MaxPairs: 1}
 			done := make(chan error, 1)
 			var pairs []match.Pair

@@ -483,7 +483,7 @@ func TestInputBounds(t *testing.T) {
 func TestHostSettles(t *testing.T) {
 	x := External{Protocol: OTEP, Command: []string{misbehave(t), "-mode", "chatty", "-protocol", OTEP}, MoveTime: 30 * time.Millisecond}
 	cfg := match.Config{Variant: variants.MustLoad("copenhagen"),
-		A:      match.Player{Name: "chatty", NewEngine: x.Start, MoveLimit: 2 * time.Second},
+		A:      match.Player{Name: "chatty", NewProgram: x.Start, MoveLimit: 2 * time.Second},
 		B:      builtin(16),
 		Search: mcts.DefaultConfig(), MaxPairs: 1}
 	var pairs []match.Pair
@@ -518,7 +518,7 @@ func TestHostSettlesBeforeGameEnd(t *testing.T) {
 	x := External{Protocol: OTEP, Command: []string{misbehave(t), "-mode", "fragile", "-protocol", OTEP}, MoveTime: 30 * time.Millisecond,
 		Stderr: writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(p) })}
 	cfg := match.Config{Variant: variants.MustLoad("copenhagen"),
-		A:        match.Player{Name: "fragile", NewEngine: x.Start, MoveLimit: 2 * time.Second},
+		A:        match.Player{Name: "fragile", NewProgram: x.Start, MoveLimit: 2 * time.Second},
 		B:        builtin(16),
 		Search:   mcts.DefaultConfig(),
 		Openings: []match.Opening{{Start: escapeInOne}},

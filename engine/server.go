@@ -11,7 +11,7 @@
 //	err := engine.Serve(ctx, os.Stdin, os.Stdout, cfg, mcts.NewHeuristic())
 //
 // As a host, External runs another engine program as a match player
-// (match.Engine): match.Play referees its games, so an illegal move, a move
+// (match.Program): match.Play referees its games, so an illegal move, a move
 // past its time or a crash loses the game for the engine.
 //
 // The package never imports a network: cmd/engine wires one in.

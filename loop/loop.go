@@ -201,9 +201,6 @@ func selfplayDone(run string, g int) error {
 	return nil
 }
 
-// errs puts other packages' errors in a context of this one: "loop: CONTEXT:
-// MESSAGE", the message without the other package's prefix.
-var errs = errctx.Wrapper{Prefix: "loop: ", Strip: []string{"loop: ", "configs: ", "variants: ", "openings: ", "match: ", "ratings: ", "datasets: ", "rules: "}}
-
-// within puts another package's error in context (see errs).
-func within(context string, err error) error { return errs.Within(context, err) }
+// within puts another package's error under a key of the loop's input:
+// "loop: KEY: MESSAGE" (errctx.Key).
+func within(key string, err error) error { return errctx.Key("loop", key, err) }

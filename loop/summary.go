@@ -172,10 +172,7 @@ func Summarize(run string, cfg configs.Loop) ([]GenSummary, *RunRatings, error) 
 			s.Loss, s.PolicyLoss, s.ValueLoss = last.Total(), last.Policy, last.Value
 		}
 		if f := matches[g-1].gate; f != nil {
-			s.Gate = map[string]string{"H1": "promoted", "H0": "rejected"}[f.Decision]
-			if s.Gate == "" {
-				s.Gate = "undecided"
-			}
+			s.Gate = gateOutcome(f.Decided())
 			s.GateElo, s.GateLLR = f.Report.Elo, f.Report.LLR
 		}
 		if f := matches[g-1].baseline; f != nil {
@@ -443,4 +440,16 @@ func outsideTable(md *strings.Builder, gens []GenSummary) {
 				o.Elo, o.EloLo, o.EloHi, o.AsAttacker.Wins, o.AsAttacker.Draws, o.AsAttacker.Losses, o.AsDefender.Wins, o.AsDefender.Draws, o.AsDefender.Losses, median)
 		}
 	}
+}
+
+// gateOutcome says what a gate's decision did to its candidate:
+// "promoted", "rejected" or "undecided".
+func gateOutcome(d stats.Decision) string {
+	switch d {
+	case stats.AcceptH1:
+		return "promoted"
+	case stats.AcceptH0:
+		return "rejected"
+	}
+	return "undecided"
 }

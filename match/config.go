@@ -72,7 +72,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("match: no rule set"))
 	}
 	for _, p := range []*Player{&c.A, &c.B} {
-		if p.NewEngine != nil {
+		if p.NewProgram != nil {
 			if p.MoveLimit <= 0 {
 				errs = append(errs, fmt.Errorf("match: player %s: an engine needs a move time allowance", p.Name))
 			}

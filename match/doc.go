@@ -19,7 +19,7 @@
 //
 // A player is a search budget with an evaluator (a network's, or the
 // built-in one); player.Parse turns a spec such as "net=FILE,playouts=200" into one. A
-// player may also be an engine program (Player.NewEngine, an Engine): the
+// player may also be an engine program (Player.NewProgram, a Program): the
 // match's rules referee its moves, and an illegal move, a move past its
 // time allowance or a failure of the program loses that game for it
 // (Game.Forfeit) while the match goes on.

@@ -31,7 +31,7 @@ type File struct {
 	B        PlayerInfo        `json:"b"`
 	SPRT     stats.SPRT        `json:"sprt"`
 	Report   stats.Report      `json:"report"`
-	Decision string            `json:"decision"` // "H1", "H0" or "none"
+	Decision string            `json:"decision"` // stats.Decision.Verdict: "H1", "H0" or "none" (Decided)
 	Stopped  string            `json:"stopped"`  // "decided", "max-pairs" or "interrupted"
 	Finished time.Time         `json:"finished"`
 	Openings string            `json:"openings,omitempty"` // where the pairs started
@@ -127,19 +127,12 @@ func NewFile(v *rules.Variant, a, b Player, test stats.SPRT, res Result) File {
 		}
 	}
 	f := File{Variant: v.Name(), SPRT: test, Report: rep, Stopped: res.Stopped, Finished: time.Now().UTC(),
-		A: PlayerInfo{a.Name, a.Playouts, a.Network, a.Engine}, B: PlayerInfo{b.Name, b.Playouts, b.Network, b.Engine}}
+		A: PlayerInfo{a.Name, a.Playouts, a.Network, a.Command}, B: PlayerInfo{b.Name, b.Playouts, b.Network, b.Command}}
 	if !variants.IsShipped(v) {
 		def := v.Definition()
 		f.Rules = &def
 	}
-	switch res.Report.Decision {
-	case stats.AcceptH1:
-		f.Decision = "H1"
-	case stats.AcceptH0:
-		f.Decision = "H0"
-	default:
-		f.Decision = "none"
-	}
+	f.Decision = res.Report.Decision.Verdict()
 	var buf []byte
 	for _, p := range res.Pairs {
 		for _, g := range p.Games {
@@ -199,15 +192,11 @@ func ReadFile(path string) (File, error) {
 	return f, nil
 }
 
-// DecisionText says what a match's decision means.
-func DecisionText(d string) string {
-	switch d {
-	case "H1":
-		return "H1 accepted: A is stronger"
-	case "H0":
-		return "H0 accepted: A is not stronger"
-	}
-	return "no decision"
+// Decided returns the match's decision (Decision read back with
+// stats.ParseVerdict; stats.Continue for a word it does not know).
+func (f *File) Decided() stats.Decision {
+	d, _ := stats.ParseVerdict(f.Decision)
+	return d
 }
 
 // WriteFiles writes a match's folder: match.json, games.csv (the
@@ -256,7 +245,7 @@ func WriteFiles(dir string, f File) error {
 | pentanomial 0-2 | %v |
 | A as attackers W/D/L | %d/%d/%d |
 | A as defenders W/D/L | %d/%d/%d |
-`, f.A.Name, f.B.Name, f.Variant, DecisionText(f.Decision), f.Stopped, r.Pairs, r.LLR, r.Lower, r.Upper,
+`, f.A.Name, f.B.Name, f.Variant, f.Decided().Text(), f.Stopped, r.Pairs, r.LLR, r.Lower, r.Upper,
 		f.SPRT.Elo0, f.SPRT.Elo1, f.SPRT.Alpha, f.SPRT.Beta, r.Elo, r.EloLo, r.EloHi, 100*r.LOS, r.Counts,
 		r.AsAttacker.Wins, r.AsAttacker.Draws, r.AsAttacker.Losses, r.AsDefender.Wins, r.AsDefender.Draws, r.AsDefender.Losses)
 	if f.Openings != "" {

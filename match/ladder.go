@@ -49,7 +49,7 @@ func (r Rung) Point() stats.LadderPoint {
 // or past what a search may have times the base's playouts.
 type LadderError struct {
 	Pairs      int  // the pairs a rung
-	Engine     bool // the base is an engine program
+	Program    bool // the base is an engine program
 	Multiplier int  // the multiplier at fault; 0 for none
 	Playouts   int  // the base's playouts
 }
@@ -58,7 +58,7 @@ func (e *LadderError) Error() string {
 	switch {
 	case e.Pairs < 1:
 		return fmt.Sprintf("match: ladder: %d pairs a rung: want at least 1", e.Pairs)
-	case e.Engine:
+	case e.Program:
 		return "match: ladder: the base is an engine program: a ladder multiplies a search's playouts"
 	case e.Multiplier < 2:
 		return fmt.Sprintf("match: ladder: multiplier %d: want at least 2", e.Multiplier)
@@ -75,8 +75,8 @@ func (cfg LadderConfig) Validate() error {
 	if cfg.Pairs < 1 {
 		return &LadderError{Pairs: cfg.Pairs}
 	}
-	if cfg.Base.NewEngine != nil && len(cfg.Multipliers) > 0 {
-		return &LadderError{Pairs: cfg.Pairs, Engine: true}
+	if cfg.Base.NewProgram != nil && len(cfg.Multipliers) > 0 {
+		return &LadderError{Pairs: cfg.Pairs, Program: true}
 	}
 	for _, k := range cfg.Multipliers {
 		if k < 2 || cfg.Base.Playouts < 1 || k > mcts.MaxPlayouts/cfg.Base.Playouts {

@@ -128,7 +128,7 @@ func TestLadderClimbs(t *testing.T) {
 // *LadderErrors, before any rung is played.
 func TestLadderRefuses(t *testing.T) {
 	engine := builtin("engine", 0)
-	engine.NewEngine = func() (match.Engine, error) { return nil, errors.New("not started") }
+	engine.NewProgram = func() (match.Program, error) { return nil, errors.New("not started") }
 	tests := []struct {
 		name        string
 		base        match.Player

@@ -61,7 +61,7 @@ func Play(ctx context.Context, cfg Config, onPair func(Pair) bool) error {
 // workers returns the number of workers and of games each plays at once:
 // Workers and GamesPerWorker, or their defaults.
 func (c *Config) workers() (workers, perWorker int) {
-	engines := c.A.NewEngine != nil || c.B.NewEngine != nil
+	engines := c.A.NewProgram != nil || c.B.NewProgram != nil
 	workers = c.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -22,21 +22,22 @@ type Player struct {
 	// Search, if set, replaces the match's search settings for this player
 	// (another root search, say).
 	Search *mcts.Config
-	// NewEngine, if set, makes the player an engine program instead of a
+	// NewProgram, if set, makes the player an engine program instead of a
 	// search (Playouts and NewEvaluator are then not used): each game gets
-	// an engine session, started by NewEngine and reused for later games
+	// an engine session, started by NewProgram and reused for later games
 	// unless it forfeited one.
-	NewEngine func() (Engine, error)
+	NewProgram func() (Program, error)
 	// MoveLimit is an engine's time allowance per move, past which it
-	// loses the game. Required with NewEngine.
+	// loses the game. Required with NewProgram.
 	MoveLimit time.Duration
-	// Engine describes the engine program (its command), for reports.
-	Engine string
+	// Command is the engine program's command line, for reports
+	// (PlayerInfo.Engine in the match file).
+	Command string
 }
 
-// Engine is an engine program playing games of a match, one at a time.
+// Program is an engine program playing games of a match, one at a time.
 // Its methods are called from one goroutine at a time.
-type Engine interface {
+type Program interface {
 	// NewGame starts a game of v from start (the zero Position: v's
 	// start), the engine playing side.
 	NewGame(v *rules.Variant, start rules.Position, side rules.Side) error
@@ -50,7 +51,7 @@ type Engine interface {
 	Close() error
 }
 
-// Settler is an Engine that may need a moment before it is asked for a
+// Settler is a Program that may need a moment before it is asked for a
 // move: one that goes on writing after its last move (OpenTafl's engine
 // prints its search's statistics). The match calls Settle before the
 // move's allowance starts, so the wait is not counted against the engine;
@@ -66,7 +67,7 @@ const (
 	ForfeitCrash   = "crash"        // the program failed or exited
 )
 
-// ForfeitError is an Engine's error that names its forfeit reason; any
+// ForfeitError is a Program's error that names its forfeit reason; any
 // other error from Move is a crash, or a timeout once the move's context is
 // done.
 type ForfeitError struct {

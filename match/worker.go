@@ -19,7 +19,7 @@ type worker struct {
 	games   []*liveGame
 	slots   int
 	batch   [2][]*mcts.Search
-	idle    [2][]Engine      // sessions between games, by player
+	idle    [2][]Program     // sessions between games, by player
 	replies chan engineReply // engines' moves, from their goroutines
 	asking  int              // engine moves asked for and not yet back
 	// takePair hands out the match's next pair (shared by the workers,
@@ -44,7 +44,7 @@ type liveGame struct {
 	half     int             // 0: A attacks, 1: B attacks
 	ref      *rules.Game     // the referee's game
 	searches [2]*mcts.Search // A's and B's; nil for an engine
-	engines  [2]Engine       // A's and B's sessions; nil for a search
+	engines  [2]Program      // A's and B's sessions; nil for a search
 	waiting  bool            // an engine's move is being asked for
 	game     Game
 }
@@ -52,7 +52,7 @@ type liveGame struct {
 func newWorker(cfg *Config, slots int, takePair func() (int, bool)) (*worker, error) {
 	w := &worker{cfg: cfg, slots: slots, replies: make(chan engineReply, slots), takePair: takePair, open: map[int]*pending{}}
 	for i, p := range []Player{cfg.A, cfg.B} {
-		if p.NewEngine != nil {
+		if p.NewProgram != nil {
 			continue
 		}
 		eval, err := p.NewEvaluator()
@@ -318,7 +318,7 @@ func (w *worker) endGame(g *liveGame) {
 		e.EndGame(g.game.Outcome)
 		w.idle[p] = append(w.idle[p], e)
 	}
-	g.engines = [2]Engine{}
+	g.engines = [2]Program{}
 }
 
 func (w *worker) closeEngines() {
@@ -376,7 +376,7 @@ func (w *worker) newGame(pair, half int) (*liveGame, error) {
 	g.ref = ref
 	for p := range 2 {
 		player := w.player(p)
-		if player.NewEngine != nil {
+		if player.NewProgram != nil {
 			continue
 		}
 		game, err := startGame(cfg.Variant, opening)
@@ -406,13 +406,13 @@ func (w *worker) newGame(pair, half int) (*liveGame, error) {
 	}
 	for p := range 2 {
 		player := w.player(p)
-		if player.NewEngine == nil {
+		if player.NewProgram == nil {
 			continue
 		}
-		var e Engine
+		var e Program
 		if n := len(w.idle[p]); n > 0 {
 			e, w.idle[p] = w.idle[p][n-1], w.idle[p][:n-1]
-		} else if e, err = player.NewEngine(); err != nil {
+		} else if e, err = player.NewProgram(); err != nil {
 			return nil, fmt.Errorf("match: player %s: %w", player.Name, err)
 		}
 		g.engines[p] = e

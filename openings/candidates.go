@@ -87,21 +87,13 @@ type Candidates struct {
 	HumanGames, Illegal, Finished int
 }
 
-// CandidateError is a source of candidates that failed: Source is
-// "records", "suite" or "random".
-type CandidateError struct {
-	Source string
-	Err    error
-}
+// CandidateError is a source of candidates that failed: its Key is the
+// source, "records", "suite" or "random", and its Error "openings: SOURCE:
+// MESSAGE".
+type CandidateError = errctx.KeyError
 
-// Error is "openings: SOURCE: MESSAGE", the message of Err without its
-// package's prefix ("openings: ", "datasets: ", "match: "), so that it names
-// one package.
-func (e *CandidateError) Error() string {
-	return "openings: " + e.Source + ": " + errctx.Strip(e.Err.Error(), []string{"openings: ", "datasets: ", "match: ", "rules: "})
-}
-
-func (e *CandidateError) Unwrap() error { return e.Err }
+// candidateError returns err as source's failure.
+func candidateError(source string, err error) error { return errctx.Key("openings", source, err) }
 
 // GatherCandidates reads the human prefixes, the suite's positions and
 // draws the random openings of cfg, in that order; stopped by ctx it
@@ -120,7 +112,7 @@ func GatherCandidates(ctx context.Context, cfg CandidateConfig) (Candidates, err
 	if cfg.Suite != "" {
 		entries, err := LoadSuite(cfg.Suite, cfg.Variant)
 		if err != nil {
-			return Candidates{}, &CandidateError{"suite", err}
+			return Candidates{}, candidateError("suite", err)
 		}
 		for _, e := range entries {
 			source := "suite " + filepath.Base(cfg.Suite)
@@ -133,7 +125,7 @@ func GatherCandidates(ctx context.Context, cfg CandidateConfig) (Candidates, err
 	}
 	starts, err := NewRandomStarts(ctx, cfg.Variant, cfg.Random, cfg.RandomPlies, cfg.Seed)
 	if err != nil {
-		return Candidates{}, &CandidateError{"random", err}
+		return Candidates{}, candidateError("random", err)
 	}
 	for _, r := range starts {
 		c.List = append(c.List, r)
@@ -146,7 +138,7 @@ func GatherCandidates(ctx context.Context, cfg CandidateConfig) (Candidates, err
 func (c *Candidates) addRecords(ctx context.Context, cfg CandidateConfig) error {
 	games, err := datasets.ReadRecordGamesCtx(ctx, cfg.Records, cfg.recordsVariant())
 	if err != nil {
-		return &CandidateError{"records", err}
+		return candidateError("records", err)
 	}
 	g := rules.NewGame(cfg.Variant)
 	for _, rg := range games {

@@ -55,7 +55,7 @@ func TestGatherCandidates(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := GatherCandidates(context.Background(), c.cfg)
 			var ce *CandidateError
-			if errors.As(err, &ce) != (c.source != "") || c.source != "" && ce.Source != c.source {
+			if errors.As(err, &ce) != (c.source != "") || c.source != "" && ce.Key != c.source {
 				t.Errorf("got error %v, want a *CandidateError of %q (none for \"\")", err, c.source)
 			}
 			if c.err != "" {

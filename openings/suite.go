@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -48,10 +49,10 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 		}
 		p, err := rules.ParsePosition(text)
 		if err != nil {
-			return nil, bad("%v", strings.TrimPrefix(err.Error(), "rules: "))
+			return nil, bad("%v", errctx.Message(err))
 		}
 		if err := v.CheckStart(p); err != nil {
-			return nil, bad("not a start of %s: %v", v.Name(), strings.TrimPrefix(err.Error(), "rules: "))
+			return nil, bad("not a start of %s: %v", v.Name(), errctx.Message(err))
 		}
 		entries = append(entries, SuiteEntry{Position: p, Comment: strings.TrimSpace(comment)})
 	}

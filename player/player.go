@@ -87,7 +87,7 @@ type Kind int
 const (
 	Builtin Kind = iota // the network-free searcher (mcts.NewHeuristic)
 	Network             // a search over a network file
-	Engine              // an engine program over OTEP or UCI
+	Program             // an engine program over OTEP or UCI
 )
 
 // Spec is a player of match play as its spec names it, parsed once and
@@ -116,11 +116,11 @@ type Spec struct {
 	// Network): the weight of the implicit minimax value of material and
 	// game ends in its choices, 0 (the default) to 1.
 	Tactics float64
-	// Engine is an Engine player's program and protocol settings, and
+	// Program is a Program player's program and protocol settings, and
 	// MoveLimit its allowance per move, past which it loses the game.
-	Engine    engine.External
+	Program   engine.External
 	MoveLimit time.Duration
-	// Name is an Engine player's name; "" for the others, whose names come
+	// Name is a Program player's name; "" for the others, whose names come
 	// from the network and the playouts (Load).
 	Name string
 }
@@ -133,10 +133,10 @@ func NetworkSpec(file string, playouts int) Spec {
 	return Spec{Kind: Network, Net: file, Playouts: playouts}
 }
 
-// WithPlayouts returns the spec with another search budget. An Engine
+// WithPlayouts returns the spec with another search budget. A Program
 // spec is returned as it is: its budget is its move time.
 func (s Spec) WithPlayouts(n int) Spec {
-	if s.Kind != Engine {
+	if s.Kind != Program {
 		s.Playouts = n
 	}
 	return s
@@ -158,14 +158,14 @@ func (s Spec) String() string {
 			b.WriteString(",precision=" + s.Precision)
 		}
 	default:
-		fmt.Fprintf(&b, "%s:cmd=\"%s\"", s.Engine.Protocol, strings.Join(s.Engine.Command, " "))
-		if s.Engine.MoveTime > 0 {
-			fmt.Fprintf(&b, ",movetime=%d", s.Engine.MoveTime.Milliseconds())
+		fmt.Fprintf(&b, "%s:cmd=\"%s\"", s.Program.Protocol, strings.Join(s.Program.Command, " "))
+		if s.Program.MoveTime > 0 {
+			fmt.Fprintf(&b, ",movetime=%d", s.Program.MoveTime.Milliseconds())
 		}
-		if s.Engine.Nodes > 0 {
-			fmt.Fprintf(&b, ",nodes=%d", s.Engine.Nodes)
+		if s.Program.Nodes > 0 {
+			fmt.Fprintf(&b, ",nodes=%d", s.Program.Nodes)
 		}
-		if s.Engine.NoClock {
+		if s.Program.NoClock {
 			b.WriteString(",clock=off")
 		}
 		fmt.Fprintf(&b, ",limit=%d,name=%s", s.MoveLimit.Milliseconds(), s.Name)
@@ -319,13 +319,13 @@ func (l *Loader) Network(file string) (*net.Network, error) {
 func (l *Loader) Load(s Spec) (match.Player, error) {
 	var p match.Player
 	switch s.Kind {
-	case Engine:
-		x := s.Engine
+	case Program:
+		x := s.Program
 		x.Stderr = l.EngineStderr
 		if x.Stderr == nil {
 			x.Stderr = os.Stderr
 		}
-		return match.Player{Name: s.Name, NewEngine: x.Start, MoveLimit: s.MoveLimit, Engine: strings.Join(x.Command, " ")}, nil
+		return match.Player{Name: s.Name, NewProgram: x.Start, MoveLimit: s.MoveLimit, Command: strings.Join(x.Command, " ")}, nil
 	case Builtin:
 		p.Name = fmt.Sprintf("builtin-%d", s.Playouts)
 		p.NewEvaluator = func() (mcts.Evaluator, error) { return mcts.NewHeuristic(), nil }
@@ -465,7 +465,7 @@ func parseEngine(spec, proto, body string) (Spec, error) {
 		}
 		name = fmt.Sprintf("%s-%s-%s", proto, strings.TrimSuffix(filepath.Base(x.Command[0]), ".exe"), budget)
 	}
-	return Spec{Kind: Engine, Engine: x, MoveLimit: limit, Name: name}, nil
+	return Spec{Kind: Program, Program: x, MoveLimit: limit, Name: name}, nil
 }
 
 // splitQuoted splits s at sep outside double or single quotes.

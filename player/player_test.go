@@ -213,7 +213,7 @@ func TestSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Kind != Engine || s.Name != "ot" || s.Engine.MoveTime != 500*time.Millisecond || s.MoveLimit != 1500*time.Millisecond {
+		if s.Kind != Program || s.Name != "ot" || s.Program.MoveTime != 500*time.Millisecond || s.MoveLimit != 1500*time.Millisecond {
 			t.Errorf("got %+v, want an OTEP engine named ot with 500 ms a move and 1.5 s allowed", s)
 		}
 		if again, err := ParseSpec(s.String()); err != nil || again.String() != s.String() {
@@ -372,7 +372,7 @@ func TestLoaderEngineStderr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := p.NewEngine(); err == nil {
+	if e, err := p.NewProgram(); err == nil {
 		e.Close()
 		t.Fatal("got an engine, want the start to fail: the program says no hello")
 	}

@@ -57,6 +57,45 @@ func (d Decision) String() string {
 	return fmt.Sprintf("Decision(%d)", int(d))
 }
 
+// Verdict is the decision as a match file writes it: "H1", "H0", or
+// "none" for a test that did not decide. ParseVerdict reads it back.
+func (d Decision) Verdict() string {
+	switch d {
+	case AcceptH1:
+		return "H1"
+	case AcceptH0:
+		return "H0"
+	}
+	return "none"
+}
+
+// ParseVerdict reads a Verdict: its decision and true, or Continue and
+// false for another word.
+func ParseVerdict(s string) (Decision, bool) {
+	switch s {
+	case "H1":
+		return AcceptH1, true
+	case "H0":
+		return AcceptH0, true
+	case "none":
+		return Continue, true
+	}
+	return Continue, false
+}
+
+// Text says what the decision means for a match of a candidate A against
+// B: "H1 accepted: A is stronger", "H0 accepted: A is not stronger" or
+// "no decision".
+func (d Decision) Text() string {
+	switch d {
+	case AcceptH1:
+		return "H1 accepted: A is stronger"
+	case AcceptH0:
+		return "H0 accepted: A is not stronger"
+	}
+	return "no decision"
+}
+
 // SPRT is a generalized sequential probability ratio test over game pairs
 // as fishtest runs it with logistic Elo bounds: H0 says the candidate is
 // Elo0 stronger than its opponent, H1 that it is Elo1 stronger; Alpha is the

@@ -617,3 +617,33 @@ func BenchmarkSPRTDecide(b *testing.B) {
 		s.Decide(c)
 	}
 }
+
+// TestDecisionForms: a decision's verdict reads back as the decision, and
+// each decision has its own verdict and text.
+func TestDecisionForms(t *testing.T) {
+	cases := []struct {
+		d       Decision
+		verdict string
+		text    string
+	}{
+		{AcceptH1, "H1", "H1 accepted: A is stronger"},
+		{AcceptH0, "H0", "H0 accepted: A is not stronger"},
+		{Continue, "none", "no decision"},
+	}
+	for _, c := range cases {
+		t.Run(c.verdict, func(t *testing.T) {
+			if got := c.d.Verdict(); got != c.verdict {
+				t.Errorf("Verdict: got %q, want %q", got, c.verdict)
+			}
+			if got, ok := ParseVerdict(c.verdict); got != c.d || !ok {
+				t.Errorf("ParseVerdict(%q): got %v, %v, want %v, true", c.verdict, got, ok, c.d)
+			}
+			if got := c.d.Text(); got != c.text {
+				t.Errorf("Text: got %q, want %q", got, c.text)
+			}
+		})
+	}
+	if d, ok := ParseVerdict("continue"); ok || d != Continue {
+		t.Errorf("ParseVerdict(\"continue\"): got %v, %v, want Continue, false", d, ok)
+	}
+}

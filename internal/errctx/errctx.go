@@ -1,51 +1,61 @@
-// Package errctx puts another package's error in a context of the caller's
-// package, so that the message names one package:
+// Package errctx puts another package's error under a key of the
+// caller's input (a config key, a source of data), so that the message
+// names one package and the key is there to read as a value:
 //
-//	var errs = errctx.Wrapper{Prefix: "loop: ", Strip: []string{"configs: ", "match: "}}
+//	return errctx.Key("loop", "gate.openings", err) // "loop: gate.openings: MESSAGE"
 //	...
-//	return errs.Within("gate.openings", err) // "loop: gate.openings: MESSAGE"
+//	var ke *errctx.KeyError
+//	if errors.As(err, &ke) { fmt.Println(ke.Key) } // gate.openings
 //
+// MESSAGE is err's text without the package prefix it starts with: the
+// errors of this module start with their package's name (Packages).
 // errors.Is and errors.As still see the wrapped error.
 package errctx
 
 import "strings"
 
-// Wrapper wraps errors for one package. Its fields are set once and only
-// read after (immutable), so one Wrapper serves any number of goroutines.
-type Wrapper struct {
-	// Prefix is the package's own prefix, "loop: ".
-	Prefix string
-	// Strip lists the prefixes of the packages whose errors it wraps; the
-	// first one a message starts with is cut off.
-	Strip []string
+// Packages are the names of this module's packages, whose errors start
+// with "NAME: ". A test of the module keeps the list to the packages
+// there are; it is read only.
+var Packages = []string{
+	"analysis", "archive", "balance", "chart", "configs", "datasets", "deploy", "engine", "errctx",
+	"fileio", "fit", "gamefile", "kernels", "loop", "match", "mcts", "net", "openings", "player",
+	"progress", "protocol", "ratings", "rules", "selfplay", "stats", "strict", "tomlbound", "training",
+	"variants", "web",
 }
 
-// Within returns err in context: "PREFIX CONTEXT: MESSAGE", MESSAGE being
-// err's text without the first of Strip that it starts with. err must not
-// be nil.
-func (w Wrapper) Within(context string, err error) error {
-	return &wrapped{w: w, context: context, err: err}
+// KeyError is an error of one key of a package's input: Pkg is the
+// package that reports it ("loop"), Key the key ("gate.openings", or a
+// source such as "records"), Err what is wrong, in its own package's
+// words.
+type KeyError struct {
+	Pkg, Key string
+	Err      error
 }
 
-// wrapped is an error in context (Wrapper.Within).
-type wrapped struct {
-	w       Wrapper
-	context string
-	err     error
-}
+// Key returns err under key of package pkg's input (a *KeyError). err must
+// not be nil.
+func Key(pkg, key string, err error) error { return &KeyError{Pkg: pkg, Key: key, Err: err} }
 
-func (e *wrapped) Error() string {
-	return e.w.Prefix + e.context + ": " + Strip(e.err.Error(), e.w.Strip)
-}
+// Error is "PKG: KEY: MESSAGE", MESSAGE being Err's text without its
+// package prefix (Message).
+func (e *KeyError) Error() string { return e.Pkg + ": " + e.Key + ": " + Message(e.Err) }
 
-// Strip returns msg without the first of prefixes that it starts with.
-func Strip(msg string, prefixes []string) string {
-	for _, p := range prefixes {
-		if m, ok := strings.CutPrefix(msg, p); ok {
-			return m
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// Message returns err's text without the prefix of the package of this
+// module that it starts with, if any: "configs: games = 0: want at least
+// 1" is "games = 0: want at least 1". Only the first prefix is cut.
+func Message(err error) string {
+	msg := err.Error()
+	name, rest, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return msg
+	}
+	for _, p := range Packages {
+		if p == name {
+			return rest
 		}
 	}
 	return msg
 }
-
-func (e *wrapped) Unwrap() error { return e.err }

@@ -26,6 +26,7 @@ import (
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/openings"
@@ -152,7 +153,7 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return code
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "eval balance: %s\n", strings.TrimPrefix(err.Error(), "balance: "))
+		fmt.Fprintf(stderr, "eval balance: %s\n", errctx.Message(err))
 		return 1
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -283,8 +284,7 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 	return cfg, f.out, 0
 }
 
-// balanceFlags are the flags of eval balance that its config does not
-// hold as they are.
+// balanceFlags are the flags of eval balance its config does not hold.
 type balanceFlags struct {
 	variants, strengths, recVariant, openings, out string
 	players, records                               listFlag
@@ -336,10 +336,10 @@ func (f *balanceFlags) load(cfg *balance.Config, strengthsGiven bool) string {
 		cfg.Players = append(cfg.Players, s)
 	}
 	if _, err := balance.Ladder(cfg.Players, cfg.Strengths); err != nil {
-		return "-strengths: " + strings.TrimPrefix(err.Error(), "balance: ")
+		return "-strengths: " + errctx.Message(err)
 	}
 	if _, err := cfg.LoadPlayers(); err != nil { // each network file loaded once, here for the runs too
-		return "-player: " + strings.TrimPrefix(err.Error(), "balance: ")
+		return "-player: " + errctx.Message(err)
 	}
 	return ""
 }
@@ -365,7 +365,7 @@ func (f *balanceFlags) readRecords(ctx context.Context, cfg *balance.Config, std
 		return 2, "-variants is empty and there are no -records: nothing to report"
 	}
 	if err := cfg.Validate(); err != nil {
-		return 2, strings.TrimPrefix(err.Error(), "balance: ")
+		return 2, errctx.Message(err)
 	}
 	return 0, ""
 }

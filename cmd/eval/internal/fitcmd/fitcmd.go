@@ -20,6 +20,7 @@ import (
 	"taflab/configs"
 	"taflab/datasets"
 	"taflab/fit"
+	"taflab/internal/errctx"
 	"taflab/internal/progress"
 	"taflab/net"
 	"taflab/rules"
@@ -149,7 +150,7 @@ func (o *options) load(ctx context.Context) (v *rules.Variant, network *net.Netw
 		return nil, nil, nil, 130, fmt.Sprintf("stopped while reading -records %s", o.records)
 	}
 	if err != nil {
-		return nil, nil, nil, 2, fmt.Sprintf("-records: %s", strings.TrimPrefix(err.Error(), "datasets: "))
+		return nil, nil, nil, 2, "-records: " + errctx.Message(err)
 	}
 	train, heldOut := datasets.SplitRecords(games, o.every)
 	switch o.split {

@@ -219,7 +219,7 @@ func (o *options) prepare(ctx context.Context, stdout, stderr io.Writer) (*prepa
 	if err := m.rc.Validate(); err != nil {
 		var le *match.LadderError
 		switch {
-		case errors.As(err, &le) && le.Engine:
+		case errors.As(err, &le) && le.Program:
 			return nil, bad(stderr, "-odds climbs B's playout ladder: -b must search (builtin or net), not be an engine program")
 		case errors.As(err, &le) && le.Multiplier >= 2:
 			return nil, bad(stderr, "-odds %s: %d times B's %d playouts is more than %d, the most a search may have", o.odds, le.Multiplier, le.Playouts, cli.MaxPlayouts)
@@ -238,7 +238,7 @@ func (o *options) prepare(ctx context.Context, stdout, stderr io.Writer) (*prepa
 // returns 0, or the exit status of a refusal.
 func (o *options) open(m *prepared, stderr io.Writer) int {
 	m.folder = &match.Folder{Dir: o.out, Identity: o.identity(), InPlayEvery: inPlayEvery, WriteStopped: true,
-		KeepInPlay: m.a.NewEngine != nil || m.b.NewEngine != nil,
+		KeepInPlay: m.a.NewProgram != nil || m.b.NewProgram != nil,
 		OnInPlayError: func(err error) {
 			fmt.Fprintf(stderr, "eval match: the games in play: %v (finished pairs are kept all the same)\n", err)
 		}}
@@ -311,7 +311,7 @@ func (m *prepared) play(ctx context.Context, o options, stdout, stderr io.Writer
 		fmt.Fprintf(stdout, "eval match: playout odds: %s needs %s its playouts to score level with %s\n", m.b.Name, file.Odds.Text, m.a.Name)
 	}
 	fmt.Fprintf(stdout, "eval match: %s\n", res.Report)
-	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", match.DecisionText(file.Decision), res.Report.Pairs, res.Stopped, o.out)
+	fmt.Fprintf(stdout, "eval match: %s after %d pairs (%s); written to %s\n", file.Decided().Text(), res.Report.Pairs, res.Stopped, o.out)
 	if o.gate {
 		promoted, err := loop.Promote(o.best, m.a.Network, o.out, file)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/openings"
@@ -166,9 +167,9 @@ func candidateError(err error, c openings.CandidateConfig) string {
 	if !errors.As(err, &ce) {
 		return err.Error()
 	}
-	switch ce.Source {
+	switch ce.Key {
 	case "records":
-		return "-records: " + strings.TrimPrefix(ce.Err.Error(), "datasets: ")
+		return "-records: " + errctx.Message(ce.Err)
 	case "suite":
 		return "-candidates: " + ce.Err.Error()
 	}
