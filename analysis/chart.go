@@ -14,7 +14,9 @@ import (
 // WriteChart draws a review's graph as a PNG at path (chart.SavePNG):
 // the attackers' win chance before the first move and after each, from 0
 // to 100, a line at 50, and each labelled move marked where its ply ends,
-// a shape and colour per label.
+// a shape and colour per label (as the web page marks them: an
+// inaccuracy a sky-blue triangle, a mistake an orange square, a blunder
+// reddish purple).
 func WriteChart(path, title string, rev *Review) error {
 	p := plot.New()
 	p.Title.Text = title
@@ -48,8 +50,8 @@ func WriteChart(path, title string, rev *Review) error {
 		shape draw.GlyphDrawer
 		color int
 	}{
-		{Inaccuracy, draw.TriangleGlyph{}, 4},
-		{Mistake, draw.SquareGlyph{}, 2},
+		{Inaccuracy, draw.TriangleGlyph{}, 5},
+		{Mistake, draw.SquareGlyph{}, 4},
 		{Blunder, draw.CrossGlyph{}, 3},
 	}
 	for _, m := range marks {

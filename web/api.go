@@ -21,6 +21,7 @@ import (
 //	GET  /api/file-games?src=&path=[&variant=][&offset=]  FileGames: GamesPage games from offset, without positions and moves
 //	GET  /api/replay?src=&path=&game=[&variant=]          ReplayedGame (at most MaxPlies plies)
 //	POST /api/analyze          AnalyzeRequest -> Analysis
+//	POST /api/review           ReviewRequest -> ReviewEvent lines (application/x-ndjson), streamed
 //	GET  /api/runs             []string, the run folders
 //	GET  /api/run?path=        RunReport
 //	GET  /static/palette.js    the chart.Palette colours, as a JavaScript module
@@ -123,9 +124,9 @@ type OutcomeInfo struct {
 
 // FileInfo is a games file the page can replay.
 type FileInfo struct {
-	Src  string `json:"src"`  // "data" or "run"
+	Src  string `json:"src"`  // "data", "run", or "archive" (taflab's own game records: Path names one)
 	Path string `json:"path"` // relative to the folder, slash-separated
-	Kind string `json:"kind"` // "dataset" (*.games.arrow) or "records" (*.csv)
+	Kind string `json:"kind"` // "dataset" (*.games.arrow), "records" (*.csv) or "opentafl" (*.otg)
 }
 
 // FileGames is the answer of GET /api/file-games: a page of a file's
@@ -183,6 +184,33 @@ type Analysis struct {
 	Board   BoardInfo `json:"board"`
 	Network string    `json:"network"`
 	analysis.Position
+}
+
+// ReviewRequest is the body of POST /api/review: a game to review, a
+// file's (Src, Path and Game as GET /api/replay takes them, Variant for a
+// CSV file's rule set) or one played on the page (GameID), the network,
+// and each position's playouts.
+type ReviewRequest struct {
+	Src      string `json:"src"`
+	Path     string `json:"path"`
+	Game     int    `json:"game"`
+	Variant  string `json:"variant"`
+	GameID   string `json:"game_id"`
+	Network  string `json:"network"`  // a network id; "" for the built-in searcher
+	Playouts int    `json:"playouts"` // each position's search, 1 to Config.MaxPlayouts
+}
+
+// ReviewEvent is a line of POST /api/review's answer: the first holds the
+// game replayed (as GET /api/replay answers) and its plies (Total); then a
+// line a ply (package analysis's review of it) as each is reviewed, not
+// always in order; the last holds the review's summary (each side's
+// figures, the turn; its plies left out), or an error that stopped it.
+type ReviewEvent struct {
+	Game   *ReplayedGame    `json:"game,omitempty"`
+	Total  int              `json:"total,omitempty"`
+	Ply    *analysis.Ply    `json:"ply,omitempty"`
+	Review *analysis.Review `json:"review,omitempty"`
+	Error  string           `json:"error,omitempty"`
 }
 
 // RunReport is the answer of GET /api/run: a run folder's files, passed on

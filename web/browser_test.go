@@ -19,10 +19,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"taflab/analysis"
 	"taflab/chart"
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/internal/nettest"
+	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
 	"taflab/web"
@@ -638,6 +640,183 @@ func TestBrowser(t *testing.T) {
 		b.wait(`/search of 40 playouts: value [-+]?[0-9.]+, best move [a-k][0-9]+-[a-k][0-9]+/.test(document.getElementById("analysis-status").textContent)`)
 		if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.arrows line").length`)); err != nil || n == 0 {
 			t.Fatalf("built-in searcher's search: %d arrows (%v), want some", n, err)
+		}
+	})
+
+	t.Run("review", func(t *testing.T) {
+		b.t = t
+		// The dataset's game, reviewed with the built-in searcher: what the
+		// page marks is what the analysis library gives under the page's
+		// settings (two stretches).
+		b.do(chromedp.Click("#tab-replay"))
+		b.wait(`!document.getElementById("view-replay").hidden`)
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById("replay-network").value = "builtin"; document.getElementById("replay-playouts").value = "30"; })()`))
+		b.do(chromedp.Click("#replay-review"))
+		b.wait(`/^Reviewed /.test(document.getElementById("review-status").textContent)`)
+		game := analysis.Game{Variant: v, Start: v.Start()}
+		for _, text := range row.Moves {
+			m, _, _ := rules.ParseMove(text)
+			game.Moves = append(game.Moves, m)
+		}
+		acfg := analysis.DefaultConfig()
+		acfg.Playouts, acfg.Parallel = 30, 2
+		want, err := analysis.ReviewGame(context.Background(), &acfg, mcts.NewHeuristic(), game, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantMarks, wantList []string
+		for _, p := range want.Plies {
+			if p.Label != analysis.Good {
+				wantMarks = append(wantMarks, fmt.Sprintf("%d:%s", p.Ply, p.Label))
+			}
+			wantList = append(wantList, string(p.Label))
+		}
+		if len(wantMarks) == 0 {
+			t.Fatalf("the test game has no labelled move at 30 playouts: choose another")
+		}
+		type graph struct {
+			Points int      `json:"points"`
+			Marks  []string `json:"marks"`
+			List   []string `json:"list"`
+		}
+		got, err := chromedp.Run(b.ctx, chromedp.Evaluate[graph](`(() => {
+			const g = document.getElementById("review-graph");
+			const line = g.querySelector("polyline.win");
+			return { points: line ? line.getAttribute("points").trim().split(/\s+/).length : 0,
+				marks: [...g.querySelectorAll(".mark")].map((m) => m.dataset.ply + ":" + m.dataset.label),
+				list: [...document.getElementById("replay-moves").children].map((li) => li.dataset.label) };
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Points != len(row.Moves)+1 {
+			t.Errorf("the graph's line has %d points, want %d (before the first ply and after each)", got.Points, len(row.Moves)+1)
+		}
+		if fmt.Sprint(got.Marks) != fmt.Sprint(wantMarks) {
+			t.Errorf("marks on the graph: got %v, want %v", got.Marks, wantMarks)
+		}
+		if fmt.Sprint(got.List) != fmt.Sprint(wantList) {
+			t.Errorf("labels in the move list: got %v, want %v", got.List, wantList)
+		}
+		// A click on the graph goes to that ply: the first labelled move.
+		target := want.Plies[0].Ply
+		for _, p := range want.Plies {
+			if p.Label != analysis.Good {
+				target = p.Ply
+				break
+			}
+		}
+		b.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+			const g = document.getElementById("review-graph"), r = g.getBoundingClientRect();
+			const x = r.left + (38 + %d / %d * (640 - 48)) / 640 * r.width, y = r.top + r.height / 2;
+			g.dispatchEvent(new MouseEvent("click", { clientX: x, clientY: y, bubbles: true }));
+		})()`, target, len(row.Moves))))
+		if s := b.state("replay"); s.Ply != fmt.Sprint(target) {
+			t.Fatalf("after a click on the graph at ply %d: the board shows ply %s", target, s.Ply)
+		}
+		// The keyboard steps from there, the graph focused.
+		b.do(chromedp.Focus("#review-graph"))
+		b.keys(kb.ArrowRight)
+		if s := b.state("replay"); s.Ply != fmt.Sprint(target+1) {
+			t.Errorf("ArrowRight on the graph: ply %s, want %d", s.Ply, target+1)
+		}
+		b.keys(kb.Home)
+		if s := b.state("replay"); s.Ply != "0" {
+			t.Errorf("Home on the graph: ply %s, want 0", s.Ply)
+		}
+		// At the start, the best line from it as numbered arrows, the
+		// first the best move.
+		best, _, err := rules.ParseMove(want.Plies[0].Best)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arrows, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#view-replay svg.arrows line")].map((l) => [l.getAttribute("x1"), l.getAttribute("y1"), l.getAttribute("x2"), l.getAttribute("y2")].join(","))`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := v.Size()
+		centre := func(sq rules.Square) string { return fmt.Sprintf("%d,%d", sq.File()*10+5, (n-1-sq.Rank())*10+5) }
+		if wantN := min(4, len(want.Plies[0].PV)); len(arrows) != wantN || len(arrows) > 0 && arrows[0] != centre(best.From())+","+centre(best.To()) {
+			t.Errorf("arrows at ply 0: got %v, want %d starting with the best move %s (%s)", arrows, wantN, best, centre(best.From())+","+centre(best.To()))
+		}
+	})
+
+	t.Run("review of people's game", func(t *testing.T) {
+		b.t = t
+		// A game of the human archive, reviewed with the network: the
+		// progress shows while it works; the screenshot shows a blunder.
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("replay-file");
+			s.value = [...s.options].find((o) => o.text === "archive/copenhagen").value; s.dispatchEvent(new Event("change")); })()`))
+		b.wait(`document.getElementById("replay-game").options.length > 100`)
+		// A whole game of 50 to 90 plies.
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("replay-game");
+			s.value = [...s.options].find((o) => { const m = /: ([0-9]+) plies, (attackers|defenders)/.exec(o.text); return m && +m[1] >= 50 && +m[1] <= 90; }).value;
+			s.dispatchEvent(new Event("change")); })()`))
+		b.wait(`document.getElementById("replay-board").dataset.ply === "0" && document.getElementById("replay-moves").children.length >= 50`)
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById("replay-network").value = "net"; document.getElementById("replay-playouts").value = "100"; })()`))
+		// Every status the review shows, and the progress bar's values.
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { window.seen = []; const st = document.getElementById("review-status"), pr = document.getElementById("review-progress");
+			new MutationObserver(() => window.seen.push((pr.hidden ? "" : pr.value + "/" + pr.max + " ") + st.textContent)).observe(st, { childList: true, characterData: true, subtree: true }); })()`))
+		b.do(chromedp.Click("#replay-review"))
+		b.wait(`/^Reviewed /.test(document.getElementById("review-status").textContent)`)
+		seen, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`window.seen`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		progress := 0
+		for _, text := range seen {
+			var done, total int
+			if _, err := fmt.Sscanf(text, "%d/%d Reviewing: ", &done, &total); err == nil && done > 0 && done < total {
+				progress++
+			}
+		}
+		if progress == 0 {
+			t.Errorf("statuses %q: want the progress shown while the review works (a bar and \"Reviewing: N of M plies\")", seen)
+		}
+		ply, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`(() => { const m = document.querySelector("#review-graph .mark[data-label=blunder]") || document.querySelector("#review-graph .mark"); return m ? +m.dataset.ply : 0; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.do(chromedp.Focus("#review-graph"))
+		b.keys(kb.Home)
+		for range ply - 1 {
+			b.keys(kb.ArrowRight)
+		}
+		b.screenshot(shots, "review.png")
+	})
+
+	t.Run("review after play", func(t *testing.T) {
+		b.t = t
+		// The fork again, played by mouse; the game over, its review.
+		q := url.Values{"variant": {"copenhagen"}, "start": {forkStart}, "human": {"defenders"}, "engine": {"builtin"}, "playouts": {"50"}}
+		b.do(chromedp.Navigate(ts.URL + "/?" + q.Encode()))
+		b.wait(`document.body.dataset.ready === "1"`)
+		b.do(chromedp.Click("#play-new"))
+		b.wait(`document.getElementById("play-board").dataset.ply === "0"`)
+		b.do(chromedp.Click(cellSelector("play", "c3")))
+		b.do(chromedp.Click(cellSelector("play", "c1")))
+		b.wait(`document.getElementById("play-board").dataset.ply === "2"`)
+		start, _ := rules.ParsePosition(forkStart)
+		g, err := rules.NewGameFrom(v, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		playAll(t, g, b.state("play").Moves)
+		var win rules.Move
+		for _, m := range g.GenerateMoves(nil) {
+			if m.From() == g.Position().King && v.Corners().Has(m.To()) {
+				win = m
+			}
+		}
+		b.do(chromedp.Click(cellSelector("play", win.From().String())))
+		b.do(chromedp.Click(cellSelector("play", win.To().String())))
+		b.wait(`!document.getElementById("play-review").hidden`)
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("replay-network").value = "builtin"`))
+		b.do(chromedp.Click("#play-review"))
+		b.wait(`!document.getElementById("view-replay").hidden && /^Reviewed /.test(document.getElementById("review-status").textContent)`)
+		points, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelector("#review-graph polyline.win").getAttribute("points").trim().split(/\s+/).length`))
+		if err != nil || points != 4 || len(b.state("replay").Moves) != 3 {
+			t.Errorf("the played game's review: %d points on the graph, %d moves listed (%v); want 4 and 3", points, len(b.state("replay").Moves), err)
 		}
 	})
 

@@ -171,8 +171,11 @@ var pageReads = []struct {
 	{"dom.js", []any{}, []string{"scope"}},
 	{"play.js", []any{web.GameState{}, web.NewGameRequest{}, web.Info{}, web.NetworkInfo{}},
 		[]string{"cells", "clipboard", "dataset", "detail", "files", "hidden", "key", "last", "length", "message", "name", "search", "status", "value"}},
-	{"replay.js", []any{web.FileGames{}, web.ReplayedGame{}, web.FileInfo{}, web.Info{}},
+	{"replay.js", []any{web.FileGames{}, web.ReplayedGame{}, web.FileInfo{}, web.Info{}, web.NetworkInfo{}, web.ReviewRequest{}},
 		[]string{"children", "dataset", "disabled", "hidden", "key", "length", "message", "target", "value"}},
+	{"review.js", []any{web.ReviewEvent{}, web.ReviewRequest{}},
+		[]string{"children", "dataset", "hidden", "left", "length", "max", "message", "name", "signal", "title", "value", "width", // the browser's
+			"color", "shape"}}, // a label's look
 	{"runs.js", []any{web.RunReport{}, loop.GenSummary{}, loop.HostThroughput{}, balance.Report{}, ratings.Report{}},
 		[]string{"length", "message", "value"}},
 	{"views.js", []any{}, []string{"hidden"}},

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/archive"
 	"taflab/datasets"
+	"taflab/gamefile"
 	"taflab/rules"
 )
 
@@ -24,13 +27,23 @@ func fileKind(name string) string {
 		return "dataset"
 	case strings.HasSuffix(name, ".csv") && name != "metrics.csv":
 		return "records"
+	case strings.HasSuffix(name, ".otg"):
+		return "opentafl"
 	}
 	return ""
 }
 
-// handleFiles lists the games files in the served folders.
+// archiveSrc is the src of the game records embedded in taflab (package
+// archive): people's games, which Replay lists first.
+const archiveSrc = "archive"
+
+// handleFiles lists the embedded archives, then the games files in the
+// served folders.
 func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
 	out := []FileInfo{}
+	for _, a := range archive.All() {
+		out = append(out, FileInfo{archiveSrc, strings.TrimPrefix(a.Name, archive.Prefix), "records"})
+	}
 	for _, src := range []string{"data", "run"} {
 		root, err := s.root(src)
 		if err != nil {
@@ -109,6 +122,9 @@ func (s *Server) readGames(ctx context.Context, src, rel, variant string, want g
 }
 
 func (s *Server) readGamesFile(ctx context.Context, src, rel, variant string, want gamesRange) (*rules.Variant, []fileGame, int, error) {
+	if src == archiveSrc {
+		return s.readArchive(ctx, rel, variant, want)
+	}
 	f, err := s.openFile(src, rel)
 	if err != nil {
 		return nil, nil, 0, err
@@ -161,8 +177,42 @@ func (s *Server) readGamesFile(ctx context.Context, src, rel, variant string, wa
 		}
 		out, total, err := s.readRecords(ctx, src+"/"+rel, f, v, want)
 		return v, out, total, err
+	case "opentafl":
+		data, err := s.readAll(src, rel, f)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		games, err := gamefile.Decode(src+"/"+rel, data, gamefile.Options{})
+		if err != nil {
+			return nil, nil, 0, errorf(http.StatusUnprocessableEntity, "%v", err)
+		}
+		g := games[0] // a record holds one game
+		var out []fileGame
+		if want.holds(0) {
+			out = append(out, fileGame{start: g.Start, moves: g.Moves, recorded: g.Result})
+		}
+		return g.Variant, out, 1, nil
 	}
-	return nil, nil, 0, errorf(http.StatusBadRequest, "%s/%s: not a games file (want *.games.arrow or *.csv)", src, rel)
+	return nil, nil, 0, errorf(http.StatusBadRequest, "%s/%s: not a games file (want *.games.arrow, *.csv or *.otg)", src, rel)
+}
+
+// readArchive reads the games in want of an embedded archive (its name
+// without archive.Prefix), under the rule set its games were played under
+// unless variant names another.
+func (s *Server) readArchive(ctx context.Context, name, variant string, want gamesRange) (*rules.Variant, []fileGame, int, error) {
+	a, ok := archive.Lookup(archive.Prefix + name)
+	if !ok {
+		return nil, nil, 0, errorf(http.StatusNotFound, "archive %q: no such archive (GET /api/files lists them)", name)
+	}
+	if variant == "" {
+		variant = a.Variant
+	}
+	v, err := loadVariant(variant, "")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	out, total, err := s.readRecords(ctx, a.Name, bytes.NewReader(a.Data()), v, want)
+	return v, out, total, err
 }
 
 // readRecords reads a game-record file (name, opened as f) a line at a time, within

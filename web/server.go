@@ -53,6 +53,7 @@ type Server struct {
 
 	searches *limiter // the searches running at once; safe for concurrent use
 	reads    *limiter // the requests reading whole files at once; safe for concurrent use
+	reviews  *limiter // the reviews running at once (Config.MaxSearches); safe for concurrent use
 }
 
 // New checks cfg, opens its folders and returns the server.
@@ -62,7 +63,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, games: map[string]*game{}, networks: map[string]*net.Network{},
 		searches: newLimiter("searches", cfg.MaxSearches, cfg.MaxQueue, cfg.QueueWait),
-		reads:    newLimiter("file reads", cfg.MaxReads, cfg.MaxQueue, cfg.QueueWait)}
+		reads:    newLimiter("file reads", cfg.MaxReads, cfg.MaxQueue, cfg.QueueWait),
+		reviews:  newLimiter("reviews", cfg.MaxSearches, cfg.MaxQueue, cfg.QueueWait)}
 	if cfg.NetFile != "" {
 		// Loaded now, so that a file that is not a network fails the start
 		// rather than every request that uses it.
@@ -114,6 +116,7 @@ func New(cfg Config) (*Server, error) {
 	m.HandleFunc("GET /api/replay", s.handleReplay)
 	m.HandleFunc("GET /api/networks", s.handleNetworks)
 	m.HandleFunc("POST /api/analyze", s.handleAnalyze)
+	m.HandleFunc("POST /api/review", s.handleReview)
 	m.HandleFunc("GET /api/runs", s.handleRuns)
 	m.HandleFunc("GET /api/run", s.handleRun)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -275,7 +278,7 @@ func (s *Server) root(src string) (*os.Root, error) {
 		}
 		return s.run, nil
 	}
-	return nil, errorf(http.StatusBadRequest, "src %q: want data or run", src)
+	return nil, errorf(http.StatusBadRequest, "src %q: want data, run or archive", src)
 }
 
 // cleanRel checks a path relative to a served folder: slash-separated, no

@@ -32,5 +32,32 @@ export const files = () => call("GET", "/api/files"); // [FileInfo]
 export const fileGames = (query) => call("GET", "/api/file-games?" + query); // FileGames
 export const replay = (query) => call("GET", "/api/replay?" + query); // ReplayedGame
 export const analyze = (req) => call("POST", "/api/analyze", req); // AnalyzeRequest: Analysis
+// review posts a ReviewRequest and calls onEvent with each ReviewEvent of
+// the streamed answer (one JSON object a line) as it comes, until the
+// answer ends or signal aborts it.
+export async function review(req, onEvent, signal) {
+  const r = await fetch("/api/review", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req), signal });
+  if (!r.ok) {
+    let data = null;
+    try { data = await r.json(); } catch (e) { data = null; }
+    const err = new Error((data && data.error) || (r.status + " " + r.statusText)); // ErrorReply
+    err.status = r.status;
+    throw err;
+  }
+  const reader = r.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.trim()) onEvent(JSON.parse(line));
+    }
+  }
+}
 export const runs = () => call("GET", "/api/runs"); // [string]
 export const run = (path) => call("GET", "/api/run?" + new URLSearchParams({ path })); // RunReport

@@ -23,7 +23,7 @@ async function init() {
   }
   initViews();
   initPlay(info, networks);
-  initReplay(info);
+  initReplay(info, networks);
   initAnalysis(info, networks);
   initRuns();
   await loadFiles();

@@ -5,6 +5,7 @@ import * as api from "./api.js";
 import { Board, parsePosition } from "./board.js";
 import { $, addOptions } from "./dom.js";
 import { openAnalysis } from "./analysis.js";
+import { reviewPlayed } from "./replay.js";
 
 let game = null;    // the GameState the server last sent
 let selected = null; // the square of the piece the person picked
@@ -45,6 +46,7 @@ function render() {
   $("play-record").value = st.record;
   const end = $("play-end");
   end.hidden = !st.outcome.over;
+  $("play-review").hidden = !st.outcome.over || st.moves.length === 0;
   end.textContent = st.outcome.over ? st.outcome.text : "";
   end.dataset.winner = st.outcome.winner;
   end.dataset.reason = st.outcome.reason;
@@ -200,6 +202,7 @@ export function initPlay(info, networks) {
     try { await navigator.clipboard.writeText($("play-record").value); $("play-status").textContent = "Record copied."; }
     catch (e) { document.execCommand && document.execCommand("copy"); }
   });
+  $("play-review").addEventListener("click", () => { if (game) reviewPlayed(game.id); });
   $("play-analyse").addEventListener("click", () => {
     if (!game) return;
     const variant = $("play-variant").value;

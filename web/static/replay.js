@@ -5,6 +5,8 @@ import * as api from "./api.js";
 import { Board } from "./board.js";
 import { $, addOptions } from "./dom.js";
 import { openAnalysis } from "./analysis.js";
+import { initReview, reviewPly, startReview, stopReview } from "./review.js";
+import { showView } from "./views.js";
 
 let files = []; // the FileInfo list the file select offers
 let game = null; // the ReplayedGame shown
@@ -62,17 +64,49 @@ async function loadGame() {
   const q = fileQuery();
   if (!q) return;
   q.set("game", $("replay-game").value);
-  try { game = await api.replay(q); } catch (err) { $("replay-status").textContent = err.message; return; }
+  stopReview();
+  let g;
+  try { g = await api.replay(q); } catch (err) { $("replay-status").textContent = err.message; return; }
+  showGame(g);
+}
+
+// showGame shows a ReplayedGame from its start.
+function showGame(g) {
+  game = g;
   const ol = $("replay-moves");
   ol.textContent = "";
   game.moves.forEach((m, i) => {
     const li = document.createElement("li");
     li.textContent = m.move;
+    li.dataset.move = m.move;
     li.addEventListener("click", () => showPly(i + 1));
     ol.appendChild(li);
   });
   $("replay-ply").max = game.moves.length;
   showPly(0);
+}
+
+// reviewSettings are the review's network and playouts, as the Replay
+// view's fields give them.
+function reviewSettings() {
+  return { network: $("replay-network").value, playouts: parseInt($("replay-playouts").value, 10) || 1 };
+}
+
+// reviewFileGame reviews the game shown, of a file.
+function reviewFileGame() {
+  const f = files[parseInt($("replay-file").value, 10)];
+  if (!f || !game) return;
+  const req = { src: f.src, path: f.path, game: game.index, ...reviewSettings() };
+  if (f.kind === "records" && $("replay-variant").value) req.variant = $("replay-variant").value;
+  startReview(req);
+}
+
+// reviewPlayed shows a game played on the Play view in the Replay view and
+// reviews it.
+export function reviewPlayed(gameID) {
+  showView("replay");
+  $("replay-file").value = "";
+  startReview({ game_id: gameID, ...reviewSettings() });
 }
 
 function showPly(n) {
@@ -102,13 +136,22 @@ function showPly(n) {
   if (atEnd) {
     end.textContent = (g.outcome.over ? g.outcome.text : "The record stops before the end.") + ` The file says: ${g.recorded}.` + (g.error ? " Error: " + g.error : "");
   }
+  board.arrows([]);
+  reviewPly(ply);
 }
 
-// initReplay sets up the view with the server's Info.
-export function initReplay(info) {
+// initReplay sets up the view with the server's Info and NetworkInfo
+// list; the review takes the first network, if any (the built-in searcher
+// comes first).
+export function initReplay(info, networks) {
   board = new Board($("replay-board"), {});
   addOptions($("replay-variant"), info.variants.map((v) => [v, v]));
-  $("replay-file").addEventListener("change", () => loadFileGames(0));
+  addOptions($("replay-network"), networks.map((n) => [n.label, n.id]));
+  if (networks.length > 1) $("replay-network").value = networks[1].id;
+  $("replay-playouts").max = info.max_playouts;
+  initReview({ board, goto: showPly, onGame: showGame, current: () => ply });
+  $("replay-review").addEventListener("click", reviewFileGame);
+  $("replay-file").addEventListener("change", () => { stopReview(); loadFileGames(0); });
   $("replay-variant").addEventListener("change", () => loadFileGames(0));
   $("replay-page-prev").addEventListener("click", () => loadFileGames(Math.max(0, pageFrom - pageSize)));
   $("replay-page-next").addEventListener("click", () => loadFileGames(pageFrom + pageSize));

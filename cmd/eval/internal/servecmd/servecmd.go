@@ -15,17 +15,24 @@ import (
 	"time"
 
 	"taflab/cmd/internal/cli"
+	"taflab/player"
 	"taflab/web"
 )
 
-const help = `usage: eval serve [-addr HOST:PORT] [-run DIR] [-data DIR] [-net FILE]
+const help = `usage: eval serve [-addr HOST:PORT] [-run DIR] [-data DIR] [-net FILE|none]
 
 Serves taflab's web page: play against the built-in searcher or a network
-(any rule set, either side, by mouse or keyboard), replay the games in -data
-and -run (self-play datasets, match games.csv, game-record files), see a
-network's value and policy for a position, and read a run folder's
-generations, ratings and balance as charts. The page is built into the
-binary. Only files inside -data and -run are served.
+(any rule set, either side, by mouse or keyboard), replay the human games
+that ship inside taflab and the games in -data and -run (self-play
+datasets, match games.csv, game-record files, OpenTafl .otg records) and
+review any of them move by move, see a network's value and policy for a
+position, and read a run folder's generations, ratings and balance as
+charts. The page is built into the binary. Only files inside -data and
+-run are served.
+
+-net defaults to the shipped network (networks/copenhagen.safetensors, in
+the working folder or beside the executable), offered as the opponent and
+the analyser beside the built-in searcher; -net none offers no network.
 
 It listens on the loopback address unless -addr names another, and then
 warns: anyone who reaches that address can use the page. Ctrl-C stops it.
@@ -59,7 +66,7 @@ func Flags(cfg *web.Config, addr *string, stderr io.Writer) *cli.Flags {
 	fs.StringVar(addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
-	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with")
+	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with, or none (default: the shipped network, if found)")
 	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, Ranges["max-playouts"], "the most `playouts` a request may ask (a search takes about 3 KB a playout, and ends early at 128 MiB)")
 	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, Ranges["max-searches"], "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
 	fs.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", cfg.MaxFileBytes, Ranges["max-file-bytes"], "the largest games file, report or network read, in `bytes` (listing a games file's games takes about 11 times its size)")
@@ -76,6 +83,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	fs := Flags(&cfg, &addr, stderr)
 	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code
+	}
+	switch cfg.NetFile {
+	case "":
+		cfg.NetFile = player.ShippedNetwork() // "" when it is not found
+	case "none":
+		cfg.NetFile = ""
 	}
 	loopback, err := IsLoopback(addr)
 	if err != nil {
