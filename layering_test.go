@@ -1,6 +1,7 @@
 package taflab
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -148,6 +149,20 @@ func TestDesignRules(t *testing.T) {
 			t.Errorf("mcts imports %s: it declares the Evaluator it needs instead", dep)
 		}
 	}
+	libraryFiles(t, parser.ImportsOnly, func(path, _ string, f *ast.File) {
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"flag"` {
+				t.Errorf("%s imports flag: only the commands (cmd/) parse flags", path)
+			}
+		}
+	})
+}
+
+// libraryFiles parses every non-test Go file of the module's library
+// packages (not cmd/, bench/, testdata or the module root) with mode and
+// calls f with its path, its package's folder and the file.
+func libraryFiles(t *testing.T, mode parser.Mode, f func(path, pkg string, file *ast.File)) {
+	t.Helper()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -156,18 +171,15 @@ func TestDesignRules(t *testing.T) {
 			path == "cmd" || path == "bench") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || pkg == "." {
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, mode)
 		if err != nil {
 			return err
 		}
-		for _, imp := range f.Imports {
-			if imp.Path.Value == `"flag"` {
-				t.Errorf("%s imports flag: only the commands (cmd/) parse flags", path)
-			}
-		}
+		f(path, pkg, file)
 		return nil
 	})
 	if err != nil {
@@ -181,25 +193,7 @@ func TestDesignRules(t *testing.T) {
 func libraryImports(t *testing.T) map[string][]string {
 	t.Helper()
 	imports := map[string][]string{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
-			path == "cmd" || path == "bench") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		pkg := filepath.ToSlash(filepath.Dir(path))
-		if pkg == "." {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
+	libraryFiles(t, parser.ImportsOnly, func(_, pkg string, f *ast.File) {
 		if _, ok := imports[pkg]; !ok {
 			imports[pkg] = nil
 		}
@@ -208,11 +202,7 @@ func libraryImports(t *testing.T) map[string][]string {
 				imports[pkg] = append(imports[pkg], dep)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return imports
 }
 
@@ -221,30 +211,11 @@ func libraryImports(t *testing.T) map[string][]string {
 // package names must be the module's library packages' names.
 func TestErrorPrefixes(t *testing.T) {
 	names := map[string]bool{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
-			path == "cmd" || path == "bench") {
-			return filepath.SkipDir
-		}
-		pkg := filepath.ToSlash(filepath.Dir(path))
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || pkg == "." || testSupport(pkg) {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly)
-		if err != nil {
-			return err
-		}
-		if f.Name.Name != "main" { // a program (a generator kept beside a package), not a library
+	libraryFiles(t, parser.PackageClauseOnly, func(_, pkg string, f *ast.File) {
+		if !testSupport(pkg) && f.Name.Name != "main" { // a program (a generator kept beside a package) is not a library
 			names[f.Name.Name] = true
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := slices.Sorted(func(yield func(string) bool) {
 		for n := range names {
 			if !yield(n) {

@@ -138,15 +138,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	f.bind.Apply(&cfg)
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
-		return 2
-	}
-	if err := f.fs.CheckRanges(); err != nil {
-		fmt.Fprintf(stderr, "selfplay: %v\n", err)
+	if !f.check(cfg.Validate(), stderr) {
 		return 2
 	}
 	return playRun(ctx, cfg, stdout, stderr)
+}
+
+// check reports the settings' own error (valid, of the config or the
+// follower's options, whose messages say more about the values they
+// refuse), else the flags out of their ranges: false if there is one.
+func (f *flags) check(valid error, stderr io.Writer) bool {
+	if valid != nil {
+		fmt.Fprintf(stderr, "selfplay: flags: %v\n", valid)
+		return false
+	}
+	if err := f.fs.CheckRanges(); err != nil {
+		fmt.Fprintf(stderr, "selfplay: %v\n", err)
+		return false
+	}
+	return true
 }
 
 // runFollower runs selfplay -follow: a worker of a loop's external
@@ -163,12 +173,7 @@ func (f *flags) runFollower(ctx context.Context, set map[string]bool, stdout, st
 	if set["workers"] {
 		opt.Workers = *f.workers
 	}
-	if err := opt.Validate(); err != nil {
-		fmt.Fprintf(stderr, "selfplay: flags: %v\n", err)
-		return 2
-	}
-	if err := f.fs.CheckRanges(); err != nil {
-		fmt.Fprintf(stderr, "selfplay: %v\n", err)
+	if !f.check(opt.Validate(), stderr) {
 		return 2
 	}
 	sum, err := loop.Follow(ctx, f.follow, opt)
