@@ -22,7 +22,29 @@ const (
 	// MaxGamesPerWorker is the most games a worker plays at once
 	// (games_per_worker): each holds a search tree.
 	MaxGamesPerWorker = 1024
+	// MinMemoryBytes and MaxMemoryBytes bound memory_bytes, the memory the
+	// games in play share: 16 MiB and 1 TiB.
+	MinMemoryBytes = 16 << 20
+	MaxMemoryBytes = 1 << 40
 )
+
+// MinGameBytes returns the least share of memory_bytes a game at once
+// needs: its two tree arenas' first chunks (56 KiB) and a round's leaves
+// (search.RoundBytes), and some 450 plies of its positions (about 1 KB a
+// ply): 512 KiB and the round's bytes.
+func MinGameBytes(search mcts.Config) int64 { return 512<<10 + search.RoundBytes() }
+
+// CheckGamesAtOnce reports whether workers x gamesPerWorker games at once
+// fit in memory bytes (MinGameBytes each), naming the keys of table ("" or
+// "selfplay.") when they do not. workers is the resolved count (not 0).
+func CheckGamesAtOnce(table string, workers, gamesPerWorker int, memory int64, search mcts.Config) error {
+	n := int64(workers) * int64(gamesPerWorker)
+	if need := n * MinGameBytes(search); need > memory {
+		return keyError(table+"memory_bytes", memory, fmt.Sprintf("want at least %d: %d workers x %d games_per_worker = %d games at once, each %d bytes at least: raise it, or play fewer games at once",
+			need, workers, gamesPerWorker, n, MinGameBytes(search)))
+	}
+	return nil
+}
 
 // SelfPlay is a self-play run's configuration. The toml tags are the keys of
 // selfplay.toml, which documents each one; DefaultSelfPlay returns its values.
@@ -61,6 +83,14 @@ type SelfPlayGames struct {
 	Workers int `toml:"workers"`
 	// GamesPerWorker is the number of games a worker plays at once.
 	GamesPerWorker int `toml:"games_per_worker"`
+	// MemoryBytes is the memory the games in play share, in bytes: their
+	// search trees (each at most Search.TreeBytes, and together within
+	// this) and their positions until a shard holds them
+	// (mcts.Budget). A search that finds it full ends with the playouts
+	// it has. Default 1 GiB; from MinMemoryBytes to MaxMemoryBytes, and at
+	// least MinGameBytes for each game at once (workers x
+	// games_per_worker).
+	MemoryBytes int64 `toml:"memory_bytes"`
 	// Mix says where games start and which give one side odds.
 	Mix GameMix `toml:"mix"`
 	// Search holds the search settings.
@@ -84,6 +114,14 @@ func (g *SelfPlayGames) validate(table string) (errs []error) {
 	}
 	if g.GamesPerWorker < 1 || g.GamesPerWorker > MaxGamesPerWorker {
 		errs = append(errs, keyError(table+"games_per_worker", g.GamesPerWorker, fmt.Sprintf("want from 1 to %d", MaxGamesPerWorker)))
+	}
+	switch {
+	case g.MemoryBytes < MinMemoryBytes || g.MemoryBytes > MaxMemoryBytes:
+		errs = append(errs, keyError(table+"memory_bytes", g.MemoryBytes, fmt.Sprintf("want from %d to %d bytes", int64(MinMemoryBytes), int64(MaxMemoryBytes))))
+	case g.Workers >= 1 && g.GamesPerWorker >= 1 && g.GamesPerWorker <= MaxGamesPerWorker && g.Workers <= MaxWorkers:
+		if err := CheckGamesAtOnce(table, g.Workers, g.GamesPerWorker, g.MemoryBytes, g.Search); err != nil {
+			errs = append(errs, err) // with workers = 0, the run checks the cores' count
+		}
 	}
 	if err := errors.Join(g.Mix.check(), g.Mix.checkPlayouts(g.Search.Playouts)); err != nil {
 		if table != "" {

@@ -53,6 +53,10 @@ type FollowOptions struct {
 	// Log receives a line when the follower starts, switches networks and
 	// stops, and progress lines; nil discards.
 	Log io.Writer
+	// OnConfig, if set, is called once with the run's config, when the
+	// follower has read it (the selfplay command sets the process's memory
+	// limit from its selfplay.memory_bytes).
+	OnConfig func(configs.Loop)
 
 	// started, if set, is called as each game is handed out, with the
 	// label of the evaluator that will play it (the tests' view of the
@@ -197,6 +201,9 @@ func newFollower(ctx context.Context, run string, opt FollowOptions) (*follower,
 	cfg, v, err := waitForRun(ctx, run, f.poll, f.log)
 	if err != nil {
 		return nil, err
+	}
+	if opt.OnConfig != nil {
+		opt.OnConfig(cfg)
 	}
 	f.run = newLoopRun(run, cfg, v)
 	return f, nil

@@ -3,6 +3,8 @@ package mcts
 import (
 	"errors"
 	"fmt"
+
+	"taflab/rules"
 )
 
 // Config holds every setting of search and self-play move choice. Units and
@@ -228,4 +230,11 @@ func (c *Config) TreeBudget() int64 {
 }
 
 // treeNodes returns the nodes the memory budget holds.
+// RoundBytes returns the tree memory one round of a game's search may add
+// past its budget: LeavesPerGame leaves' expansions of rules.MaxMoves
+// nodes each (node size: 28 bytes).
+func (c *Config) RoundBytes() int64 {
+	return int64(max(c.LeavesPerGame, 1)) * rules.MaxMoves * int64(nodeBytes)
+}
+
 func (c *Config) treeNodes() int { return int(max(c.TreeBudget(), MinTreeBytes) / int64(nodeBytes)) }

@@ -347,3 +347,95 @@ func TestSearchContext(t *testing.T) {
 		t.Errorf("got %d playouts, %v; want 300, no error", s.Playouts(), err)
 	}
 }
+
+// TestSharedBudget: workers whose games share a Budget (ShareBudget) hold
+// their trees and positions within it, however many playouts they ask for:
+// the searches that find it full end early (GameRecord.CutShort), their
+// games are whole and legal, and once play ends every byte is given back
+// (the games' records by their reader). With a budget that never fills,
+// the games are those played without one.
+func TestSharedBudget(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	cfg := DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts = 200_000, 200_000 // some 600 MB a tree: far past the budget
+	const limit = 8 << 20
+	const games, parallel = 6, 3
+	// What may pass the limit: each arena's first chunk (always granted)
+	// and the positions recorded, which are charged as they come.
+	const firstChunks = games * 2 * 1024 * 28
+	b := NewBudget(limit)
+	players, err := NewPlayers(cfg, v, 2, parallel, func() (Evaluator, error) { return NewHeuristic(), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range players {
+		p.ShareBudget(b)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var peakTrees int64
+	records, wait := PlayAll(ctx, players, sequentialSource(games, 9), games)
+	done := make(chan struct{})
+	go func() { // the budget's use while the games are played
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			default:
+			}
+			peakTrees = max(peakTrees, b.Used())
+			runtime.Gosched()
+		}
+	}()
+	var recorded int64
+	cut := 0
+	for r := range records {
+		g := rules.NewGame(v)
+		for i, m := range r.Moves {
+			if err := g.Play(m); err != nil {
+				t.Fatalf("game %d, ply %d: %v", r.Index, i+1, err)
+			}
+		}
+		cut += r.CutShort
+		recorded += r.Bytes()
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	if cut == 0 {
+		t.Errorf("got no move cut short, want the budget to end searches of %d playouts", cfg.Playouts)
+	}
+	if peakTrees > limit+firstChunks+recorded {
+		t.Errorf("the budget's use reached %d bytes, want at most %d (the limit, first chunks and the positions recorded)", peakTrees, limit+firstChunks+recorded)
+	}
+	if got := b.Used(); got != recorded {
+		t.Errorf("after play: the budget holds %d bytes, want the %d of the records, until their reader releases them", got, recorded)
+	}
+
+	// A budget that never fills changes nothing.
+	small := DefaultConfig()
+	small.Playouts, small.CheapPlayouts = 32, 8
+	play := func(b *Budget) [][]rules.Move {
+		p, err := NewSelfPlayer(small, v, NewHeuristic(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != nil {
+			p.ShareBudget(b)
+		}
+		var moves [][]rules.Move
+		if err := p.Play(context.Background(), sequentialSource(3, 4), func(r *GameRecord) error {
+			moves = append(moves, r.Moves)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return moves
+	}
+	if without, with := play(nil), play(NewBudget(1<<30)); fmt.Sprint(without) != fmt.Sprint(with) {
+		t.Errorf("a budget that never fills changed the games")
+	}
+}

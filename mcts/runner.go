@@ -93,6 +93,9 @@ func (r *Runner) Step(searches []*Search) error {
 		if !s.tree.at(0).expanded() && !s.game.HasMove() {
 			return fmt.Errorf("mcts: position %s: the %v have no legal move and the game is not over: nothing to search", s.game.Position(), s.game.ToMove())
 		}
+		if !s.wantsMore() || !s.roomForRound() {
+			continue // done, or its share of the budget is full
+		}
 		for k := 0; k < s.cfg.LeavesPerGame && s.wantsMore(); k++ {
 			if !r.selectLeaf(s) {
 				break

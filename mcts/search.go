@@ -24,14 +24,19 @@ type Search struct {
 	tree  arena // the nodes: node 0 is the root; children contiguous
 	spare arena // the other arena, for compaction on Advance
 
-	target      int32 // root visits this search aims at
-	playouts    int   // playouts run since the last Advance
-	err         error // why Start could not start: Step returns it
-	maxNodes    int   // the memory budget's nodes (Config.TreeBytes)
-	reserve     int   // the nodes one round's leaves may add past maxNodes
-	noise       bool  // mix Dirichlet noise into the root priors
-	forced      bool  // forced playouts and policy target pruning (Config.ForcedPlayouts)
-	noisePended bool  // the root is not expanded yet: noise after expansion
+	target   int32 // root visits this search aims at
+	playouts int   // playouts run since the last Advance
+	err      error // why Start could not start: Step returns it
+	maxNodes int   // the memory budget's nodes (Config.TreeBytes)
+	reserve  int   // the nodes one round's leaves may add past maxNodes
+	// budget is the memory budget the search shares with others (Budget),
+	// nil for none; starved is set when a round found no room in it, which
+	// ends the search as a full tree does, until the next Start.
+	budget      *Budget
+	starved     bool
+	noise       bool // mix Dirichlet noise into the root priors
+	forced      bool // forced playouts and policy target pruning (Config.ForcedPlayouts)
+	noisePended bool // the root is not expanded yet: noise after expansion
 	// rootValue is the evaluator's value of the root for its side to move
 	// (v̂ of Gumbel search's completed Q): recorded when the root is
 	// expanded, worked out from the tree on Advance (see rootValueOf).
@@ -102,6 +107,7 @@ func (s *Search) Start(playouts int, noise bool) {
 	if s.full() {
 		s.DropTree()
 	}
+	s.starved = false
 	s.target = int32(playouts)
 	s.playouts = 0
 	gumbel := s.cfg.RootSearch == RootGumbel
@@ -142,7 +148,41 @@ func (s *Search) Done() bool {
 // (Config.TreeBytes), which ends a search early.
 func (s *Search) Full() bool { return s.full() }
 
-func (s *Search) full() bool { return s.tree.len() >= s.maxNodes && s.tree.at(0).expanded() }
+func (s *Search) full() bool {
+	return (s.tree.len() >= s.maxNodes || s.starved) && s.tree.at(0).expanded()
+}
+
+// shareBudget makes the search's arenas charge b (nil: none) from now on,
+// charging it what they hold already.
+func (s *Search) shareBudget(b *Budget) {
+	s.budget, s.tree.budget, s.spare.budget = b, b, b
+	if b != nil {
+		b.Charge(s.TreeBytes())
+	}
+}
+
+// releaseBudget gives back to the shared budget what the search's arenas
+// hold, and drops them: the search is not used again.
+func (s *Search) releaseBudget() {
+	if s.budget != nil {
+		s.budget.Release(s.TreeBytes())
+	}
+	s.tree, s.spare = arena{}, arena{}
+}
+
+// roomForRound makes room in the tree for a round's leaves (reserve
+// nodes) within the shared budget, and reports whether there is; a search
+// without one always has room. Without room the search is starved: it
+// ends with the playouts it has.
+func (s *Search) roomForRound() bool {
+	if s.budget == nil || !s.tree.at(0).expanded() {
+		return true // a root's expansion fits in the first chunk, always granted
+	}
+	if !s.tree.ensure(int32(s.reserve), s.limit()) {
+		s.starved = true
+	}
+	return !s.starved
+}
 
 // limit returns the most nodes the arena should hold: the budget's, and
 // one round's leaves past it.
@@ -155,7 +195,7 @@ func (s *Search) TreeBytes() int64 { return s.tree.bytes() + s.spare.bytes() }
 // wantsMore reports whether another leaf may be selected this round.
 func (s *Search) wantsMore() bool {
 	root := s.tree.at(0)
-	return root.visits+root.inFlight < s.target && root.proof == unproven && s.tree.len() < s.maxNodes
+	return root.visits+root.inFlight < s.target && root.proof == unproven && s.tree.len() < s.maxNodes && !s.starved
 }
 
 // Playouts returns the playouts run since the last Advance.
@@ -307,9 +347,9 @@ func (s *Search) Advance(m rules.Move) error {
 		}
 	}
 	s.game.Make(m)
-	if child >= 0 && s.cfg.TreeReuse {
-		compact(&s.spare, &s.tree, child, s.limit())
-	} else {
+	// A subtree the shared budget has no room for is given up: the next
+	// search starts afresh.
+	if !(child >= 0 && s.cfg.TreeReuse && compact(&s.spare, &s.tree, child, s.limit())) {
 		s.spare.reset()
 		*s.spare.at(s.spare.alloc(1, s.limit())) = node{firstChild: noChildren}
 	}

@@ -3,6 +3,7 @@ package mcts
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"taflab/rules"
 )
@@ -21,6 +22,9 @@ type GameRecord struct {
 	Captures []rules.Bitboard // the soldiers each move captured
 	Samples  []Sample         // one per move, before the move
 	Outcome  rules.Outcome
+	// CutShort counts the moves whose search a shared Budget ended early
+	// (SelfPlayer.ShareBudget), with fewer playouts than it asked for.
+	CutShort int
 }
 
 // Sample is one searched position of a game.
@@ -69,7 +73,13 @@ type SelfPlayer struct {
 	variant  *rules.Variant
 	runner   *Runner
 	parallel int
+	shared   *Budget // shared with other workers' games (ShareBudget); nil for none
 }
+
+// ShareBudget makes the worker's games share b (Budget) with every other
+// game that does: their search trees, and their recorded positions until
+// the caller releases them (GameRecord.Bytes). Call it before Play.
+func (p *SelfPlayer) ShareBudget(b *Budget) { p.shared = b }
 
 // NewSelfPlayer returns a worker that plays parallel games at once under
 // variant, evaluating with eval.
@@ -101,8 +111,27 @@ type slot struct {
 func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameRecord) error) error {
 	slots := make([]*slot, 0, p.parallel)
 	searches := make([]*Search, 0, p.parallel)
+	var made []*Search // every search made, for the budget at the end
+	defer func() {
+		if p.shared == nil {
+			return
+		}
+		for _, s := range made {
+			s.releaseBudget()
+		}
+		for _, sl := range slots {
+			p.shared.Release(sl.record.Bytes()) // games unfinished, dropped
+		}
+	}()
+	newGame := func(reuse *slot) (*slot, error) {
+		sl, err := p.newGame(next, reuse)
+		if sl != nil && sl != reuse {
+			made = append(made, sl.search)
+		}
+		return sl, err
+	}
 	for range p.parallel {
-		sl, err := p.newGame(next, nil)
+		sl, err := newGame(nil)
 		if err != nil {
 			return err
 		}
@@ -135,7 +164,7 @@ func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameR
 			if err := done(sl.record); err != nil {
 				return err
 			}
-			fresh, err := p.newGame(next, sl)
+			fresh, err := newGame(sl)
 			if err != nil {
 				return err
 			}
@@ -161,6 +190,7 @@ func (p *SelfPlayer) newGame(next GameSource, reuse *slot) (*slot, error) {
 	sl := reuse
 	if sl == nil {
 		sl = &slot{search: NewSearch(&p.cfg, rules.NewGame(p.variant), spec.Seed)}
+		sl.search.shareBudget(p.shared)
 	}
 	g := sl.search.game
 	if spec.StartsAtStart() {
@@ -219,6 +249,9 @@ func (p *SelfPlayer) startSearch(sl *slot) {
 func (p *SelfPlayer) move(sl *slot) {
 	s, rec := sl.search, sl.record
 	g := s.game
+	if s.starved {
+		rec.CutShort++
+	}
 	sample := Sample{
 		Ply:       g.Ply(),
 		Position:  g.Position(),
@@ -238,4 +271,25 @@ func (p *SelfPlayer) move(sl *slot) {
 	_, captured := g.LastMove()
 	rec.Moves = append(rec.Moves, m)
 	rec.Captures = append(rec.Captures, captured)
+	if p.shared != nil {
+		p.shared.Charge(plyBytes(&rec.Samples[len(rec.Samples)-1]))
+	}
+}
+
+// plyBytes is what a ply takes of a game's record: its sample, with its
+// policy, its move and its captures.
+func plyBytes(s *Sample) int64 {
+	return int64(unsafe.Sizeof(*s)) + int64(len(s.Policy))*int64(unsafe.Sizeof(rules.MoveProb{})) +
+		int64(unsafe.Sizeof(rules.Move(0))) + int64(unsafe.Sizeof(rules.Bitboard{}))
+}
+
+// Bytes returns what the game's record takes, as a SelfPlayer that shares
+// a Budget charges it (its positions, policies, moves and captures): the
+// caller releases it from the budget once the record is written.
+func (r *GameRecord) Bytes() int64 {
+	var n int64
+	for i := range r.Samples {
+		n += plyBytes(&r.Samples[i])
+	}
+	return n
 }

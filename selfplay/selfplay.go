@@ -64,6 +64,9 @@ type Summary struct {
 	Elapsed                        time.Duration
 	Interrupted                    bool
 	Workers, GamesPerWorker, Total int
+	// CutShort counts the moves whose search the memory budget ended
+	// early (memory_bytes full), with fewer playouts than it asked for.
+	CutShort int
 	// ByKind splits the games by how they were set up (Kind): who won and
 	// in how many plies.
 	ByKind map[string]match.Tally
@@ -207,7 +210,10 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	}
 	workers := cfg.Workers // within configs.MaxWorkers: Validate
 	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = min(runtime.GOMAXPROCS(0), configs.MaxWorkers)
+		if err := configs.CheckGamesAtOnce("", workers, cfg.GamesPerWorker, cfg.MemoryBytes, cfg.Search); err != nil {
+			return Summary{}, fmt.Errorf("selfplay: workers = 0 is %d here (one per core): %w", workers, err)
+		}
 	}
 	name := opt.WorkerName
 	if name == "" {
@@ -248,9 +254,15 @@ func Run(ctx context.Context, cfg configs.SelfPlay, variant *rules.Variant, opt 
 	if err != nil {
 		return Summary{}, err // mcts's, or the evaluators' own
 	}
+	// The games in play share one memory budget: their trees, and their
+	// positions until a shard holds them (the writer releases them).
+	budget := mcts.NewBudget(cfg.MemoryBytes)
+	for _, p := range players {
+		p.ShareBudget(budget)
+	}
 	records, wait := mcts.PlayAll(ctx, players, source, workers*cfg.GamesPerWorker)
 
-	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID, seq: opt.ShardSeq, onShard: opt.OnShard}
+	wr := writer{cfg: &cfg, variant: variant, name: name, runID: runID, seq: opt.ShardSeq, onShard: opt.OnShard, budget: budget}
 	wr.sum = Summary{ByKind: map[string]match.Tally{}, Workers: workers, GamesPerWorker: cfg.GamesPerWorker, Total: cfg.Games}
 	lastShard := time.Now()
 	tick := time.NewTicker(time.Second)
@@ -327,8 +339,13 @@ type writer struct {
 	onShard   func(Summary)
 	games     []datasets.GameRow
 	positions []datasets.PositionRow
-	sum       Summary
-	notation  []byte
+	// budget is the games' memory budget; pendingBytes what the records
+	// of games and positions hold (mcts.GameRecord.Bytes), released from
+	// it once a shard holds them.
+	budget       *mcts.Budget
+	pendingBytes int64
+	sum          Summary
+	notation     []byte
 }
 
 // add turns a finished game into dataset rows.
@@ -358,6 +375,8 @@ func (w *writer) add(r *mcts.GameRecord) {
 	}
 	w.sum.AddEnding(o.Winner, o.Reason.String(), len(r.Moves))
 	w.sum.Positions += len(r.Samples)
+	w.sum.CutShort += r.CutShort
+	w.pendingBytes += r.Bytes()
 	kind := Kind(r.GameSpec)
 	t := w.sum.ByKind[kind]
 	t.Add(o.Winner, len(r.Moves))
@@ -386,7 +405,13 @@ func (w *writer) flush() error {
 		return err // datasets', naming the file
 	}
 	w.sum.Shards++
+	// The rows' positions and policies go (their memory leaves the budget):
+	// cleared, so that the rows' arrays do not keep them.
+	clear(w.games)
+	clear(w.positions)
 	w.games, w.positions = w.games[:0], w.positions[:0]
+	w.budget.Release(w.pendingBytes)
+	w.pendingBytes = 0
 	if w.onShard != nil {
 		w.onShard(w.sum)
 	}

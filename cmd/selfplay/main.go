@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -170,6 +171,7 @@ func (f *flags) runFollower(ctx context.Context, set map[string]bool, stdout, st
 	}
 	opt := f.opt
 	opt.Seed, opt.Log = *f.seed, stdout
+	opt.OnConfig = func(c configs.Loop) { limitMemory(c.SelfPlay.MemoryBytes) }
 	if set["workers"] {
 		opt.Workers = *f.workers
 	}
@@ -204,6 +206,7 @@ func playRun(ctx context.Context, cfg configs.SelfPlay, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "selfplay: %s: %v\n", key, err)
 		return 2
 	}
+	limitMemory(cfg.MemoryBytes)
 	opts := selfplay.Options{NewEvaluator: newEval}
 	fmt.Fprintf(stdout, "selfplay: %d games of %s, %d playouts (cheap %d, full %.0f%%), %s, into %s\n",
 		cfg.Games, v.Name(), cfg.Search.Playouts, cfg.Search.CheapPlayouts, 100*cfg.Search.FullSearchProb, evaluator, cfg.Out)
@@ -254,4 +257,22 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// memoryHeadroom is what self-play holds besides its games' budget
+// (memory_bytes): the network and the evaluators' buffers, a shard being
+// written, the runtime.
+const memoryHeadroom = 256 << 20
+
+// limitMemory sets the Go runtime's soft memory limit to the games'
+// budget plus memoryHeadroom, unless GOMEMLIMIT says otherwise: what the
+// games hold is bounded by the budget, and the limit makes the collector
+// return what finished games and shards leave behind before the process
+// grows past it, where the default pacing lets the heap reach twice what
+// is live.
+func limitMemory(budget int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(budget + memoryHeadroom)
 }
