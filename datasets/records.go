@@ -103,31 +103,41 @@ func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) (
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		start := rec.StartOr(v.Start())
-		res := rules.Replay(v, start, rec.Moves, rec.Line)
-		if res.Err != nil {
-			return nil, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
-		}
-		if k := res.FirstMismatch; k > 0 {
-			return nil, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",
-				rec.Line, k, rec.Moves[k-1], captureList(res.Moves[k-1].Captures), v.Name())
-		}
-		game := RecordGame{Line: rec.Line, Winner: rec.Result.Winner(),
-			Positions: make([]rules.Position, len(res.Moves)), Moves: make([]rules.Move, len(res.Moves))}
-		if err := g.ResetTo(start); err != nil {
-			return nil, fmt.Errorf("line %d: start: %v", rec.Line, err) // Replay checked it
-		}
-		for i, m := range res.Moves {
-			game.Positions[i] = g.Position()
-			game.Moves[i] = m.Move
-			g.Make(m.Move)
-		}
-		if res.Outcome.Over() {
-			game.Winner = res.Outcome.Winner
+		game, err := replayRecord(g, v, rec)
+		if err != nil {
+			return nil, err
 		}
 		games = append(games, game)
 	}
 	return games, nil
+}
+
+// replayRecord replays one record under v on g (the caller's scratch);
+// its errors start at the line.
+func replayRecord(g *rules.Game, v *rules.Variant, rec rules.Record) (RecordGame, error) {
+	start := rec.StartOr(v.Start())
+	res := rules.Replay(v, start, rec.Moves, rec.Line)
+	if res.Err != nil {
+		return RecordGame{}, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
+	}
+	if k := res.FirstMismatch; k > 0 {
+		return RecordGame{}, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",
+			rec.Line, k, rec.Moves[k-1], captureList(res.Moves[k-1].Captures), v.Name())
+	}
+	game := RecordGame{Line: rec.Line, Winner: rec.Result.Winner(),
+		Positions: make([]rules.Position, len(res.Moves)), Moves: make([]rules.Move, len(res.Moves))}
+	if err := g.ResetTo(start); err != nil {
+		return RecordGame{}, fmt.Errorf("line %d: start: %v", rec.Line, err) // Replay checked it
+	}
+	for i, m := range res.Moves {
+		game.Positions[i] = g.Position()
+		game.Moves[i] = m.Move
+		g.Make(m.Move)
+	}
+	if res.Outcome.Over() {
+		game.Winner = res.Outcome.Winner
+	}
+	return game, nil
 }
 
 // captureList names a set of captured squares, or "nothing".

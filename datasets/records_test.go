@@ -1,6 +1,10 @@
 package datasets_test
 
 import (
+	"bytes"
+	"context"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +139,58 @@ func TestHumanRecordGames(t *testing.T) {
 	}
 	if got, want := finished, 860; got != want {
 		t.Errorf("games with a result: got %d, want %d (876 less 16 Ongoing)", got, want)
+	}
+}
+
+// TestRecordSet: a record set of the archive holds, position for position,
+// what RecordGame holds of the records kept (every move, the positions made
+// again from its checkpoints, the results), with the archive's checksum;
+// and it refuses a bad record as ParseRecordGames does.
+func TestRecordSet(t *testing.T) {
+	v := variants.MustLoad("copenhagen-classic") // the archive's rules
+	f, err := archive.Open(archive.Copenhagen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	games, err := datasets.ParseRecordGames(archive.Copenhagen, data, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := datasets.SplitRecords(games, 10)
+	set, sum, err := datasets.ReadRecordSet(context.Background(), archive.Copenhagen, bytes.NewReader(data), v, func(line int) bool { return !datasets.HeldOut(line, 10) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)); sum != want {
+		t.Errorf("got checksum %08x, want %08x", sum, want)
+	}
+	if set.Games() != len(kept) {
+		t.Fatalf("got %d games, want %d", set.Games(), len(kept))
+	}
+	g := rules.NewGame(v)
+	i := 0
+	for _, game := range kept {
+		for ply := range game.Moves {
+			p, m, result, ok := set.At(i, g)
+			wantResult, wantOK := game.Result(ply)
+			if p != game.Positions[ply] || m != game.Moves[ply] || result != wantResult || ok != wantOK {
+				t.Fatalf("position %d (line %d, ply %d): got %v %v %d %v, want %v %v %d %v", i, game.Line, ply, p, m, result, ok,
+					game.Positions[ply], game.Moves[ply], wantResult, wantOK)
+			}
+			i++
+		}
+	}
+	if set.Len() != i {
+		t.Errorf("got %d positions, want %d", set.Len(), i)
+	}
+	bad := "d1-d3 e5-e2 f2-i2,0,0,Black\nd1-d9,0,0,Black\n"
+	_, _, err = datasets.ReadRecordSet(context.Background(), "bad.csv", strings.NewReader(bad), v, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "datasets: bad.csv: line 2, ply 1:") {
+		t.Errorf("a record the rules refuse: got %v, want an error naming the file, the line and the ply", err)
 	}
 }

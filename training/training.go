@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
@@ -200,7 +199,7 @@ func Run(ctx context.Context, cfg configs.Train, opt Options) (Summary, error) {
 		sum.Positions = window.Len()
 	}
 	if records != nil {
-		sum.RecordPositions = len(records.index)
+		sum.RecordPositions = records.set.Len()
 		fromRecords = cfg.BatchSize
 		if window != nil {
 			fromRecords = int(math.Round(cfg.Records.Share * float64(cfg.BatchSize)))
@@ -296,19 +295,15 @@ func sameRules(a, b *rules.Variant) bool {
 // window's, which uses the same seed.
 const recordsStream = 0x7ec0_4d5
 
-// recordPos is one training position of the records: a game and a ply.
-type recordPos struct {
-	game int32
-	ply  int32
-}
-
 // recordSource draws training samples from game records: each position's
 // policy target is the move played, its value target the game's result at
-// the records' value weight (0 when the game has none).
+// the records' value weight (0 when the game has none). The records are
+// held compactly (datasets.RecordSet) and each position drawn is made
+// again on game.
 type recordSource struct {
 	variant     *rules.Variant
-	games       []datasets.RecordGame
-	index       []recordPos
+	set         *datasets.RecordSet
+	game        *rules.Game // scratch for making positions again; one goroutine draws
 	valueWeight float32
 	id          string // identity, for checkpoints
 }
@@ -345,51 +340,40 @@ func openRecords(cfg configs.Train, log io.Writer) (*recordSource, error) {
 	if v.Size() != net.BoardSize {
 		return nil, fmt.Errorf("training: records.variant %s: the network plays %dx%d boards, not %dx%d", v.Name(), net.BoardSize, net.BoardSize, v.Size(), v.Size())
 	}
-	// Read once: the identity's checksum is of the bytes trained on.
+	// Read once, a line at a time: the identity's checksum is of the
+	// bytes trained on, and the records are held compactly (some 4
+	// bytes a ply; the file itself is not held).
 	f, err := archive.Open(rc.File) // a file, or an embedded archive
 	if err != nil {
 		return nil, fmt.Errorf("training: game records: %w", err)
 	}
 	defer f.Close()
-	data, err := fileio.ReadLimit(rc.File, f, datasets.MaxRecordFileBytes, "a game-record file")
-	if err != nil {
-		return nil, fmt.Errorf("training: game records: %w", err)
-	}
-	all, err := datasets.ParseRecordGames(rc.File, data, v)
+	set, sum, err := datasets.ReadRecordSet(context.Background(), rc.File, f, v, func(line int) bool { return !datasets.HeldOut(line, rc.HoldoutEvery) })
 	if err != nil {
 		return nil, err // datasets', naming the file and line
 	}
-	games, _ := datasets.SplitRecords(all, rc.HoldoutEvery)
-	src := &recordSource{variant: v, games: games, valueWeight: float32(rc.ValueWeight),
-		id: fmt.Sprintf("%s (crc32c %08x, rule set %s, share %g, value weight %g, holding out every %d)",
-			rc.File, crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)), v.Name(), rc.Share, rc.ValueWeight, rc.HoldoutEvery)}
-	for gi := range games {
-		for ply := range games[gi].Moves {
-			src.index = append(src.index, recordPos{int32(gi), int32(ply)})
-		}
-	}
-	if len(src.index) == 0 {
+	if set.Len() == 0 {
 		return nil, fmt.Errorf("training: %s: no positions left to train on once every %dth record is held out", rc.File, rc.HoldoutEvery)
 	}
-	return src, nil
+	return &recordSource{variant: v, set: set, game: rules.NewGame(v), valueWeight: float32(rc.ValueWeight),
+		id: fmt.Sprintf("%s (crc32c %08x, rule set %s, share %g, value weight %g, holding out every %d)",
+			rc.File, sum, v.Name(), rc.Share, rc.ValueWeight, rc.HoldoutEvery)}, nil
 }
 
 // sample draws one position of the records, in a random symmetry if
 // symmetries is set; policy is reused memory for the sample's policy.
 func (r *recordSource) sample(rng *rand.Rand, symmetries bool, policy []rules.MoveProb) net.Sample {
-	at := r.index[rng.IntN(len(r.index))]
-	g := &r.games[at.game]
+	p, m, result, ok := r.set.At(rng.IntN(r.set.Len()), r.game)
 	y := rules.Identity
 	if symmetries {
 		y = rules.Symmetry(rng.IntN(rules.NumSymmetries))
 	}
-	result, ok := g.Result(int(at.ply))
 	w := r.valueWeight
 	if !ok {
 		w = 0
 	}
-	return net.Sample{Variant: r.variant, Position: y.Position(g.Positions[at.ply]), Result: result, ValueWeight: w,
-		Policy: append(policy, rules.MoveProb{Move: y.Move(g.Moves[at.ply], net.BoardSize), Prob: 1})}
+	return net.Sample{Variant: r.variant, Position: y.Position(p), Result: result, ValueWeight: w,
+		Policy: append(policy, rules.MoveProb{Move: y.Move(m, net.BoardSize), Prob: 1})}
 }
 
 // compileAll compiles the window's rule sets, by name.
