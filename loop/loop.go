@@ -129,6 +129,17 @@ func GenDir(run string, g int) string { return filepath.Join(run, GenName(g)) }
 // ErrRunKept). It returns ctx's error if stopped; every finished game,
 // checkpoint and match result stays in the folder.
 func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, opt Options) error {
+	// One loop at a time writes a run folder: two once played a generation
+	// twice into one data folder (issue 36). Followers, which add shards
+	// to its data folder by design, take no lock.
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	lock, err := fileio.LockDir(run, "train loop")
+	if err != nil {
+		return fmt.Errorf("loop: run folder %w", err)
+	}
+	defer lock.Unlock()
 	r, err := startRun(run, cfg, configText, opt)
 	if err != nil {
 		return err

@@ -101,19 +101,33 @@ func TestReadPairs(t *testing.T) {
 // finished pairs: the match files hold those two games as they were and the
 // pairs it still had to play, and the journal is gone.
 func TestPlayMatchKeepsJournaledPairs(t *testing.T) {
-	kept := someFinishedPairs(t, 2)
-	kept[1].Index = 3 // any of the match's indices may be the finished ones
-	for i := range kept[1].Games {
-		kept[1].Games[i].Pair = 3
-	}
-	dir := filepath.Join(t.TempDir(), "gate")
-	writeJournal(t, dir+PairsJournalSuffix, kept, "")
 	cfg := configs.DefaultLoop()
 	cfg.SelfPlay.Workers = 1
 	v := variants.MustLoad("copenhagen")
 	a, _ := player.Parse("builtin:playouts=8")
 	b, _ := player.Parse("builtin:playouts=4")
 	test := stats.SPRT{Elo0: 0, Elo1: 1, Alpha: 1e-9, Beta: 1e-9}
+	// Pairs 0 and 3 of the match, from its openings, but played by other
+	// budgets: games the match would not play again as they are. The
+	// journal is checked as it is read (each game replayed from its pair's
+	// opening), so its pairs are the match's.
+	ops, _, err := openings.Openings(cfg.Gate.Openings, v, 5, cfg.Gate.OpeningPlies, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := player.Parse("builtin:playouts=16")
+	res, err := match.RunSPRT(context.Background(), match.Config{Variant: v, A: other, B: b, Search: mcts.DefaultConfig(), Openings: ops, MaxPairs: 5, Workers: 1}, test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []match.Pair // any of the match's indices may be the finished ones
+	for _, p := range res.Pairs {
+		if p.Index == 0 || p.Index == 3 {
+			kept = append(kept, p)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "gate")
+	writeJournal(t, dir+PairsJournalSuffix, kept, "")
 	played, err := newLoopRun(t.TempDir(), cfg, v).playMatch(context.Background(), dir, v, cfg.Gate.Openings, a, b, 5, test, 1)
 	if err != nil {
 		t.Fatal(err)

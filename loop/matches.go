@@ -131,14 +131,14 @@ func (r *loopRun) playMatch(ctx context.Context, dir string, v *rules.Variant, o
 	mf := match.Folder{Dir: dir, Journal: dir + PairsJournalSuffix}
 	mc := r.matchConfig(v)
 	mc.A, mc.B, mc.MaxPairs = a, b, pairs
-	if err := mf.Open(&mc, match.ResumeAny); err != nil {
-		return match.File{}, err
-	}
 	openings, openingsDesc, err := openings.Openings(openingsSpec, v, pairs, r.cfg.Gate.OpeningPlies, seed)
 	if err != nil {
 		return match.File{}, within("gate.openings", err)
 	}
-	mc.Openings = openings
+	mc.Openings = openings // before Open, which replays the journal's games from their openings
+	if err := mf.Open(&mc, match.ResumeAny); err != nil {
+		return match.File{}, err
+	}
 	f, _, err := mf.Play(ctx, match.RunConfig{Match: mc, Test: test, Openings: openingsDesc})
 	if je := (*match.JournalError)(nil); errors.As(err, &je) {
 		return match.File{}, fmt.Errorf("loop: %s: %w", je.Path, je.Err)

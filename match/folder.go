@@ -117,7 +117,17 @@ type Folder struct {
 	// else a stopped match writes none.
 	WriteStopped bool
 
-	resumed bool // Open found an earlier run's journal
+	resumed bool         // Open found an earlier run's journal
+	lock    *fileio.Lock // the folder's, held from Open to the end of Play (or Close)
+}
+
+// Close releases the folder's lock (Open takes it, Play's end releases
+// it): for a caller that does not play after Open. A second call does
+// nothing.
+func (f *Folder) Close() error {
+	err := f.lock.Unlock()
+	f.lock = nil
+	return err
 }
 
 // journal returns the journal's path.
@@ -131,13 +141,33 @@ func (f *Folder) journal() string {
 // inPlayPath returns the path of the games in play.
 func (f *Folder) inPlayPath() string { return filepath.Join(f.Dir, InPlayFile) }
 
-// Open reads what an earlier run of the match left in the folder, as
-// resume says: the finished pairs into cfg.Played and, with KeepInPlay,
-// the games of unfinished pairs into cfg.Unfinished, which must be able to
-// go on from their moves (an *InPlayError if not). A resumed match with an
-// Identity must have the one kept (an *IdentityError if not). It writes
-// nothing.
-func (f *Folder) Open(cfg *Config, resume Resume) error {
+// Open takes the lock of the folder that holds the journal (Dir, or the
+// folder of Journal: one process at a time plays a match there; another
+// is refused with fileio.ErrLocked, naming it), then
+// reads what an earlier run of the match left there, as resume says: the
+// finished pairs into cfg.Played, each line of the journal checked
+// (CheckJournal: its checksum, and its games replayed under cfg's rules
+// from their openings; a line that fails is an error naming it) and,
+// with KeepInPlay, the games of unfinished pairs into cfg.Unfinished,
+// which must be able to go on from their moves (an *InPlayError if not).
+// A resumed match with an Identity must have the one kept (an
+// *IdentityError if not). It writes nothing but that folder and its lock
+// file; on an error the lock is released.
+func (f *Folder) Open(cfg *Config, resume Resume) (err error) {
+	held := filepath.Dir(f.journal()) // Dir, or the folder of a journal kept beside it
+	if err := os.MkdirAll(held, 0o755); err != nil {
+		return fmt.Errorf("match: %w", err)
+	}
+	if f.lock == nil {
+		if f.lock, err = fileio.LockDir(held, "a match"); err != nil {
+			return fmt.Errorf("match: match folder %w", err)
+		}
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	journal := f.journal()
 	_, statErr := os.Stat(journal)
 	f.resumed = statErr == nil
@@ -160,6 +190,9 @@ func (f *Folder) Open(cfg *Config, resume Resume) error {
 	}
 	played, err := ReadPairs(journal)
 	if err != nil {
+		return err
+	}
+	if err := cfg.CheckJournal(journal, played); err != nil {
 		return err
 	}
 	cfg.Played = played
@@ -198,6 +231,7 @@ func (f *Folder) Resumed() bool { return f.resumed }
 // and writes no files. A journal that could not be written is a
 // *JournalError once the files are written.
 func (f *Folder) Play(ctx context.Context, rc RunConfig) (File, Result, error) {
+	defer f.Close() // the folder is free once the match's files are written
 	journal := f.journal()
 	jf, err := f.start()
 	if err != nil {

@@ -2,16 +2,22 @@ package match_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/openings"
+	"taflab/rules"
 	"taflab/stats"
 )
 
@@ -55,6 +61,7 @@ func TestFolderOpen(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := match.Folder{Dir: c.dir, Identity: c.identity}
+			defer f.Close() // no match is played: the folder is free for the next case
 			rc := folderMatch()
 			err := f.Open(&rc.Match, c.resume)
 			var ie *match.IdentityError
@@ -159,4 +166,135 @@ func TestFolderJournalBeside(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s: got %v, want no folder for a stopped match", dir, err)
 	}
+}
+
+// playedJournal plays two pairs of folderMatch into a folder, stops the
+// match, and returns the folder and its journal's lines.
+func playedJournal(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	f := match.Folder{Dir: dir}
+	rc := folderMatch()
+	if err := f.Open(&rc.Match, match.StartNew); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pairs := 0
+	rc.OnPair = func(match.Pair, stats.Report) {
+		if pairs++; pairs == 2 {
+			cancel()
+		}
+	}
+	if _, _, err := f.Play(ctx, rc); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, match.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("got %d journal lines, want 2 pairs", len(lines))
+	}
+	return dir, lines
+}
+
+// TestJournalChecked: a journal is checked as it is read back, each line
+// by its checksum and each game replayed under the rules from its
+// opening, and a line that fails is refused naming the line (issue 36: a
+// move changed in pairs.jsonl was taken, and games.csv then held an
+// illegal game). A line without a checksum (written before there were
+// any) is replayed only; the journal as written resumes.
+func TestJournalChecked(t *testing.T) {
+	_, lines := playedJournal(t)
+	// doctor changes the first move of line 2's first game to another
+	// legal-looking square, and writes the line back with or without a
+	// checksum that fits it.
+	doctor := func(line string, move func(p *match.Pair), sum bool) string {
+		text, _, _ := strings.Cut(line, "\t")
+		var p match.Pair
+		if err := json.Unmarshal([]byte(text), &p); err != nil {
+			t.Fatal(err)
+		}
+		move(&p)
+		b, _ := json.Marshal(p)
+		if sum {
+			return fmt.Sprintf("%s\t%08x", b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
+		}
+		return string(b)
+	}
+	otherMove := func(ply int) func(p *match.Pair) {
+		return func(p *match.Pair) {
+			m := &p.Games[0].Moves[ply]
+			*m = rules.NewMove(m.From(), m.From()) // a move to its own square: never legal
+		}
+	}
+	otherWinner := func(p *match.Pair) {
+		w := &p.Games[1].Outcome.Winner
+		if *w == rules.AttackersWin {
+			*w = rules.DefendersWin
+		} else {
+			*w = rules.AttackersWin
+		}
+	}
+	unsummed := func(line string) string { text, _, _ := strings.Cut(line, "\t"); return text }
+	cases := []struct {
+		name  string
+		line2 string
+		want  string // "" for a journal taken
+	}{
+		{"as written", lines[1], ""},
+		{"without checksums, as an older build wrote", unsummed(lines[1]), ""},
+		{"the first move changed, its checksum made to fit", doctor(lines[1], otherMove(0), true), "the game of A attacking: its moves do not begin with its opening's 4"},
+		{"a move after the opening changed, its checksum made to fit", doctor(lines[1], otherMove(4), true), "the game of A attacking: ply 5: "},
+		{"a move changed, no checksum", doctor(lines[1], otherMove(4), false), "the game of A attacking: ply 5: "},
+		{"a move changed, the checksum left", strings.Replace(lines[1], `"Moves":[`, `"Moves":[1,`, 1), "pairs.jsonl: line 2: the checksum is "},
+		{"a result changed, its checksum made to fit", doctor(lines[1], otherWinner, true), "the game of B attacking: "},
+		{"a checksum that is not one", unsummed(lines[1]) + "\tzz", `pairs.jsonl: line 2: "zz" is not a checksum`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, lines := playedJournal(t)
+			lines[1] = c.line2
+			if err := os.WriteFile(filepath.Join(dir, match.JournalFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f := match.Folder{Dir: dir}
+			defer f.Close()
+			rc := folderMatch()
+			err := f.Open(&rc.Match, match.ResumeOnly)
+			if c.want == "" {
+				if err != nil || len(rc.Match.Played) != len(lines) {
+					t.Errorf("got %v and %d pairs, want the journal's %d", err, len(rc.Match.Played), len(lines))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "pairs.jsonl: line 2: ") {
+				t.Errorf("got %v, want an error naming line 2 and saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestFolderLocked: one process at a time plays a match in a folder:
+// while another holds it, Open is refused with fileio.ErrLocked naming it,
+// and writes nothing; once it is free, the match opens.
+func TestFolderLocked(t *testing.T) {
+	dir := t.TempDir()
+	l, err := fileio.LockDir(dir, "the other match")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := match.Folder{Dir: dir}
+	rc := folderMatch()
+	err = f.Open(&rc.Match, match.StartNew)
+	if !errors.Is(err, fileio.ErrLocked) || !strings.Contains(err.Error(), "the other match, process") {
+		t.Errorf("got %v, want fileio.ErrLocked naming the other match", err)
+	}
+	l.Unlock()
+	if err := f.Open(&rc.Match, match.StartNew); err != nil {
+		t.Errorf("once free: got %v, want the folder opened", err)
+	}
+	f.Close()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,7 +55,10 @@ func TestIssue36TOMLAndFIFO(t *testing.T) {
 	}
 }
 
-const lockChildEnv = "TAFLAB_TRAIN_LOCK_CHILD" // the run folder the child holds
+const (
+	lockChildEnv = "TAFLAB_TRAIN_LOCK_CHILD" // the run folder the child holds
+	lockWhatEnv  = "TAFLAB_TRAIN_LOCK_WHAT"  // and what it says holds it ("training" unless set)
+)
 
 // TestTrainingFolderHolder is TestIssue36Training's other process: it
 // holds a training run folder's lock as a train run does (training.Run
@@ -65,7 +69,11 @@ func TestTrainingFolderHolder(t *testing.T) {
 	if dir == "" {
 		t.Skip("the other process of TestIssue36Training; it runs only as that test's child")
 	}
-	l, err := fileio.LockDir(dir, "training")
+	what := os.Getenv(lockWhatEnv)
+	if what == "" {
+		what = "training"
+	}
+	l, err := fileio.LockDir(dir, what)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -75,12 +83,15 @@ func TestTrainingFolderHolder(t *testing.T) {
 	l.Unlock()
 }
 
-// holdFolder starts a process that holds dir as a training run does and
-// returns it and the function that ends it.
-func holdFolder(t *testing.T, dir string) (pid int, release func()) {
+// holdFolder starts a process that holds dir as a training run does (or
+// what says) and returns it and the function that ends it.
+func holdFolder(t *testing.T, dir string, what ...string) (pid int, release func()) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTrainingFolderHolder$", "-test.v=false")
 	cmd.Env = append(os.Environ(), lockChildEnv+"="+dir)
+	if len(what) > 0 {
+		cmd.Env = append(cmd.Env, lockWhatEnv+"="+what[0])
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -177,5 +188,48 @@ func TestIssue36Training(t *testing.T) {
 				t.Errorf("metrics.csv: got %d lines to step %d, want every step to %d", len(steps), steps[len(steps)-1].Step, c.metric)
 			}
 		})
+	}
+}
+
+// TestIssue36Loop: issue 36's finding 4, as it was run: a second train
+// loop on a run folder another loop runs in (one once exited 0, the other
+// 1, the data folder held two generation-1 shards and the summary counted
+// 16 self-play games where the config asks for 8) is refused, exit 1,
+// naming the other process, and writes nothing; once that one is gone the
+// run goes on, each generation with the games its config asks for.
+func TestIssue36Loop(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pid, release := holdFolder(t, run, "train loop")
+	code, out := runTrainCmd(t, "loop", "-config", filepath.Join("..", "..", "configs", "tiny.toml"), "-run", run)
+	release()
+	want := fmt.Sprintf("train loop: loop: run folder %s: in use by another process: train loop, process %d on ", run, pid)
+	if code != 1 || !strings.Contains(out, want) {
+		t.Fatalf("a second loop on the folder: got exit %d and %q, want 1 and %q", code, out, want)
+	}
+	if entries, _ := os.ReadDir(run); len(entries) != 1 || entries[0].Name() != fileio.LockFile {
+		t.Errorf("a refused loop: got %d entries in the run folder, want only the lock file", len(entries))
+	}
+	if code, out := runTrainCmd(t, "loop", "-config", filepath.Join("..", "..", "configs", "tiny.toml"), "-run", run); code != 0 {
+		t.Fatalf("the loop once the other is gone: got exit %d, want 0\n%s", code, out)
+	}
+	sum, err := os.ReadFile(filepath.Join(run, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gens struct {
+		Generations []struct {
+			Games int `json:"selfplay_games"`
+		} `json:"generations"`
+	}
+	if err := json.Unmarshal(sum, &gens); err != nil || len(gens.Generations) != 2 {
+		t.Fatalf("summary.json: %v, %d generations; want 2", err, len(gens.Generations))
+	}
+	for i, g := range gens.Generations {
+		if g.Games != 8 {
+			t.Errorf("generation %d: got %d self-play games, want the 8 the config asks for", i+1, g.Games)
+		}
 	}
 }

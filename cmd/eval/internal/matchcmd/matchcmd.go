@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/loop"
 	"taflab/match"
@@ -113,6 +115,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if m == nil {
 		return code
 	}
+	defer m.folder.Close() // Play frees the folder; this, a match refused before it
 	return m.play(ctx, o, stdout, stderr)
 }
 
@@ -217,6 +220,7 @@ func (o *options) prepare(ctx context.Context, stdout, stderr io.Writer) (*prepa
 		return nil, code
 	}
 	if err := m.rc.Validate(); err != nil {
+		m.folder.Close()
 		var le *match.LadderError
 		switch {
 		case errors.As(err, &le) && le.Program:
@@ -260,6 +264,9 @@ func (o *options) open(m *prepared, stderr io.Writer) int {
 		return bad(stderr, "-resume: the match in %s was started with %sand this one has %sgive the same flags, or another -out", o.out, ie.Kept, ie.Given)
 	case errors.As(err, &pe):
 		return bad(stderr, "-resume: %s: %v (remove the file to play its games again from their starts)", pe.Path, pe.Err)
+	case errors.Is(err, fileio.ErrLocked):
+		fmt.Fprintf(stderr, "eval match: -out: %s\n", strings.TrimPrefix(err.Error(), "match: "))
+		return 1
 	}
 	return bad(stderr, "-resume: %v", err)
 }

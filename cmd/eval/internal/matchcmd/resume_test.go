@@ -3,6 +3,9 @@ package matchcmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"taflab/internal/fileio"
 	"taflab/match"
+	"taflab/rules"
 )
 
 // TestResume: a match stopped by a signal keeps its finished pairs in
@@ -89,6 +94,75 @@ func TestResume(t *testing.T) {
 	for _, f := range []string{journal, journal + ".flags"} {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
 			t.Errorf("%s: got %v, want it removed once the match is done", f, err)
+		}
+	}
+}
+
+// TestIssue36Match: issue 36's finding 7 and the match folder's lock, as
+// they were run: eval match -resume after the first move of a game in
+// pairs.jsonl was set to another square (the move was taken, exit 0, and
+// games.csv then held an illegal game) is refused, exit 2, naming the line;
+// a second eval match on a folder another process plays in is refused,
+// exit 1, naming that process.
+func TestIssue36Match(t *testing.T) {
+	args := []string{"-a", "builtin:playouts=24", "-b", "builtin:playouts=12", "-max-games", "40",
+		"-elo0", "0", "-elo1", "1", "-alpha", "1e-9", "-beta", "1e-9", "-workers", "1"}
+	run := func(ctx context.Context, out string, extra ...string) (int, string) {
+		var buf bytes.Buffer
+		code := Run(ctx, append(append(append([]string{}, args...), "-out", out), extra...), &buf, &buf)
+		return code, buf.String()
+	}
+	out := filepath.Join(t.TempDir(), "cut")
+	journal := filepath.Join(out, JournalFile)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // stop the match once two pairs are kept
+		for ctx.Err() == nil {
+			if data, err := os.ReadFile(journal); err == nil && bytes.Count(data, []byte("\n")) >= 2 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	if code, msg := run(ctx, out); code != 130 {
+		t.Fatalf("stopped match: got exit %d, want 130\n%s", code, msg)
+	}
+	cancel()
+
+	held, err := fileio.LockDir(out, "another eval match")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, msg := run(context.Background(), out, "-resume")
+	held.Unlock()
+	if want := "in use by another process: another eval match, process "; code != 1 || !strings.Contains(msg, want) {
+		t.Errorf("a second process on the folder: got exit %d and %q, want 1 and %q", code, msg, want)
+	}
+
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line1, rest, _ := strings.Cut(string(data), "\n")
+	text, _, _ := strings.Cut(line1, "\t")
+	var p match.Pair
+	if err := json.Unmarshal([]byte(text), &p); err != nil {
+		t.Fatal(err)
+	}
+	m := &p.Games[0].Moves[0]
+	*m = rules.NewMove(m.From(), m.From()+1) // the first move, to another square
+	b, _ := json.Marshal(p)
+	doctored := fmt.Sprintf("%s\t%08x\n%s", b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)), rest)
+	if err := os.WriteFile(journal, []byte(doctored), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, msg = run(context.Background(), out, "-resume")
+	if want := fmt.Sprintf("%s: line 1: pair %d: the game of A attacking: ", journal, p.Index); code != 2 || !strings.Contains(msg, want) {
+		t.Errorf("a doctored journal: got exit %d and %q, want 2 and %q", code, msg, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "games.csv")); err == nil {
+		if f, err := match.ReadFile(out); err == nil && len(f.Games) > 0 && f.Stopped != "interrupted" {
+			t.Errorf("a doctored journal: the match was played on (%d games)", len(f.Games))
 		}
 	}
 }
