@@ -10,13 +10,16 @@ import (
 	"taflab/archive"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/net"
 	"taflab/player"
 )
 
 // BenchmarkReview reviews the first 150 plies of the human archive's first
 // game that long with the shipped network at 400 playouts a position (on
-// every core), with and without tree reuse. The target: under 60 s
-// on 2 cores.
+// every core, the review's default settings), with and without tree
+// reuse, in float32 (what every CPU runs) and in the precision the
+// commands choose on this CPU (auto: bf16 where it has AMX). The issue's
+// target: under 60 s on 2 cores.
 //
 //	go test ./analysis -run '^$' -bench Review -benchtime 1x -count 3
 func BenchmarkReview(b *testing.B) {
@@ -40,17 +43,21 @@ func BenchmarkReview(b *testing.B) {
 	if game.Moves == nil {
 		b.Fatal("no game of 150 plies in the archive")
 	}
-	factory, _, err := player.NetworkEvaluators(file, 0, nil)
+	n, _, err := net.Load(file)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, reuse := range []bool{true, false} {
+	for _, c := range []struct {
+		precision net.Precision
+		reuse     bool
+	}{{net.Float32, true}, {net.Float32, false}, {net.Auto, true}, {net.Auto, false}} {
 		name := "reuse"
-		if !reuse {
+		if !c.reuse {
 			name = "no-reuse"
 		}
-		b.Run(name, func(b *testing.B) {
-			e, err := factory()
+		reuse := c.reuse
+		b.Run(c.precision.Resolve().String()+"/"+name, func(b *testing.B) {
+			e, err := player.PrecisionEvaluators(n, 0, nil, c.precision)()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -228,3 +228,22 @@ func FuzzParseGameRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestGameRecordCaptureCap: a move that takes more than four pieces (a
+// shieldwall) is written with four, all OpenTafl's notation holds; the
+// rules make the captures when the record is replayed.
+func TestGameRecordCaptureCap(t *testing.T) {
+	m, caps, err := ParseMove("a5-a6xb2/b3/b4/b5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps = caps.With(rules.NewSquare(1, 5)) // b6
+	r := &GameRecord{Tags: []Tag{{TagRules, openTaflCopenhagen}}, Moves: []RecordMove{{Move: m, Captures: caps}}}
+	data, err := FormatGameRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "1. a5-a6xb2/b3/b4/b5\n") {
+		t.Errorf("got\n%s\nwant the move with its first four captures", data)
+	}
+}

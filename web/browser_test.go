@@ -24,7 +24,6 @@ import (
 	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/internal/nettest"
-	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
 	"taflab/web"
@@ -653,17 +652,7 @@ func TestBrowser(t *testing.T) {
 		b.do(chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById("replay-network").value = "builtin"; document.getElementById("replay-playouts").value = "30"; })()`))
 		b.do(chromedp.Click("#replay-review"))
 		b.wait(`/^Reviewed /.test(document.getElementById("review-status").textContent)`)
-		game := analysis.Game{Variant: v, Start: v.Start()}
-		for _, text := range row.Moves {
-			m, _, _ := rules.ParseMove(text)
-			game.Moves = append(game.Moves, m)
-		}
-		acfg := analysis.DefaultConfig()
-		acfg.Playouts, acfg.Parallel = 30, 2
-		want, err := analysis.ReviewGame(context.Background(), &acfg, mcts.NewHeuristic(), game, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := pageReview(t, v, row.Moves, 30)
 		var wantMarks, wantList []string
 		for _, p := range want.Plies {
 			if p.Label != analysis.Good {

@@ -48,6 +48,28 @@ func postReview(t *testing.T, ctx context.Context, url, body string, stop func(w
 	return resp.StatusCode, events
 }
 
+// pageReview is the review the page gets of a game of v from its start
+// with the built-in searcher at playouts: the analysis library's under the
+// server's settings (two stretches of the game side by side).
+func pageReview(t *testing.T, v *rules.Variant, moves []string, playouts int) *analysis.Review {
+	t.Helper()
+	game := analysis.Game{Variant: v, Start: v.Start()}
+	for _, text := range moves {
+		m, _, err := rules.ParseMove(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		game.Moves = append(game.Moves, m)
+	}
+	cfg := analysis.DefaultConfig()
+	cfg.Playouts, cfg.Parallel = playouts, 2
+	rev, err := analysis.ReviewGame(context.Background(), &cfg, mcts.NewHeuristic(), game, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rev
+}
+
 // TestReview: a file's game reviewed on the server streams the game, then
 // every ply once, then the summary; the plies are the analysis library's
 // under the page's settings (two stretches), repeatably; a game played on
@@ -78,17 +100,7 @@ func TestReview(t *testing.T) {
 		}
 		plies[e.Ply.Ply] = *e.Ply
 	}
-	game := analysis.Game{Variant: v, Start: v.Start()}
-	for _, text := range row.Moves {
-		m, _, _ := rules.ParseMove(text)
-		game.Moves = append(game.Moves, m)
-	}
-	acfg := analysis.DefaultConfig()
-	acfg.Playouts, acfg.Parallel = 40, 2
-	want, err := analysis.ReviewGame(context.Background(), &acfg, mcts.NewHeuristic(), game, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := pageReview(t, v, row.Moves, 40)
 	for _, p := range want.Plies {
 		if got := plies[p.Ply]; got.Label != p.Label || got.Best != p.Best || got.WinAfter != p.WinAfter {
 			t.Errorf("ply %d: got %s %q best %s after %v, want %s %q best %s after %v", p.Ply, got.Move, got.Label, got.Best, got.WinAfter, p.Move, p.Label, p.Best, p.WinAfter)
