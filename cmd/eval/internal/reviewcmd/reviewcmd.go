@@ -86,7 +86,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*flags, int) {
 	fs.StringVar(&f.net, "net", "", "the network `file`, or builtin (default: the shipped network)")
 	fs.StringVar(&f.variant, "variant", "", "the rule set of CSV records without a match.json (`name`, FILE or otr:RULES; default copenhagen)")
 	fs.StringVar(&f.out, "out", "", "write review.json, review.md, review-N.png and game-N.otg into `DIR`")
-	fs.IntVar(&f.game, "game", 0, cli.IntRange(0, 1_000_000, "0: every game"), "review the file's game `N` alone, from 1 (0: every game)")
+	fs.IntVar(&f.game, "game", 0, cli.IntRange(0, 1_000_000, "0: every game"), "review the file's game `N` alone, from 1")
 	fs.IntVar(&f.cfg.Playouts, "playouts", f.cfg.Playouts, cli.PlayoutsRange, "search each position to this many root `visits`")
 	fs.IntVar(&f.cfg.Parallel, "parallel", f.cfg.Parallel, cli.IntRange(1, 64, ""), "search this many stretches of a game side by side, in one batch")
 	fs.IntVar(&f.cfg.PVMoves, "pv", f.cfg.PVMoves, cli.IntRange(1, 100, ""), "the most `moves` of a principal variation")
