@@ -1,4 +1,4 @@
-// Package kernels holds the float32 compute core of the network: a
+// Package kernels holds the compute core of the network: a float32
 // BLAS-like matrix multiply ([Gemm], [GemmParallel], and [Workspace] for a
 // caller's own packing buffers), 3x3 convolutions as
 // Winograd F(4x4, 3x3) ([Winograd3x3], [Workspace.Winograd3x3]: 36 GEMMs
@@ -10,7 +10,11 @@
 // [WinogradTeam] for one convolution split over the cores), and a few vector helpers
 // ([Axpy], [Scale], [Dot], [ReLU], [ReLUGrad], [AddBiasPerRow],
 // [AddBiasPerCol]) that the convolutions, their backward passes and the
-// dense heads run on.
+// dense heads run on. [LowpConv] is a convolution in reduced precision,
+// bfloat16 or int8 ([Lowp]), on a padded grid of pixels ([LowpGrid]) that
+// makes it a GEMM of shifted rows, run by [Workspace.LowpConv] on AMX tiles
+// where the CPU has them and Linux lends them, else on a portable Go
+// reference ([LowpImplementations], [SetLowpImplementation]).
 //
 // Gemm is structured like the good BLAS libraries (BLIS, OpenBLAS): the
 // operands are cut into cache blocks (KC×NC panels of B, MC×KC blocks of A),

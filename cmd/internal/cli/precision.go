@@ -36,6 +36,6 @@ func Precision(fs *flag.FlagSet) {
 	f := &precisionFlag{p: net.Auto}
 	net.SetDefaultPrecision(net.Auto)
 	auto := net.Auto.Resolve()
-	fs.Var(f, "precision", fmt.Sprintf("the network's arithmetic: auto (on this CPU %s, on %s), float32, bf16 or int8 (bf16 and int8 need AMX); `P`",
+	fs.Var(f, "precision", fmt.Sprintf("the network's arithmetic `P`: auto (on this CPU %s, on %s), float32, bf16 or int8 (bf16 and int8 need AMX; training is float32 always)",
 		auto, auto.Kernel()))
 }
