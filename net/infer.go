@@ -234,14 +234,16 @@ func (in *Inference) grow(b int) {
 }
 
 // grow makes the chunk's buffers hold b positions.
-func (c *chunk) grow(cfg Config, b int) {
+func (c *chunk) grow(cfg Config, b int, low bool) {
 	if b <= c.positions {
 		return
 	}
 	rows := b * Squares
 	ch := cfg.Channels
 	f := func(n int) []float32 { return make([]float32, n) }
-	c.h, c.t, c.u = f(rows*ch), f(rows*ch), f(rows*ch)
+	if !low { // a reduced-precision trunk runs on the grids of c.low instead
+		c.h, c.t, c.u = f(rows*ch), f(rows*ch), f(rows*ch)
+	}
 
 	c.v = f(rows * cfg.ValueChannels)
 	c.hidden = f(b * cfg.ValueHidden)
@@ -351,7 +353,7 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 	if parts <= 1 {
 		// One position (or one thread): driven from this goroutine, each
 		// 3x3 layer split over the threads (conv).
-		in.chunks[0].grow(in.cfg, min(b, subBatch))
+		in.chunks[0].grow(in.cfg, min(b, subBatch), in.low != nil)
 		threads := 1
 		var start time.Time
 		if in.threads > 1 {
@@ -367,7 +369,7 @@ func (in *Inference) Forward(b int) (logits, wdl []float32) {
 		in.n = b
 		parts = (b + in.per - 1) / in.per
 		for i := range parts {
-			in.chunks[i].grow(in.cfg, min(in.per, b-i*in.per, subBatch))
+			in.chunks[i].grow(in.cfg, min(in.per, b-i*in.per, subBatch), in.low != nil)
 		}
 		kernels.Parallel(parts, in.runChunk)
 	}
