@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"taflab/cmd/eval/internal/balancecmd"
 	"taflab/cmd/internal/cli"
 	"taflab/datasets"
 )
@@ -349,4 +350,51 @@ func oddsList(n int) string {
 		parts[i] = fmt.Sprint(4 + i)
 	}
 	return strings.Join(parts, ",")
+}
+
+// silent is standard input that never sends a byte (a terminal no one
+// types at, a pipe whose writer waits): its Read blocks until the test
+// ends.
+type silent struct{ done chan struct{} }
+
+func (s silent) Read([]byte) (int, error) {
+	<-s.done
+	return 0, io.EOF
+}
+
+// TestStopWhileWaitingForInput: eval replay - and eval balance -records -
+// stop on a signal while they wait for input that never comes (exit 130,
+// the games before written), not only between lines.
+func TestStopWhileWaitingForInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(ctx context.Context, stdin io.Reader, out, errs io.Writer) int
+	}{
+		{"eval replay -", func(ctx context.Context, stdin io.Reader, out, errs io.Writer) int {
+			return runReplayCtx(ctx, []string{"-"}, stdin, out, errs)
+		}},
+		{"eval balance -records -", func(ctx context.Context, stdin io.Reader, out, errs io.Writer) int {
+			return balancecmd.RunCtx(ctx, []string{"-records", "-", "-games", "2", "-out", t.TempDir()}, stdin, out, errs)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdin := silent{make(chan struct{})}
+			defer close(stdin.done)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			done := make(chan int, 1)
+			var stdout, stderr bytes.Buffer
+			go func() {
+				done <- c.run(ctx, io.MultiReader(strings.NewReader(game2+",0,0,Black\n"), stdin), &stdout, &stderr)
+			}()
+			select {
+			case code := <-done:
+				if code != 130 {
+					t.Errorf("got exit %d (%s), want 130", code, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("still waiting for input 10 s after the signal")
+			}
+		})
+	}
 }

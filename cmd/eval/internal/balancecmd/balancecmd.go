@@ -379,7 +379,7 @@ func readRecordFile(ctx context.Context, name string, stdin io.Reader) (balance.
 		if stdin == nil {
 			return rf, errors.New("standard input: not available")
 		}
-		in, rf.Name = stdin, "stdin"
+		in, rf.Name = cli.StopReader(ctx, stdin), "stdin" // a signal stops a wait for input too
 	} else {
 		f, err := archive.Open(name) // a file, or an embedded archive
 		if err != nil {

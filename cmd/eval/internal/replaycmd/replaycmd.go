@@ -144,7 +144,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			break
 		}
 		if name == "-" {
-			r.replayFile("stdin", stdin)
+			r.replayFile("stdin", cli.StopReader(ctx, stdin)) // a signal stops a wait for input too
 			continue
 		}
 		file, err := archive.Open(name) // a file (regular only: a pipe is read as "-"), or an embedded archive
