@@ -97,3 +97,38 @@ func TestMemorySelfPlay(t *testing.T) {
 		t.Errorf("got a peak resident memory of %d MiB, want at most %d MiB", peak>>20, (memoryBudget+memoryHeadroom)>>20)
 	}
 }
+
+// TestIssue36SelfPlaySettings: issue 36's finding 8 for self-play, as it
+// was run: 2 workers of 1,024 games at once (2,000 playouts passed 2 GB in
+// 3.8 s) need more than the default memory_bytes leaves them and are
+// refused, exit 2, naming the key and what would do; with memory_bytes
+// raised they are taken (TestMemorySelfPlay runs a budget's most).
+func TestIssue36SelfPlaySettings(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	over := write("over.toml", "games = 1\nworkers = 2\ngames_per_worker = 1024\n[search]\nplayouts = 2000\n")
+	raised := write("raised.toml", "games = 1\nworkers = 2\ngames_per_worker = 1024\nmemory_bytes = 2147483648\n[search]\nplayouts = 8\ncheap_playouts = 8\n")
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"2 workers x 1,024 games at the default budget", []string{"-config", over, "-out", filepath.Join(dir, "a")}, 2,
+			"memory_bytes = 1073741824: want at least 1184759808: 2 workers x 1024 games_per_worker = 2048 games at once, each 578496 bytes at least: raise it, or play fewer games at once"},
+		{"with memory_bytes raised", []string{"-config", raised, "-out", filepath.Join(dir, "b")}, 0, "selfplay: 1 games"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runSelfplay(t, c.args...)
+			if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+				t.Errorf("got exit %d and %q, want %d and %q", code, stdout+stderr, c.code, c.want)
+			}
+		})
+	}
+}
