@@ -65,7 +65,11 @@ var amxConfig = func() (c [64]byte) {
 
 // platformLowp returns the assembly implementations of p this CPU runs.
 func platformLowp(p Lowp) []*lowpImpl {
-	has := cpu.X86.HasAMXTile && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
+	// The epilogue is AVX-512 (BW for its words, BF16 for its rounding,
+	// in both precisions: int8's residual stream is bfloat16); every CPU
+	// with AMX has them, and x/sys/cpu also checks that the OS saves the
+	// Z registers.
+	has := cpu.X86.HasAMXTile && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16
 	switch p {
 	case BF16:
 		has = has && cpu.X86.HasAMXBF16
