@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"taflab/cmd/eval/internal/balancecmd"
 	"taflab/cmd/internal/cli"
@@ -72,7 +71,6 @@ func TestReplayHostileInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.stdin()
 			var stdout, stderr bytes.Buffer
-			start := time.Now()
 			code := runReplayCtx(context.Background(), []string{"-"}, in, &stdout, &stderr)
 			if code != c.wantCode || !strings.Contains(stderr.String(), c.want) {
 				t.Errorf("got exit %d and %q, want %d and %q", code, stderr.String(), c.wantCode, c.want)
@@ -86,9 +84,6 @@ func TestReplayHostileInput(t *testing.T) {
 			}
 			if read > c.maxRead {
 				t.Errorf("got %d bytes read, want at most %d", read, c.maxRead)
-			}
-			if d := time.Since(start); d > 30*time.Second {
-				t.Errorf("got %v, want an answer within 30 s", d)
 			}
 		})
 	}
@@ -190,14 +185,10 @@ func TestFitHostileRecords(t *testing.T) {
 func TestSuiteRandomPlies(t *testing.T) {
 	t.Run("the reproduction", func(t *testing.T) {
 		dir := t.TempDir()
-		start := time.Now()
 		code, msg, data := runSuiteTest(t, context.Background(), dir, "-variant", "copenhagen", "-random", "1", "-random-plies", "5000", "-games", "2")
 		want := "eval suite: -random-plies 5000: out of range: want 1 to 100"
 		if code != 2 || data != nil || !strings.Contains(msg, want) {
 			t.Errorf("got exit %d, a file %v and %q, want 2, none and %q", code, data != nil, msg, want)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("got %v, want an answer at once", d)
 		}
 	})
 	t.Run("stopped while drawing openings", func(t *testing.T) {
