@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"taflab/cmd/eval/internal/balancecmd"
 	"taflab/cmd/internal/cli"
