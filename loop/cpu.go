@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"taflab/internal/cputime"
 	"taflab/internal/fileio"
 )
 
@@ -42,9 +43,9 @@ func readCPU(dir string) (map[Stage]float64, error) {
 // time in it to dir's CPUFile, whether the stage finished or not. Where
 // the process's CPU time cannot be read it records nothing.
 func timed(dir string, stage Stage, run func() error) error {
-	before, ok := processCPU()
+	before, ok := cputime.Process()
 	err := run()
-	after, ok2 := processCPU()
+	after, ok2 := cputime.Process()
 	if !ok || !ok2 {
 		return err
 	}

@@ -1,15 +1,15 @@
 //go:build unix
 
-package loop
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time the process has used so far, all its
-// threads, user and system.
-func processCPU() (time.Duration, bool) {
+// Process returns the CPU time the process has used so far, user and
+// system, all its threads; false where it cannot be read.
+func Process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
