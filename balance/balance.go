@@ -12,10 +12,17 @@
 //	fmt.Print(rep.Markdown())
 //	err = balance.Chart(rep, "balance.png")
 //
+// Each rule set played by a network made for it, carried on from a
+// journal after a stop:
+//
+//	cfg.Players = []player.Spec{player.NetworkSpec(balance.OwnNetwork, 400)}
+//	cfg.Networks = player.ShippedNetworks() // rule-set name -> network file
+//	cfg.Journal = filepath.Join(dir, balance.JournalFile)
+//
 // Games count in the order they were started, not as they finish, so that
 // a run that stops early at the precision asked does not favour the short
 // games; every game has its own seed, so a run does not depend on the
-// number of workers.
+// number of workers, nor on where it was stopped and carried on.
 package balance
 
 import (
@@ -23,7 +30,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"taflab/configs/variants"
 	"taflab/internal/errctx"
@@ -77,9 +86,22 @@ type Config struct {
 	// RecordsVariant (default copenhagen-classic).
 	Records        []RecordFile
 	RecordsVariant *rules.Variant
+	// Networks are the rule sets' own network files, by rule-set name: a
+	// Network player whose Net is OwnNetwork plays each rule set with the
+	// file named here (shown that rule set's planes unless the file or
+	// the spec names others), so that every rule set is played by a
+	// network made for it. A rule set without one is an error.
+	Networks map[string]string
+	// Journal, if set, is the study's journal file (JournalFile in its
+	// folder): every game is kept in it as it finishes, and a study run
+	// again with it carries each run on from the games it holds (the
+	// same games, seed for seed); a run played before with other rules,
+	// player, search, seed or openings is refused. MaxGames, Width and
+	// MinGames may change between attempts.
+	Journal string
 	// Loader loads the players, each network file once; nil: a new one.
-	// Pass the one that checked the players (LoadPlayers) to load each
-	// file once in all.
+	// Pass the one that checked the players (Entries) to load each file
+	// once in all.
 	Loader *player.Loader
 	// Progress, if set, is told of each run's start, of each game it
 	// counts and of its end, from one goroutine at a time.
@@ -180,11 +202,23 @@ func Ladder(specs []player.Spec, strengths []int) ([]player.Spec, error) {
 	return out, nil
 }
 
-// LoadPlayers returns the players of the runs in order (Ladder), loaded by
-// c.Loader: a network file is read once, whatever the budgets. A missing
-// network, one of another encoding, a player named twice or settings its
-// search refuses is an error.
-func (c Config) LoadPlayers() ([]match.Player, error) {
+// OwnNetwork is the Net of a Network player spec ("net=own,playouts=400")
+// that plays each rule set with its own network (Config.Networks).
+const OwnNetwork = "own"
+
+// Entry is one run of a study: a rule set, and the player that plays
+// itself under it.
+type Entry struct {
+	Variant *rules.Variant
+	Player  match.Player
+}
+
+// Entries returns the study's runs in order, each player (Ladder) under
+// each rule set, loaded by c.Loader: a network file is read once,
+// whatever the budgets. A missing network (a rule set without its own for
+// an OwnNetwork player), one of another encoding, two players of one name
+// or settings its search refuses is an error.
+func (c Config) Entries() ([]Entry, error) {
 	specs, err := Ladder(c.Players, c.Strengths)
 	if err != nil {
 		return nil, err
@@ -193,34 +227,64 @@ func (c Config) LoadPlayers() ([]match.Player, error) {
 	if l == nil {
 		l = new(player.Loader)
 	}
-	var out []match.Player
-	names := map[string]bool{}
+	var out []Entry
+	seen := map[runKey]bool{}
 	for _, s := range specs {
-		p, err := l.Load(s)
-		if err != nil {
-			return nil, within(fmt.Sprintf("player %q", s.String()), err)
-		}
-		if names[p.Name] {
-			return nil, fmt.Errorf("balance: %q gives player %s a second time", s.String(), p.Name)
-		}
-		names[p.Name] = true
-		if p.NewProgram == nil { // an engine searches as it will
-			search := p.SelfPlaySearch(mcts.DefaultConfig())
-			if err := search.Validate(); err != nil {
-				return nil, within("player "+p.Name, err)
+		for _, v := range c.Variants {
+			p, err := c.load(l, s, v)
+			if err != nil {
+				return nil, err
 			}
+			k := runKey{v.Name(), p.Name}
+			if seen[k] {
+				return nil, fmt.Errorf("balance: %q gives player %s a second time", s.String(), p.Name)
+			}
+			seen[k] = true
+			out = append(out, Entry{Variant: v, Player: p})
 		}
-		out = append(out, p)
 	}
 	return out, nil
+}
+
+// load loads spec s as the player of rule set v: for an OwnNetwork spec,
+// with v's own network, named "own" and its budget.
+func (c Config) load(l *player.Loader, s player.Spec, v *rules.Variant) (match.Player, error) {
+	own := s.Kind == player.Network && s.Net == OwnNetwork
+	if own {
+		file, ok := c.Networks[v.Name()]
+		if !ok {
+			return match.Player{}, fmt.Errorf("balance: player %q: rule set %s has no network of its own (Networks)", s.String(), v.Name())
+		}
+		s.Net = file
+	}
+	p, err := l.Load(s)
+	if err != nil {
+		return p, within(fmt.Sprintf("player %q", s.String()), err)
+	}
+	if own {
+		n, err := l.Network(s.Net)
+		if err != nil {
+			return p, within(fmt.Sprintf("player %q", s.String()), err)
+		}
+		// Loader names it FILE-HASH-PLAYOUTS...: the same name for every
+		// rule set's own network.
+		p.Name = OwnNetwork + strings.TrimPrefix(p.Name, strings.TrimSuffix(filepath.Base(s.Net), ".safetensors")+"-"+n.Hash()[:6])
+	}
+	if p.NewProgram == nil { // an engine searches as it will
+		search := p.SelfPlaySearch(mcts.DefaultConfig())
+		if err := search.Validate(); err != nil {
+			return p, within("player "+p.Name, err)
+		}
+	}
+	return p, nil
 }
 
 // Run plays every player against itself under every rule set, reports the
 // record files, and compares. It returns the report of the games played
 // so far also when a run fails or ctx is done, then with the error (ctx's
 // when stopped, and the report's Interrupted set). A config that Validate,
-// LoadPlayers or the opening suites refuse is an error before any game,
-// with the zero Report.
+// Entries, the opening suites or the journal refuse is an error before
+// any game, with the zero Report.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
@@ -228,10 +292,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Loader == nil {
 		cfg.Loader = new(player.Loader)
 	}
-	var players []match.Player
+	var entries []Entry
 	if len(cfg.Variants) > 0 {
 		var err error
-		if players, err = cfg.LoadPlayers(); err != nil {
+		if entries, err = cfg.Entries(); err != nil {
 			return Report{}, err
 		}
 	}
@@ -239,6 +303,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if _, err := suite(cfg, v); err != nil {
 			return Report{}, err
 		}
+	}
+	var j *journal
+	if cfg.Journal != "" && len(entries) > 0 {
+		var err error
+		if j, err = openJournal(cfg.Journal); err != nil {
+			return Report{}, err
+		}
+		defer j.close()
 	}
 	def := mcts.DefaultConfig()
 	rep := Report{MaxGames: cfg.MaxGames, Width: cfg.Width, Confidence: cfg.Confidence, MinGames: cfg.MinGames, Seed: cfg.Seed,
@@ -250,26 +322,25 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	for _, v := range cfg.Variants {
 		rep.Variants = append(rep.Variants, v.Name())
 	}
-	for _, p := range players {
-		rep.Players = append(rep.Players, p.Name)
+	for _, e := range entries {
+		if !slices.Contains(rep.Players, e.Player.Name) {
+			rep.Players = append(rep.Players, e.Player.Name)
+		}
 	}
 	for _, rf := range cfg.Records {
 		rep.Records = append(rep.Records, ReportRecords(rf, cfg.RecordsVariant, cfg.Confidence))
 	}
 
 	var runErr error
-play:
-	for _, p := range players {
-		for _, v := range cfg.Variants {
-			run, err := playRun(ctx, &cfg, v, p)
-			if run.Games > 0 || !errors.Is(err, context.Canceled) {
-				rep.Runs = append(rep.Runs, run)
-			}
-			if err != nil {
-				rep.Interrupted = errors.Is(err, context.Canceled)
-				runErr = err
-				break play
-			}
+	for _, e := range entries {
+		run, err := playRun(ctx, &cfg, e.Variant, e.Player, j)
+		if run.Games > 0 || !errors.Is(err, context.Canceled) {
+			rep.Runs = append(rep.Runs, run)
+		}
+		if err != nil {
+			rep.Interrupted = errors.Is(err, context.Canceled)
+			runErr = err
+			break
 		}
 	}
 	rep.compare()
@@ -323,8 +394,8 @@ func (rep *Report) compare() {
 	}
 }
 
-// seconds rounds a duration in seconds to a tenth.
-func seconds(s float64) float64 { return math.Round(s*10) / 10 }
+// seconds rounds a duration in seconds to a thousandth.
+func seconds(s float64) float64 { return math.Round(s*1000) / 1000 }
 
 // within puts another package's error under a key of balance's input:
 // "balance: KEY: MESSAGE" (errctx.Key).

@@ -30,6 +30,9 @@ func (rep Report) Markdown() string {
 	var b strings.Builder
 	pct := fmt.Sprintf("%g%%", 100*rep.Confidence)
 	fmt.Fprintf(&b, "# Rule-set balance\n\n")
+	if rep.Command != "" {
+		fmt.Fprintf(&b, "Made by `%s`.\n\n", rep.Command)
+	}
 	if rep.Interrupted {
 		fmt.Fprintf(&b, "**Interrupted**: the figures are of the games played before the stop.\n\n")
 	}
@@ -62,11 +65,25 @@ func (rep Report) Markdown() string {
 				fmt.Fprintf(&b, "The games of %s started from %s, not from its start: their rates are not the rule set's balance.\n\n", r.Variant, r.Openings)
 			}
 		}
-		b.WriteString("| rule set | player | games | stopped | attackers | defenders | draws | plies: mean | median | min | max |\n")
-		b.WriteString("| --- | --- | ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+		b.WriteString("| rule set | player | games | stopped | attackers | defenders | draws | plies: mean | median | min | max | CPU hours |\n")
+		b.WriteString("| --- | --- | ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, r := range rep.Runs {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %.1f | %g | %d | %d |\n", r.Variant, r.Player, r.Games, r.Stopped,
-				r.Attackers, r.Defenders, r.Draws, r.Lengths.Mean, r.Lengths.Median, r.Lengths.Min, r.Lengths.Max)
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %.1f | %g | %d | %d | %.2f |\n", r.Variant, r.Player, r.Games, r.Stopped,
+				r.Attackers, r.Defenders, r.Draws, r.Lengths.Mean, r.Lengths.Median, r.Lengths.Min, r.Lengths.Max, r.CPUSeconds/3600)
+		}
+		own := false
+		for _, r := range rep.Runs {
+			own = own || r.Network != "" && strings.HasPrefix(r.Player, "own-")
+		}
+		if own {
+			b.WriteString("\nEach rule set's own network (players own-N):\n\n| rule set | network | evaluator |\n| --- | --- | --- |\n")
+			seen := map[string]bool{}
+			for _, r := range rep.Runs {
+				if strings.HasPrefix(r.Player, "own-") && !seen[r.Variant] {
+					seen[r.Variant] = true
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Variant, r.Network, r.Evaluator)
+				}
+			}
 		}
 		b.WriteString("\n## How the games ended\n\n| rule set | player | " + strings.Join(RuleEndings, " | ") + " |\n")
 		b.WriteString("| --- | --- |" + strings.Repeat(" ---: |", len(RuleEndings)) + "\n")

@@ -10,6 +10,9 @@ import (
 
 // Report is a balance study's figures; its JSON is balance.json.
 type Report struct {
+	// Command is the command that made the report, if a command did: how
+	// to make it again.
+	Command     string          `json:"command,omitempty"`
 	Variants    []string        `json:"variants"`
 	Players     []string        `json:"players"`
 	MaxGames    int             `json:"max_games"`
@@ -82,10 +85,14 @@ func (s Summary) Outcomes() stats.Outcomes {
 
 // RunReport is one rule set at one strength.
 type RunReport struct {
-	Variant  string `json:"variant"`
-	Player   string `json:"player"`
-	Network  string `json:"network,omitempty"`
-	Playouts int    `json:"playouts"`
+	Variant string `json:"variant"`
+	Player  string `json:"player"`
+	Network string `json:"network,omitempty"`
+	// Evaluator is a searching player's evaluator: the network's hash
+	// and the planes it is shown ("net-HASH", "net-HASH-as-NAME"), or the
+	// network-free one's.
+	Evaluator string `json:"evaluator,omitempty"`
+	Playouts  int    `json:"playouts"`
 	// RootSearch is "gumbel" for a player with Gumbel root search, which
 	// has no root noise or temperature; "" for the search of "search".
 	RootSearch string `json:"root_search,omitempty"`
@@ -93,7 +100,11 @@ type RunReport struct {
 	Games      int    `json:"games"`
 	Stopped    string `json:"stopped"` // "precision", "max-games" or "interrupted"
 	Summary
-	Seconds float64 `json:"seconds"`
+	// Seconds and CPUSeconds are the run's wall and processor time, over
+	// every attempt of a study carried on from its journal: the
+	// process's CPU time (all threads), not an engine program's own.
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
 	// Engine is an engine player's command; Forfeits counts the games one
 	// of its instances lost outside the rules (also among Endings, as
 	// "forfeit-" and the reason), and FirstForfeit says what happened in

@@ -380,3 +380,39 @@ func TestLoaderEngineStderr(t *testing.T) {
 		t.Errorf("got standard error %q, want the program's line", buf.String())
 	}
 }
+
+// TestShippedNetworks: rule set NAME's shipped network is
+// networks/NAME.safetensors, or else one whose file says it learnt NAME's
+// planes alone.
+func TestShippedNetworks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "networks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	save := func(name string, planesOf string) {
+		n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if planesOf != "" {
+			n.SetPlanesOf(variants.MustLoad(planesOf))
+		}
+		if err := n.Save(filepath.Join(dir, "networks", name), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("fetlar.safetensors", "")
+	save("copenhagen.safetensors", "copenhagen-classic") // as the human-trained network shipped
+	save("x-human.safetensors", "copenhagen-classic")
+	os.WriteFile(filepath.Join(dir, "networks", "broken.safetensors"), []byte("not a network"), 0o644)
+	t.Chdir(dir)
+	got := ShippedNetworks()
+	want := map[string]string{
+		"fetlar":             filepath.Join("networks", "fetlar.safetensors"),
+		"copenhagen":         filepath.Join("networks", "copenhagen.safetensors"),
+		"copenhagen-classic": filepath.Join("networks", "copenhagen.safetensors"), // the first, in name order, whose file says so
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"taflab/configs/variants"
 	"taflab/mcts"
+	"taflab/net"
 )
 
 // ShippedNetworkFile is where the network that ships with taflab lies in
@@ -67,4 +69,50 @@ func AnalysisEvaluator(flagValue string, threads int) (mcts.Evaluator, string, e
 		return nil, "", err
 	}
 	return e, path, nil
+}
+
+// ShippedNetworks returns the networks that ship for the embedded rule
+// sets, by name, where found (ShippedNetwork's places): rule set NAME's is
+// networks/NAME.safetensors, or else a network there whose file says it
+// learnt NAME's planes alone (net.Network.PlanesOf). A file that does not
+// load is left out.
+func ShippedNetworks() map[string]string {
+	dirs := []string{filepath.Dir(ShippedNetworkFile)}
+	if exe, err := os.Executable(); err == nil {
+		dir := filepath.Dir(exe)
+		dirs = append(dirs, filepath.Join(dir, filepath.Dir(ShippedNetworkFile)), dir)
+	}
+	out := map[string]string{}
+	var files []string
+	for _, d := range dirs {
+		found, _ := filepath.Glob(filepath.Join(d, "*.safetensors"))
+		files = append(files, found...)
+	}
+	for _, name := range variants.Names() {
+		for _, f := range files {
+			if filepath.Base(f) == name+".safetensors" && isRegular(f) {
+				out[name] = f
+				break
+			}
+		}
+	}
+	for _, f := range files {
+		if !isRegular(f) {
+			continue
+		}
+		n, _, err := net.Load(f)
+		if err != nil || n.PlanesOf() == nil {
+			continue
+		}
+		if name := n.PlanesOf().Name(); out[name] == "" && variants.IsShipped(n.PlanesOf()) {
+			out[name] = f
+		}
+	}
+	return out
+}
+
+// isRegular reports whether path is a regular file.
+func isRegular(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"taflab/archive"
 	"taflab/cmd/internal/cli"
@@ -378,4 +379,68 @@ func writeVariantFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestBalanceResume: a study interrupted by a signal carries on with
+// -resume to the figures of one that ran through; without -resume its
+// folder is refused, as is -resume in a folder with no study.
+func TestBalanceResume(t *testing.T) {
+	args := []string{"-variants", "fetlar", "-player", "builtin:playouts=8", "-games", "100", "-width", "0", "-workers", "1", "-games-per-worker", "1"}
+	_, msg, whole := runBalanceTest(t, context.Background(), filepath.Join(t.TempDir(), "whole"), args...)
+	if whole == nil {
+		t.Fatalf("no report:\n%s", msg)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, msg, _ := runBalanceTest(t, context.Background(), out, append(args, "-resume")...); code != 2 || !strings.Contains(msg, "holds no study's games") {
+		t.Errorf("-resume in a new folder: got exit %d and\n%s\nwant 2 and a message that there is nothing to carry on", code, msg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // stopped once the journal holds a game
+		for ctx.Err() == nil {
+			if data, _ := os.ReadFile(filepath.Join(out, "games.jsonl")); bytes.Contains(data, []byte(`"game":`)) {
+				cancel()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	if code, msg, rep := runBalanceTest(t, ctx, out, args...); code != 130 || rep == nil || !rep.Interrupted {
+		t.Fatalf("got exit %d, want 130 and an interrupted report:\n%s", code, msg)
+	}
+	if code, msg, _ := runBalanceTest(t, context.Background(), out, args...); code != 2 || !strings.Contains(msg, "-resume to carry it on") {
+		t.Errorf("no -resume: got exit %d and\n%s\nwant 2 and a message that asks for -resume", code, msg)
+	}
+	code, msg, rep := runBalanceTest(t, context.Background(), out, append(args, "-resume")...)
+	if code != 0 || rep == nil {
+		t.Fatalf("-resume: got exit %d, want 0:\n%s", code, msg)
+	}
+	a, b := whole.Runs[0], rep.Runs[0]
+	if a.Games != b.Games || a.Lengths != b.Lengths || a.Defenders != b.Defenders {
+		t.Errorf("got %d games %+v %+v, want %d games %+v %+v as the study that ran through", b.Games, b.Lengths, b.Defenders, a.Games, a.Lengths, a.Defenders)
+	}
+	if !strings.Contains(rep.Command, "-resume") || !strings.HasPrefix(rep.Command, "go run ./cmd/eval balance ") {
+		t.Errorf("got command %q, want the command line that made the report", rep.Command)
+	}
+}
+
+// TestBalanceOwnNetworks: net=own plays each rule set with the network
+// -networks names for it.
+func TestBalanceOwnNetworks(t *testing.T) {
+	a, b := nettest.TinyFile(t, 1), nettest.TinyFile(t, 2)
+	out := filepath.Join(t.TempDir(), "out")
+	code, msg, rep := runBalanceTest(t, context.Background(), out, "-variants", "fetlar,hnefatafl11", "-player", "net=own,playouts=2",
+		"-networks", "fetlar="+a+",hnefatafl11="+b, "-games", "2", "-width", "0")
+	if code != 0 || rep == nil {
+		t.Fatalf("got exit %d, want 0:\n%s", code, msg)
+	}
+	for i, want := range []string{a, b} {
+		if r := rep.Runs[i]; r.Player != "own-2" || r.Network != want {
+			t.Errorf("run %d: got player %s with %s, want own-2 with %s", i, r.Player, r.Network, want)
+		}
+	}
+	code, msg, _ = runBalanceTest(t, context.Background(), filepath.Join(t.TempDir(), "bad"), "-variants", "fetlar",
+		"-player", "net=own,playouts=2", "-networks", "fetlar")
+	if code != 2 || !strings.Contains(msg, `-networks: "fetlar" is not NAME=FILE`) {
+		t.Errorf("got exit %d and\n%s\nwant 2 naming the bad -networks entry", code, msg)
+	}
 }

@@ -113,3 +113,18 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// CommandLine is the command as a shell runs it: "go run ./cmd/" and the
+// command's words, then its arguments, each quoted with ' when a shell
+// would split or change it, so that a report can name the command that
+// made it.
+func CommandLine(command string, args []string) string {
+	words := []string{"go run ./cmd/" + command}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}

@@ -46,3 +46,20 @@ func TestParseInts(t *testing.T) {
 		})
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "go run ./cmd/eval balance"},
+		{[]string{"-games", "400", "-out", "runs/b"}, "go run ./cmd/eval balance -games 400 -out runs/b"},
+		{[]string{"-variant", "otr:dim:11 name:x", ""}, "go run ./cmd/eval balance -variant 'otr:dim:11 name:x' ''"},
+		{[]string{"-player", "it's"}, `go run ./cmd/eval balance -player 'it'\''s'`},
+	}
+	for _, tt := range tests {
+		if got := CommandLine("eval balance", tt.args); got != tt.want {
+			t.Errorf("got %v, want %v", got, tt.want)
+		}
+	}
+}

@@ -34,8 +34,9 @@ import (
 )
 
 const help = `usage: eval balance [-variants a,b,...] [-player PLAYER ...] [-strengths N,N,...]
-                    [-games N] [-width W] [-confidence C] [-min-games M] [-openings start|suite]
-                    [-records FILE ...] [-records-variant NAME|FILE|otr:RULES] -out DIR
+                    [-networks NAME=FILE,...] [-games N] [-width W] [-confidence C] [-min-games M]
+                    [-openings start|suite] [-records FILE ...] [-records-variant NAME|FILE|otr:RULES]
+                    [-resume] -out DIR
 
 How the rule sets balance. For each rule set (-variants: embedded names or
 rule-set files or otr:RULES; default all four embedded ones) and each strength, the
@@ -53,6 +54,15 @@ default builtin:playouts=200) or "net=FILE,playouts=N". -player may be given
 several times (network generations, say): one run each. -strengths
 50,200,800 replaces each player's playouts with each of these budgets: one
 run per player and budget.
+
+Each rule set its own network: "net=own,playouts=N" plays every rule set
+with the network made for it, named "own-N" in the report (each run
+names its network and hash). By default those are the networks that ship
+(networks/NAME.safetensors, in the working folder or beside the
+executable; for a rule set without one, a shipped network whose file says
+it learnt that rule set's planes alone); -networks NAME=FILE,... names
+others, or networks for rule sets of your own (NAME is the rule set's
+name, not its file's).
 
 An engine program is a player too: "otep:cmd=COMMAND,movetime=MS" or
 "uci:cmd=COMMAND,nodes=N" (see eval match -h for its keys). It plays itself:
@@ -100,8 +110,19 @@ replay; its stated result still counts). Each record file is
 also compared with the self-play runs of its rule set. With -variants ""
 only the records are reported.
 
-Output, into -out: balance.md (the report, also printed), balance.json (the
-same figures) and balance.png (the defender win rate with its interval
+Carrying on: every game is kept in -out/games.jsonl as it finishes (its
+moves and how it ended, with a checksum a line), so a study stopped at any
+point, even killed, carries on with -resume and the same flags: each run
+counts the games it has and plays only the rest, the same games it would
+have played. -games, -width and -min-games may change (to play on to a
+finer precision, say), and rule sets or strengths may be added; a run
+played before with other rules, player, search, seed or openings is
+refused. Without -resume a folder that holds a study's games is refused.
+One study at a time works in a folder. Each run's wall and CPU time (this
+process's, over every attempt) are in the report.
+
+Output, into -out: balance.md (the report, also printed, with the command
+that made it), balance.json (the same figures) and balance.png (the defender win rate with its interval
 against strength, one line per rule set, playouts on a log scale when there
 is one player, else one category per player; record files as horizontal
 lines). A progress line per run shows the current rates and intervals.
@@ -148,7 +169,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunCtx is Run stopped by ctx instead of a signal.
 func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, out, code := parseFlags(ctx, args, stdin, stderr)
+	cfg, out, resume, code := parseFlags(ctx, args, stdin, stderr)
 	if out == "" {
 		return code
 	}
@@ -159,11 +180,20 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fail(fmt.Errorf("-out: %w", err))
 	}
+	lock, err := fileio.LockDir(out, "eval balance")
+	if err != nil {
+		return fail(fmt.Errorf("-out: %w", err))
+	}
+	defer lock.Unlock()
+	if code := checkResume(out, resume, cfg, stderr); code != 0 {
+		return code
+	}
 	cfg.Progress = showProgress(stdout)
 	rep, runErr := balance.Run(ctx, cfg)
 	if rep.Runs == nil { // refused before any game
 		return fail(runErr)
 	}
+	rep.Command = cli.CommandLine("eval balance", args)
 	if rep.Interrupted {
 		runErr = nil // not a failure: the report of the games played is written
 	}
@@ -182,6 +212,22 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fmt.Fprintf(stdout, "\neval balance: written to %s\n", out)
 	if rep.Interrupted {
 		return 130
+	}
+	return 0
+}
+
+// checkResume refuses to start a study in a folder that holds one's
+// games without -resume, and -resume in a folder that holds none: the exit
+// status, 0 to go on.
+func checkResume(out string, resume bool, cfg balance.Config, stderr io.Writer) int {
+	_, err := os.Stat(cfg.Journal)
+	switch {
+	case err == nil && !resume:
+		fmt.Fprintf(stderr, "eval balance: -out %s holds a study's games (%s): -resume to carry it on, or give another -out\n", out, balance.JournalFile)
+		return 2
+	case err != nil && resume:
+		fmt.Fprintf(stderr, "eval balance: -resume: -out %s holds no study's games (%s) to carry on\n", out, balance.JournalFile)
+		return 2
 	}
 	return 0
 }
@@ -214,7 +260,7 @@ func showProgress(stdout io.Writer) func(balance.Progress) {
 // record files. It returns the config and the -out folder, or "" and the
 // exit status when the command should stop: 0 after -h, 2 for bad input,
 // 130 when stopped while reading the records.
-func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (balance.Config, string, int) {
+func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (balance.Config, string, bool, int) {
 	def := balance.DefaultConfig()
 	cfg := balance.Config{Players: def.Players, Loader: new(player.Loader)}
 	var f balanceFlags
@@ -234,17 +280,19 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 	workers := fs.Int("workers", 0, cli.WorkersRange, "worker goroutines (`N`); 0 = one per core")
 	perWorker := fs.Int("games-per-worker", 8, cli.GamesPerWorkerRange, "`games` each worker plays at once")
 	fs.Uint64Var(&cfg.Seed, "seed", def.Seed, cli.FullUint64, "`seed` of the games")
+	fs.StringVar(&f.networks, "networks", "", "each rule set's own `networks` for net=own players, NAME=FILE,... (default: the shipped ones)")
+	fs.BoolVar(&f.resume, "resume", false, "carry on the study whose games -out holds")
 	fs.StringVar(&f.out, "out", "", "the report `folder`")
 	fs.Document()
 	if err := fs.FlagSet.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			return def, "", 0
+			return def, "", false, 0
 		}
-		return def, "", 2
+		return def, "", false, 2
 	}
-	bad := func(format string, a ...any) (balance.Config, string, int) {
+	bad := func(format string, a ...any) (balance.Config, string, bool, int) {
 		fmt.Fprintf(stderr, "eval balance: "+format+"\n", a...)
-		return def, "", 2
+		return def, "", false, 2
 	}
 	if err := fs.CheckRanges(); err != nil {
 		return bad("%v", err)
@@ -277,17 +325,19 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 	switch {
 	case code == 130:
 		fmt.Fprintf(stderr, "eval balance: %s\n", msg)
-		return def, "", 130
+		return def, "", false, 130
 	case code != 0:
 		return bad("%s", msg)
 	}
-	return cfg, f.out, 0
+	cfg.Journal = filepath.Join(f.out, balance.JournalFile)
+	return cfg, f.out, f.resume, 0
 }
 
 // balanceFlags are the flags of eval balance its config does not hold.
 type balanceFlags struct {
-	variants, strengths, recVariant, openings, out string
-	players, records                               listFlag
+	variants, strengths, recVariant, openings, networks, out string
+	players, records                                         listFlag
+	resume                                                   bool
 }
 
 // load reads the rule sets, the strengths and the players into cfg: what
@@ -338,8 +388,35 @@ func (f *balanceFlags) load(cfg *balance.Config, strengthsGiven bool) string {
 	if _, err := balance.Ladder(cfg.Players, cfg.Strengths); err != nil {
 		return "-strengths: " + errctx.Message(err)
 	}
-	if _, err := cfg.LoadPlayers(); err != nil { // each network file loaded once, here for the runs too
+	if msg := f.loadNetworks(cfg); msg != "" {
+		return msg
+	}
+	if _, err := cfg.Entries(); err != nil { // each network file loaded once, here for the runs too
 		return "-player: " + errctx.Message(err)
+	}
+	return ""
+}
+
+// loadNetworks sets each rule set's own network (for net=own players):
+// the shipped ones, then -networks: what is wrong, or "".
+func (f *balanceFlags) loadNetworks(cfg *balance.Config) string {
+	own := false
+	for _, s := range cfg.Players {
+		own = own || s.Kind == player.Network && s.Net == balance.OwnNetwork
+	}
+	if !own && f.networks == "" {
+		return ""
+	}
+	cfg.Networks = player.ShippedNetworks()
+	for _, part := range strings.Split(f.networks, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		name, file, ok := strings.Cut(part, "=")
+		if !ok || name == "" || file == "" {
+			return fmt.Sprintf("-networks: %q is not NAME=FILE (a rule set's name and its network file)", part)
+		}
+		cfg.Networks[name] = file
 	}
 	return ""
 }
