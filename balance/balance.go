@@ -206,6 +206,22 @@ func Ladder(specs []player.Spec, strengths []int) ([]player.Spec, error) {
 // that plays each rule set with its own network (Config.Networks).
 const OwnNetwork = "own"
 
+// ParseNetworks reads rule sets' own networks, "NAME=FILE,..." (NAME a
+// rule set's name, not its file's), into networks.
+func ParseNetworks(text string, networks map[string]string) error {
+	for _, part := range strings.Split(text, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		name, file, ok := strings.Cut(part, "=")
+		if !ok || name == "" || file == "" {
+			return fmt.Errorf("balance: %q is not NAME=FILE (a rule set's name and its network file)", part)
+		}
+		networks[name] = file
+	}
+	return nil
+}
+
 // Entry is one run of a study: a rule set, and the player that plays
 // itself under it.
 type Entry struct {

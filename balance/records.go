@@ -1,6 +1,14 @@
 package balance
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"taflab/archive"
+	"taflab/datasets"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -62,4 +70,34 @@ func ReportRecords(rf RecordFile, v *rules.Variant, confidence float64) RecordsR
 	}
 	r.Summary = summarize(&t, confidence)
 	return r
+}
+
+// ReadRecordFile reads a game-record file (the archive CSV; an embedded
+// archive's name such as archive:copenhagen; "-" for stdin), skipping
+// blank lines and a header. Errors name the file and the line.
+func ReadRecordFile(ctx context.Context, name string, stdin io.Reader) (RecordFile, error) {
+	rf := RecordFile{Name: name}
+	var in io.Reader
+	if name == "-" {
+		if stdin == nil {
+			return rf, errors.New("standard input: not available")
+		}
+		in, rf.Name = stdin, "stdin"
+	} else {
+		f, err := archive.Open(name) // a file, or an embedded archive
+		if err != nil {
+			return rf, err
+		}
+		defer f.Close()
+		in = f
+	}
+	// Within datasets' limits of a line and a file; errors name both.
+	recs, err := datasets.ReadRecords(ctx, rf.Name, in)
+	if err != nil {
+		return rf, errors.New(strings.TrimPrefix(err.Error(), "datasets: "))
+	}
+	if rf.Records = recs; len(recs) == 0 {
+		return rf, fmt.Errorf("%s: no game records in it", rf.Name)
+	}
+	return rf, nil
 }

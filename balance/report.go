@@ -1,8 +1,13 @@
 package balance
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+
+	"taflab/internal/fileio"
 
 	"taflab/match"
 	"taflab/stats"
@@ -151,4 +156,35 @@ type Baseline struct {
 	Diff    float64 `json:"diff"` // records minus self-play
 	Z       float64 `json:"z"`
 	P       float64 `json:"p"`
+}
+
+// The files of a study's folder besides its journal (JournalFile).
+const (
+	JSONFile     = "balance.json"
+	MarkdownFile = "balance.md"
+	ChartFile    = "balance.png"
+)
+
+// WriteFiles writes the report into folder dir, each file whole:
+// JSONFile, MarkdownFile and ChartFile.
+func WriteFiles(dir string, rep Report) error {
+	return errors.Join(
+		fileio.WriteJSON(filepath.Join(dir, JSONFile), rep),
+		fileio.WriteFile(filepath.Join(dir, MarkdownFile), []byte(rep.Markdown())),
+		Chart(rep, filepath.Join(dir, ChartFile)),
+	)
+}
+
+// CheckResume refuses to start a study in folder dir when it holds a
+// study's games (its journal) unless resume, and to resume one where it
+// holds none.
+func CheckResume(dir string, resume bool) error {
+	_, err := os.Stat(filepath.Join(dir, JournalFile))
+	switch {
+	case err == nil && !resume:
+		return fmt.Errorf("balance: %s holds a study's games (%s): -resume to carry it on, or give another -out", dir, JournalFile)
+	case err != nil && resume:
+		return fmt.Errorf("balance: -resume: %s holds no study's games (%s) to carry on", dir, JournalFile)
+	}
+	return nil
 }

@@ -128,3 +128,26 @@ func CommandLine(command string, args []string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// List is a flag that may be given several times, its values in order;
+// with Split, each value may also be a comma-separated list.
+type List struct {
+	Values []string
+	Split  bool
+}
+
+func (l *List) String() string { return strings.Join(l.Values, ",") }
+
+// Set adds a value (with Split, each of its comma-separated parts).
+func (l *List) Set(s string) error {
+	if !l.Split {
+		l.Values = append(l.Values, s)
+		return nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			l.Values = append(l.Values, part)
+		}
+	}
+	return nil
+}

@@ -20,12 +20,10 @@ import (
 	"syscall"
 	"time"
 
-	"taflab/archive"
 	"taflab/balance"
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
 	"taflab/configs/variants"
-	"taflab/datasets"
 	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
@@ -55,14 +53,9 @@ several times (network generations, say): one run each. -strengths
 50,200,800 replaces each player's playouts with each of these budgets: one
 run per player and budget.
 
-Each rule set its own network: "net=own,playouts=N" plays every rule set
-with the network made for it, named "own-N" in the report (each run
-names its network and hash). By default those are the networks that ship
-(networks/NAME.safetensors, in the working folder or beside the
-executable; for a rule set without one, a shipped network whose file says
-it learnt that rule set's planes alone); -networks NAME=FILE,... names
-others, or networks for rule sets of your own (NAME is the rule set's
-name, not its file's).
+"net=own,playouts=N" plays each rule set with its own network (player
+"own-N"; each run names its file): the shipped ones (networks/NAME.safetensors)
+or -networks NAME=FILE,... (NAME a rule set's name).
 
 An engine program is a player too: "otep:cmd=COMMAND,movetime=MS" or
 "uci:cmd=COMMAND,nodes=N" (see eval match -h for its keys). It plays itself:
@@ -110,22 +103,19 @@ replay; its stated result still counts). Each record file is
 also compared with the self-play runs of its rule set. With -variants ""
 only the records are reported.
 
-Carrying on: every game is kept in -out/games.jsonl as it finishes (its
-moves and how it ended, with a checksum a line), so a study stopped at any
-point, even killed, carries on with -resume and the same flags: each run
-counts the games it has and plays only the rest, the same games it would
-have played. -games, -width and -min-games may change (to play on to a
-finer precision, say), and rule sets or strengths may be added; a run
-played before with other rules, player, search, seed or openings is
-refused. Without -resume a folder that holds a study's games is refused.
-One study at a time works in a folder. Each run's wall and CPU time (this
-process's, over every attempt) are in the report.
+Carrying on: every game is kept in -out/games.jsonl as it finishes, so a
+study stopped at any point carries on with -resume and the same flags,
+playing only the games it lacks (-games, -width and -min-games may change;
+rule sets or strengths may be added; a run played before with other rules,
+player, search, seed or openings is refused). Each run's wall and CPU time
+are in the report.
 
 Output, into -out: balance.md (the report, also printed, with the command
-that made it), balance.json (the same figures) and balance.png (the defender win rate with its interval
-against strength, one line per rule set, playouts on a log scale when there
-is one player, else one category per player; record files as horizontal
-lines). A progress line per run shows the current rates and intervals.
+that made it), balance.json (the same figures) and balance.png (the
+defender win rate with its interval against strength, one line per rule
+set, playouts on a log scale when there is one player, else one category
+per player; record files as horizontal lines). A progress line per run
+shows the current rates and intervals.
 
 Bad input (an unknown rule set, a missing network or one of another input
 encoding, a bad -strengths list, -games below 1, -width outside [0, 1],
@@ -136,28 +126,6 @@ played so far is written).
 
 Flags:
 `
-
-// listFlag is a flag that may be given several times; with split, each
-// value may also be a comma-separated list.
-type listFlag struct {
-	values []string
-	split  bool
-}
-
-func (l *listFlag) String() string { return strings.Join(l.values, ",") }
-
-func (l *listFlag) Set(s string) error {
-	if !l.split {
-		l.values = append(l.values, s)
-		return nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			l.values = append(l.values, part)
-		}
-	}
-	return nil
-}
 
 // Run is the balance subcommand; SIGINT and SIGTERM stop it with the
 // report of the games played so far.
@@ -185,8 +153,9 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return fail(fmt.Errorf("-out: %w", err))
 	}
 	defer lock.Unlock()
-	if code := checkResume(out, resume, cfg, stderr); code != 0 {
-		return code
+	if err := balance.CheckResume(out, resume); err != nil {
+		fmt.Fprintf(stderr, "eval balance: %s\n", errctx.Message(err))
+		return 2
 	}
 	cfg.Progress = showProgress(stdout)
 	rep, runErr := balance.Run(ctx, cfg)
@@ -197,37 +166,16 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if rep.Interrupted {
 		runErr = nil // not a failure: the report of the games played is written
 	}
-	md := rep.Markdown()
-	if err := errors.Join(
-		fileio.WriteJSON(filepath.Join(out, "balance.json"), rep),
-		fileio.WriteFile(filepath.Join(out, "balance.md"), []byte(md)),
-		balance.Chart(rep, filepath.Join(out, "balance.png")),
-	); err != nil {
+	if err := balance.WriteFiles(out, rep); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	fmt.Fprint(stdout, "\n"+md)
+	fmt.Fprint(stdout, "\n"+rep.Markdown())
 	if runErr != nil {
 		return fail(runErr)
 	}
 	fmt.Fprintf(stdout, "\neval balance: written to %s\n", out)
 	if rep.Interrupted {
 		return 130
-	}
-	return 0
-}
-
-// checkResume refuses to start a study in a folder that holds one's
-// games without -resume, and -resume in a folder that holds none: the exit
-// status, 0 to go on.
-func checkResume(out string, resume bool, cfg balance.Config, stderr io.Writer) int {
-	_, err := os.Stat(cfg.Journal)
-	switch {
-	case err == nil && !resume:
-		fmt.Fprintf(stderr, "eval balance: -out %s holds a study's games (%s): -resume to carry it on, or give another -out\n", out, balance.JournalFile)
-		return 2
-	case err != nil && resume:
-		fmt.Fprintf(stderr, "eval balance: -resume: -out %s holds no study's games (%s) to carry on\n", out, balance.JournalFile)
-		return 2
 	}
 	return 0
 }
@@ -273,7 +221,7 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 	fs.Float64Var(&cfg.Width, "width", def.Width, cli.Range{Min: 0, Max: 1, Note: "0: never stop early"}, "stop a run when every interval is at most `W` wide (0: never early)")
 	fs.Float64Var(&cfg.Confidence, "confidence", def.Confidence, cli.Range{Min: 0, Max: 1, Note: "strictly between the two"}, "`confidence` of the intervals")
 	fs.IntVar(&cfg.MinGames, "min-games", def.MinGames, cli.IntRange(0, 1_000_000, ""), "`games` a run plays before it may stop early")
-	f.records.split = true
+	f.records.Split = true
 	fs.Var(&f.records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
 	fs.StringVar(&f.recVariant, "records-variant", "copenhagen-classic", "rule set of the records: an embedded `name`, a rule-set file or otr:RULES")
 	fs.StringVar(&f.openings, "openings", "start", "where games start: `start` (the rule set's start) or suite (its opening suite)")
@@ -336,7 +284,7 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 // balanceFlags are the flags of eval balance its config does not hold.
 type balanceFlags struct {
 	variants, strengths, recVariant, openings, networks, out string
-	players, records                                         listFlag
+	players, records                                         cli.List
 	resume                                                   bool
 }
 
@@ -375,10 +323,10 @@ func (f *balanceFlags) load(cfg *balance.Config, strengthsGiven bool) string {
 			cfg.Strengths = append(cfg.Strengths, n)
 		}
 	}
-	if len(f.players.values) > 0 {
+	if len(f.players.Values) > 0 {
 		cfg.Players = nil
 	}
-	for _, text := range f.players.values {
+	for _, text := range f.players.Values {
 		s, err := player.ParseSpec(text)
 		if err != nil {
 			return fmt.Sprintf("-player: %v", err)
@@ -408,15 +356,8 @@ func (f *balanceFlags) loadNetworks(cfg *balance.Config) string {
 		return ""
 	}
 	cfg.Networks = player.ShippedNetworks()
-	for _, part := range strings.Split(f.networks, ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		name, file, ok := strings.Cut(part, "=")
-		if !ok || name == "" || file == "" {
-			return fmt.Sprintf("-networks: %q is not NAME=FILE (a rule set's name and its network file)", part)
-		}
-		cfg.Networks[name] = file
+	if err := balance.ParseNetworks(f.networks, cfg.Networks); err != nil {
+		return "-networks: " + errctx.Message(err)
 	}
 	return ""
 }
@@ -428,8 +369,8 @@ func (f *balanceFlags) readRecords(ctx context.Context, cfg *balance.Config, std
 	if cfg.RecordsVariant, err = configs.LoadVariant(f.recVariant); err != nil {
 		return 2, fmt.Sprintf("-records-variant: %v", err)
 	}
-	for _, name := range f.records.values {
-		rf, err := readRecordFile(ctx, name, stdin)
+	for _, name := range f.records.Values {
+		rf, err := balance.ReadRecordFile(ctx, name, stdin)
 		if err != nil && ctx.Err() != nil {
 			return 130, fmt.Sprintf("stopped while reading -records %s; nothing written", name)
 		}
@@ -445,33 +386,4 @@ func (f *balanceFlags) readRecords(ctx context.Context, cfg *balance.Config, std
 		return 2, errctx.Message(err)
 	}
 	return 0, ""
-}
-
-// readRecordFile reads a game-record file ("-" for stdin), skipping blank
-// lines and a header. Errors name the file and the line.
-func readRecordFile(ctx context.Context, name string, stdin io.Reader) (balance.RecordFile, error) {
-	rf := balance.RecordFile{Name: name}
-	var in io.Reader
-	if name == "-" {
-		if stdin == nil {
-			return rf, errors.New("standard input: not available")
-		}
-		in, rf.Name = cli.StopReader(ctx, stdin), "stdin" // a signal stops a wait for input too
-	} else {
-		f, err := archive.Open(name) // a file, or an embedded archive
-		if err != nil {
-			return rf, err
-		}
-		defer f.Close()
-		in = f
-	}
-	// Within datasets' limits of a line and a file; errors name both.
-	recs, err := datasets.ReadRecords(ctx, rf.Name, in)
-	if err != nil {
-		return rf, errors.New(strings.TrimPrefix(err.Error(), "datasets: "))
-	}
-	if rf.Records = recs; len(recs) == 0 {
-		return rf, fmt.Errorf("%s: no game records in it", rf.Name)
-	}
-	return rf, nil
 }
