@@ -370,7 +370,11 @@ func (f *balanceFlags) readRecords(ctx context.Context, cfg *balance.Config, std
 		return 2, fmt.Sprintf("-records-variant: %v", err)
 	}
 	for _, name := range f.records.Values {
-		rf, err := balance.ReadRecordFile(ctx, name, stdin)
+		in := stdin
+		if name == "-" && stdin != nil {
+			in = cli.StopReader(ctx, stdin) // a signal stops a wait for input too
+		}
+		rf, err := balance.ReadRecordFile(ctx, name, in)
 		if err != nil && ctx.Err() != nil {
 			return 130, fmt.Sprintf("stopped while reading -records %s; nothing written", name)
 		}
