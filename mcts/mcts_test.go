@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"taflab/configs/variants"
@@ -327,10 +328,14 @@ func TestTemperatureSchedule(t *testing.T) {
 	}
 }
 
-// sequentialSource hands out games 0..n-1 with seeds from seed.
+// sequentialSource hands out games 0..n-1 with seeds from seed; safe for
+// concurrent use, as a GameSource shared by several workers must be.
 func sequentialSource(n int, seed uint64) GameSource {
-	next := 0
+	var mu sync.Mutex
+	next := 0 // guarded by mu
 	return func() (GameSpec, bool) {
+		mu.Lock()
+		defer mu.Unlock()
 		if next >= n {
 			return GameSpec{}, false
 		}
