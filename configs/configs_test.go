@@ -93,6 +93,13 @@ func TestLoopConfigs(t *testing.T) {
 	if tiny.Generations != 2 || tiny.Train.Network.Channels != 8 {
 		t.Errorf("got %+v, want the tiny loop", tiny)
 	}
+	adapt, err := configs.ParseLoop("adapt.toml", configs.AdaptLoopFile())
+	if err != nil {
+		t.Fatalf("the embedded adapt.toml: %v", err)
+	}
+	if adapt.Train.Init == "" || !adapt.Train.FromLast || adapt.SelfPlay.Mix.SuiteShare != 0 || adapt.Gate.Openings != "random" || adapt.Baseline.Opponent != configs.BaselineStart {
+		t.Errorf("got %+v, want train adapt's loop: from a network, on from the last candidate, no suite, random gate openings, rated against the start", adapt)
+	}
 	if def.SelfPlay.External || tiny.SelfPlay.External {
 		t.Errorf("selfplay.external: got %v and %v, want in-process self-play by default", def.SelfPlay.External, tiny.SelfPlay.External)
 	}

@@ -18,6 +18,9 @@ var loopFile []byte
 //go:embed tiny.toml
 var tinyFile []byte
 
+//go:embed adapt.toml
+var adaptFile []byte
+
 // Loop is the training loop's configuration: loop.toml documents every key;
 // DefaultLoop returns its values.
 type Loop struct {
@@ -159,6 +162,10 @@ func LoopFile() []byte { return loopFile }
 
 // TinyLoopFile returns the embedded tiny.toml.
 func TinyLoopFile() []byte { return tinyFile }
+
+// AdaptLoopFile returns the embedded adapt.toml: the training loop of
+// train adapt, which sets its variant and train.init.
+func AdaptLoopFile() []byte { return adaptFile }
 
 // ParseLoop reads a loop configuration file over the embedded one: keys the
 // file leaves out keep their embedded values. Unknown keys, values of the

@@ -6,6 +6,7 @@
 //	go run ./cmd/train -data DIR -out DIR [-config FILE] [-steps N] [-resume]
 //	go run ./cmd/train export -net FILE -format onnx|safetensors -out FILE
 //	go run ./cmd/train loop [-run DIR] [-config FILE] [-generations N]
+//	go run ./cmd/train adapt -variant FILE [-run DIR]
 //
 // Training reads a shuffled window of the newest positions of the dataset
 // (each in a random board symmetry), minimizes policy cross-entropy (full
@@ -25,6 +26,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"taflab/cmd/train/internal/adaptcmd"
 )
 
 func main() {
@@ -34,7 +37,8 @@ func main() {
 }
 
 // run dispatches: "export" exports, "loop" runs the training loop,
-// anything else trains.
+// "adapt" adapts a shipped network to a rule set and measures its
+// balance, anything else trains.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -42,6 +46,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runExport(args[1:], stdout, stderr)
 		case "loop":
 			return runLoop(ctx, args[1:], stdout, stderr)
+		case "adapt":
+			return adaptcmd.Run(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			// The usage with the training flags, on stdout: asked for.
 			return runTrain(ctx, []string{"-h"}, stdout, stdout)

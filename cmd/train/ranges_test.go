@@ -10,13 +10,13 @@ import (
 	"taflab/cmd/internal/cli"
 )
 
-// TestFlagRanges: every numeric flag of train and train loop has a
+// TestFlagRanges: every numeric flag of train and its subcommands has a
 // documented range (derived from the flag sets themselves), and refuses its
 // maximum plus one and its minimum minus one (NaN too where it takes
 // fractions) with exit status 2 and a message naming the flag, before any
 // work.
 func TestFlagRanges(t *testing.T) {
-	for _, cmd := range [][]string{nil, {"loop"}, {"export"}} {
+	for _, cmd := range [][]string{nil, {"loop"}, {"export"}, {"adapt"}} {
 		var fs *flag.FlagSet
 		cli.OnRanged = func(f *flag.FlagSet, _ cli.Ranges) { fs = f }
 		var help bytes.Buffer

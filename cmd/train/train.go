@@ -19,6 +19,7 @@ const trainUsage = `usage: train -data DIR -out DIR [-config FILE] [-steps N] [-
        train -records FILE [-records-share S] [-data DIR] -out DIR ...
        train export -net FILE -format onnx|safetensors -out FILE
        train loop [-run DIR] [-config FILE] [-generations N]   (train loop -h)
+       train adapt -variant FILE [-run DIR]                     (train adapt -h)
 
 Trains a policy/value network on a self-play dataset (-data, written by
 selfplay) into a run folder (-out): checkpoint.safetensors, network.safetensors,

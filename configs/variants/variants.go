@@ -112,8 +112,14 @@ func Differences(def rules.Definition) []string {
 	if err != nil {
 		return nil
 	}
+	return KeysDiffering(def, shipped.Definition())
+}
+
+// KeysDiffering returns the rule-set file keys, in the files' order, in
+// which a and b differ (the name among them); nil when they are the same.
+func KeysDiffering(a, b rules.Definition) []string {
 	var keys []string
-	have, want := reflect.ValueOf(def), reflect.ValueOf(shipped.Definition())
+	have, want := reflect.ValueOf(a), reflect.ValueOf(b)
 	for i := range have.NumField() {
 		if !have.Field(i).Equal(want.Field(i)) {
 			keys = append(keys, strings.Split(have.Type().Field(i).Tag.Get("toml"), ",")[0])

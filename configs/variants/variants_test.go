@@ -168,3 +168,24 @@ func TestDifferences(t *testing.T) {
 		})
 	}
 }
+
+// TestKeysDiffering: the keys two definitions differ in, the name among
+// them, in the files' order.
+func TestKeysDiffering(t *testing.T) {
+	fetlar := variants.MustLoad("fetlar").Definition()
+	for _, c := range []struct {
+		name string
+		b    rules.Definition
+		want []string
+	}{
+		{"itself", fetlar, nil},
+		{"copenhagen", variants.MustLoad("copenhagen").Definition(), []string{"name", "shieldwall", "shieldwall_wins", "edge_fort", "encirclement"}},
+		{"hnefatafl11", variants.MustLoad("hnefatafl11").Definition(), []string{"name", "king_captured_on_edge"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := variants.KeysDiffering(fetlar, c.b); !slices.Equal(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}

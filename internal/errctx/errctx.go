@@ -18,7 +18,7 @@ import "strings"
 // with "NAME: ". A test of the module keeps the list to the packages
 // there are; it is read only.
 var Packages = []string{
-	"analysis", "archive", "balance", "chart", "configs", "cputime", "datasets", "deploy", "engine", "errctx",
+	"adapt", "analysis", "archive", "balance", "chart", "configs", "cputime", "datasets", "deploy", "engine", "errctx",
 	"fileio", "fit", "gamefile", "kernels", "loop", "match", "mcts", "net", "openings", "player",
 	"progress", "protocol", "ratings", "rules", "selfplay", "stats", "strict", "tomlbound", "training",
 	"variants", "web",

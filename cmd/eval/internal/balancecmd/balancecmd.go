@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"taflab/balance"
 	"taflab/cmd/internal/cli"
@@ -26,7 +25,6 @@ import (
 	"taflab/configs/variants"
 	"taflab/internal/errctx"
 	"taflab/internal/fileio"
-	"taflab/internal/progress"
 	"taflab/openings"
 	"taflab/player"
 )
@@ -157,7 +155,7 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "eval balance: %s\n", errctx.Message(err))
 		return 2
 	}
-	cfg.Progress = showProgress(stdout)
+	cfg.Progress = cli.BalanceProgress(stdout)
 	rep, runErr := balance.Run(ctx, cfg)
 	if rep.Runs == nil { // refused before any game
 		return fail(runErr)
@@ -178,30 +176,6 @@ func RunCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 130
 	}
 	return 0
-}
-
-// showProgress returns a Config.Progress that shows each run on a
-// progress bar of its own, with its current rates and intervals.
-func showProgress(stdout io.Writer) func(balance.Progress) {
-	var bar *progress.Bar
-	return func(p balance.Progress) {
-		switch {
-		case p.Done:
-			bar.Finish()
-		case p.Games == 0:
-			bar = progress.New(stdout, p.MaxGames, "games", 10*time.Second)
-			bar.Update(0, p.Variant+" "+p.Player+": starting")
-		default:
-			r := p.Rates
-			text := fmt.Sprintf("%s %s: defenders %.2f [%.2f, %.2f], attackers %.2f [%.2f, %.2f], draws %.2f [%.2f, %.2f]",
-				p.Variant, p.Player, r.Defender.P, r.Defender.Lo, r.Defender.Hi,
-				r.Attacker.P, r.Attacker.Lo, r.Attacker.Hi, r.Draw.P, r.Draw.Lo, r.Draw.Hi)
-			if p.Engine {
-				text += fmt.Sprintf(", forfeits %d", p.Forfeits)
-			}
-			bar.Update(p.Games, text)
-		}
-	}
 }
 
 // parseFlags reads and checks every flag, loads the players and reads the
