@@ -36,7 +36,10 @@ func BenchmarkReview(b *testing.B) {
 	var game analysis.Game
 	for _, g := range games {
 		if len(g.Moves) >= 150 {
-			game = analysis.Game{Variant: v, Start: g.Positions[0], Moves: g.Moves[:150]}
+			game = analysis.Game{Variant: v, Start: g.Positions[0]}
+			for _, m := range g.Moves[:150] {
+				game.Moves = append(game.Moves, m.Move)
+			}
 			break
 		}
 	}

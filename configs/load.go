@@ -82,16 +82,11 @@ func compileOTR(where, otr string) (*rules.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
 	}
-	v, err := rules.Compile(def)
+	v, err := variants.FromOpenTafl(def)
 	if err != nil {
 		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
 	}
-	if variants.Differences(v.Definition()) == nil {
-		return v, nil
-	}
-	def = v.Definition() // validated: only the name changes
-	def.Name = variants.OpenTaflPrefix + def.Name
-	return rules.Compile(def)
+	return v, nil
 }
 
 // clipArg shortens an argument quoted in an error.

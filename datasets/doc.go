@@ -62,6 +62,23 @@
 // that fails any check is refused with an error naming it; corrupt input
 // never panics.
 //
+// # Games
+//
+// Game is taflab's one type of a finished game. LoadGames (a file by its
+// name, or an embedded archive) and ReadGames (a reader, a page of games
+// at a time) read every games file as Games, each game as the file writes
+// it: game records in the archive's CSV format (a match's games.csv under
+// the rules and with the players of the match.json beside it), a dataset's
+// games table, an OpenTafl record (.otg; OpenTaflRecord writes one).
+// ReadRecordGames and ReadRecordSet replay game records strictly through
+// the rules, for training:
+//
+//	games, err := datasets.LoadGames("runs/vs-builtin/games.csv", datasets.GameOptions{})
+//	for _, g := range games {
+//		if g.Err != nil { ... } // a game that could not be read; the others are there
+//		moves := g.Moves       // as the file writes them, from g.Start under g.Variant
+//	}
+//
 // OpenWindow loads the newest positions of a directory of shards for
 // training and serves them shuffled, in an order fixed by a seed, the set of
 // shards and an offset, so that training can stop and resume at the exact

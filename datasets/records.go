@@ -12,47 +12,17 @@ import (
 	"taflab/rules"
 )
 
-// RecordGame is one game of a game-record file (the archive CSV format),
-// replayed through the rules: the positions people reached, the moves they
-// chose there and the result. Training learns the moves as policy targets
-// and the result as a (discounted) value target.
-type RecordGame struct {
-	// Line is the record's line in its file, from 1.
-	Line int
-	// Positions[i] is the position before Moves[i].
-	Positions []rules.Position
-	Moves     []rules.Move
-	// Winner is the game's result: the rules' verdict where they ended the
-	// game, else the record's; NoWinner when the record has none
-	// ("Ongoing").
-	Winner rules.Winner
-}
-
-// Result returns the game's result for the side to move at ply i: +1 a
-// win, -1 a loss, 0 a draw; ok is false when the game has no result.
-func (g *RecordGame) Result(i int) (result int8, ok bool) {
-	switch g.Winner {
-	case rules.NoWinner:
-		return 0, false
-	case rules.Draw:
-		return 0, true
-	}
-	if (g.Winner == rules.AttackersWin) == (g.Positions[i].ToMove == rules.Attackers) {
-		return 1, true
-	}
-	return -1, true
-}
-
 // ReadRecordGames reads and replays a game-record file, or an embedded
 // archive (archive.Copenhagen), under v (ParseRecordGames), within the
-// limits of ScanRecordLines.
-func ReadRecordGames(path string, v *rules.Variant) ([]RecordGame, error) {
+// limits of ScanRecordLines: each game with every position, for training
+// and for measuring how well a player predicts people's moves.
+func ReadRecordGames(path string, v *rules.Variant) ([]Game, error) {
 	return ReadRecordGamesCtx(context.Background(), path, v)
 }
 
 // ReadRecordGamesCtx is ReadRecordGames stopped by ctx (its error is then
 // ctx's) while it reads and replays.
-func ReadRecordGamesCtx(ctx context.Context, path string, v *rules.Variant) ([]RecordGame, error) {
+func ReadRecordGamesCtx(ctx context.Context, path string, v *rules.Variant) ([]Game, error) {
 	f, err := archive.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: game records: %w", err)
@@ -63,18 +33,19 @@ func ReadRecordGamesCtx(ctx context.Context, path string, v *rules.Variant) ([]R
 
 // ParseRecordGames replays the game records of data, read from the file
 // name, under v from its start position (or each record's own) and returns
-// their games. It is strict, because every position becomes a training
+// their games, each with every position (Game.Positions) and the
+// captures the rules make. It is strict, because every position becomes a training
 // target: a move the rules refuse, or written captures that differ from
 // the captures the rules make, is an error naming the file, the record's
 // line and the ply. Moves recorded after the rules ended a game (people
 // played on past a third repetition the server did not enforce) are
 // dropped, and the rules' result stands. A line or a file past the limits
 // of ScanRecordLines is an error naming the file and the line.
-func ParseRecordGames(name string, data []byte, v *rules.Variant) ([]RecordGame, error) {
+func ParseRecordGames(name string, data []byte, v *rules.Variant) ([]Game, error) {
 	return readRecordGames(context.Background(), name, bytes.NewReader(data), v)
 }
 
-func readRecordGames(ctx context.Context, name string, r io.Reader, v *rules.Variant) ([]RecordGame, error) {
+func readRecordGames(ctx context.Context, name string, r io.Reader, v *rules.Variant) ([]Game, error) {
 	recs, err := ReadRecords(ctx, name, r)
 	if re := (*rules.RecordError)(nil); errors.As(err, &re) {
 		return nil, fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(re.Error(), "rules: "))
@@ -96,14 +67,14 @@ func readRecordGames(ctx context.Context, name string, r io.Reader, v *rules.Var
 }
 
 // replayRecords replays recs under v; its errors start at the line.
-func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) ([]RecordGame, error) {
-	games := make([]RecordGame, 0, len(recs))
+func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) ([]Game, error) {
+	games := make([]Game, 0, len(recs))
 	g := rules.NewGame(v)
 	for i, rec := range recs {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		game, err := replayRecord(g, v, rec)
+		game, err := replayRecord(g, v, i, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -112,26 +83,25 @@ func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) (
 	return games, nil
 }
 
-// replayRecord replays one record under v on g (the caller's scratch);
-// its errors start at the line.
-func replayRecord(g *rules.Game, v *rules.Variant, rec rules.Record) (RecordGame, error) {
+// replayRecord replays the record of index i under v on g (the caller's
+// scratch); its errors start at the line.
+func replayRecord(g *rules.Game, v *rules.Variant, i int, rec rules.Record) (Game, error) {
 	start := rec.StartOr(v.Start())
 	res := rules.Replay(v, start, rec.Moves, rec.Line)
 	if res.Err != nil {
-		return RecordGame{}, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
+		return Game{}, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
 	}
 	if k := res.FirstMismatch; k > 0 {
-		return RecordGame{}, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",
+		return Game{}, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",
 			rec.Line, k, rec.Moves[k-1], captureList(res.Moves[k-1].Captures), v.Name())
 	}
-	game := RecordGame{Line: rec.Line, Winner: rec.Result.Winner(),
-		Positions: make([]rules.Position, len(res.Moves)), Moves: make([]rules.Move, len(res.Moves))}
+	game := recordGame(i, v, &rec)
+	game.Moves, game.Positions = res.Moves, make([]rules.Position, len(res.Moves))
 	if err := g.ResetTo(start); err != nil {
-		return RecordGame{}, fmt.Errorf("line %d: start: %v", rec.Line, err) // Replay checked it
+		return Game{}, fmt.Errorf("line %d: start: %v", rec.Line, err) // Replay checked it
 	}
-	for i, m := range res.Moves {
-		game.Positions[i] = g.Position()
-		game.Moves[i] = m.Move
+	for j, m := range res.Moves {
+		game.Positions[j] = g.Position()
 		g.Make(m.Move)
 	}
 	if res.Outcome.Over() {
@@ -159,7 +129,7 @@ func HeldOut(line, every int) bool { return every > 0 && line%every == 0 }
 
 // SplitRecords returns the games that training uses and those held out
 // (HeldOut with every).
-func SplitRecords(games []RecordGame, every int) (train, heldOut []RecordGame) {
+func SplitRecords(games []Game, every int) (train, heldOut []Game) {
 	for _, g := range games {
 		if HeldOut(g.Line, every) {
 			heldOut = append(heldOut, g)

@@ -50,7 +50,7 @@ func TestReadRecordGames(t *testing.T) {
 	}
 	// The position before ply 2 is the start with d1-d3 played.
 	game := rules.NewGame(v)
-	game.Make(g.Moves[0])
+	game.Make(g.Moves[0].Move)
 	if got, want := g.Positions[1], game.Position(); got != want {
 		t.Errorf("second position: got %v, want %v", got, want)
 	}
@@ -96,9 +96,9 @@ func TestReadRecordGamesRefusesBadRecords(t *testing.T) {
 }
 
 func TestSplitRecords(t *testing.T) {
-	var games []datasets.RecordGame
+	var games []datasets.Game
 	for line := 1; line <= 25; line++ {
-		games = append(games, datasets.RecordGame{Line: line})
+		games = append(games, datasets.Game{Line: line})
 	}
 	train, held := datasets.SplitRecords(games, 10)
 	var heldLines []int
@@ -143,7 +143,7 @@ func TestHumanRecordGames(t *testing.T) {
 }
 
 // TestRecordSet: a record set of the archive holds, position for position,
-// what RecordGame holds of the records kept (every move, the positions made
+// what Game holds of the records kept (every move, the positions made
 // again from its checkpoints, the results), with the archive's checksum;
 // and it refuses a bad record as ParseRecordGames does.
 func TestRecordSet(t *testing.T) {
@@ -178,9 +178,9 @@ func TestRecordSet(t *testing.T) {
 		for ply := range game.Moves {
 			p, m, result, ok := set.At(i, g)
 			wantResult, wantOK := game.Result(ply)
-			if p != game.Positions[ply] || m != game.Moves[ply] || result != wantResult || ok != wantOK {
+			if p != game.Positions[ply] || m != game.Moves[ply].Move || result != wantResult || ok != wantOK {
 				t.Fatalf("position %d (line %d, ply %d): got %v %v %d %v, want %v %v %d %v", i, game.Line, ply, p, m, result, ok,
-					game.Positions[ply], game.Moves[ply], wantResult, wantOK)
+					game.Positions[ply], game.Moves[ply].Move, wantResult, wantOK)
 			}
 			i++
 		}

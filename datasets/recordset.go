@@ -16,7 +16,7 @@ import (
 // compactly, for drawing training positions from: each ply's move (2
 // bytes), every checkpointEvery'th position of each game (40 bytes) and
 // 12 bytes a game, some 4 bytes a ply in all for games of 50 plies, where
-// RecordGame holds some 50 (every position). A position is made again, when asked for, from the
+// Game holds some 64 (every position and move). A position is made again, when asked for, from the
 // checkpoint before it. Training reads a game-record file of up to
 // MaxRecordFileBytes this way, a line at a time (ReadRecordSet): the file
 // itself is never held whole.
@@ -24,7 +24,7 @@ type RecordSet struct {
 	variant     *rules.Variant
 	moves       blocks[rules.Move]     // every game's moves, one game after another
 	checkpoints blocks[rules.Position] // every game's positions at plies 0, k, 2k, ... (k = checkpointEvery)
-	games       []setGame
+	games       []gameSpan
 }
 
 // blocks is a list held in blocks of blockLen items, so that it grows
@@ -54,9 +54,9 @@ func (l *blocks[T]) at(i int) T { return l.b[i/blockLen][i%blockLen] }
 
 func (l *blocks[T]) len() int { return l.n }
 
-// setGame is a game of a RecordSet: where its moves and checkpoints begin
-// and its result.
-type setGame struct {
+// gameSpan is where a game of a RecordSet lies in its lists (its first
+// move and checkpoint) and its result: the set holds no Game.
+type gameSpan struct {
 	firstPly, firstCheckpoint uint32
 	winner                    rules.Winner
 }
@@ -85,13 +85,13 @@ func ReadRecordSet(ctx context.Context, name string, r io.Reader, v *rules.Varia
 		if err != nil {
 			return fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(err.Error(), "rules: "))
 		}
+		game, err := replayRecord(g, v, records, rec)
 		records++
-		game, err := replayRecord(g, v, rec)
 		if err != nil {
 			return fmt.Errorf("datasets: %s: %w", name, err)
 		}
 		if keep == nil || keep(line) {
-			if err := s.add(g, game); err != nil {
+			if err := s.add(&game); err != nil {
 				return fmt.Errorf("datasets: %s: line %d: %w", name, line, err)
 			}
 		}
@@ -110,16 +110,18 @@ func ReadRecordSet(ctx context.Context, name string, r io.Reader, v *rules.Varia
 }
 
 // add keeps a replayed game: its moves, and its positions every
-// checkpointEvery plies (made again on g).
-func (s *RecordSet) add(g *rules.Game, game RecordGame) error {
+// checkpointEvery plies.
+func (s *RecordSet) add(game *Game) error {
 	if s.moves.len()+len(game.Moves) > 1<<32-1 {
 		return errors.New("more plies than a record set holds (4,294,967,295)")
 	}
-	s.games = append(s.games, setGame{firstPly: uint32(s.moves.len()), firstCheckpoint: uint32(s.checkpoints.len()), winner: game.Winner})
+	s.games = append(s.games, gameSpan{firstPly: uint32(s.moves.len()), firstCheckpoint: uint32(s.checkpoints.len()), winner: game.Winner})
 	for i := 0; i < len(game.Moves); i += checkpointEvery {
 		s.checkpoints.append(game.Positions[i])
 	}
-	s.moves.append(game.Moves...)
+	for _, m := range game.Moves {
+		s.moves.append(m.Move)
+	}
 	return nil
 }
 
@@ -136,7 +138,7 @@ func (s *RecordSet) Variant() *rules.Variant { return s.variant }
 // At returns position i of the set (its games' positions in order, each
 // before its move), made again on g (a game of the set's rule set, the
 // caller's scratch): the position, the move played there, and the game's
-// result for the side to move (RecordGame.Result: ok is false for a game
+// result for the side to move (Game.Result: ok is false for a game
 // without one).
 func (s *RecordSet) At(i int, g *rules.Game) (p rules.Position, m rules.Move, result int8, ok bool) {
 	gi := sort.Search(len(s.games), func(k int) bool { return int(s.games[k].firstPly) > i }) - 1
@@ -150,6 +152,6 @@ func (s *RecordSet) At(i int, g *rules.Game) (p rules.Position, m rules.Move, re
 		g.Make(s.moves.at(j))
 	}
 	p = g.Position()
-	result, ok = (&RecordGame{Winner: sg.winner, Positions: []rules.Position{p}}).Result(0)
+	result, ok = resultFor(sg.winner, p.ToMove)
 	return p, s.moves.at(i), result, ok
 }

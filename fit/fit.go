@@ -105,7 +105,7 @@ type Predictor interface {
 type Scorer interface {
 	// Score writes into out (len(g.Moves) entries) how the predictor fares
 	// at each position of g, a game under v.
-	Score(v *rules.Variant, g *datasets.RecordGame, out []Score) error
+	Score(v *rules.Variant, g *datasets.Game, out []Score) error
 }
 
 // Score is a predictor's fit at one position.
@@ -252,7 +252,7 @@ type valueSums struct{ valued, loss, constLoss float64 }
 // and returns the figures. The games are replayed records under v
 // (datasets.ReadRecordGames); ctx stops the work early (its error is
 // returned).
-func Measure(ctx context.Context, v *rules.Variant, games []datasets.RecordGame, preds []Predictor, opts Options) (*Report, error) {
+func Measure(ctx context.Context, v *rules.Variant, games []datasets.Game, preds []Predictor, opts Options) (*Report, error) {
 	if len(games) == 0 {
 		return nil, errors.New("fit: no games to measure")
 	}
@@ -389,7 +389,7 @@ func growScores(s []Score, n int) []Score {
 }
 
 // sumGame adds up one game's scores.
-func sumGame(g *datasets.RecordGame, scores []Score, rates *[4]float64) gameSums {
+func sumGame(g *datasets.Game, scores []Score, rates *[4]float64) gameSums {
 	var s gameSums
 	for i := range scores {
 		sc := &scores[i]

@@ -26,7 +26,7 @@ b6-b10 f4-c4 a4-b4,0,0,Ongoing
 `
 
 // readRecords writes records into a file and reads them under v.
-func readRecords(t *testing.T, v *rules.Variant, records string) []datasets.RecordGame {
+func readRecords(t *testing.T, v *rules.Variant, records string) []datasets.Game {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "games.csv")
 	if err := os.WriteFile(path, []byte(records), 0o644); err != nil {
@@ -47,7 +47,7 @@ type fake struct{ failLine int }
 func (fake) Name() string                 { return "fake" }
 func (f fake) NewScorer() (Scorer, error) { return f, nil }
 
-func (f fake) Score(v *rules.Variant, g *datasets.RecordGame, out []Score) error {
+func (f fake) Score(v *rules.Variant, g *datasets.Game, out []Score) error {
 	if g.Line == f.failLine {
 		return errors.New("ply 2: broken")
 	}
@@ -179,7 +179,7 @@ func TestUniform(t *testing.T) {
 	cases := []struct {
 		name         string
 		v            *rules.Variant
-		games        []datasets.RecordGame
+		games        []datasets.Game
 		top1, top5   float64
 		attackersTop float64
 	}{
@@ -352,7 +352,8 @@ func TestNetwork(t *testing.T) {
 	g := rules.NewGame(v)
 	var hits1, hits5, count float64
 	for _, game := range games {
-		for i, played := range game.Moves {
+		for i, rm := range game.Moves {
+			played := rm.Move
 			if err := net.Encode(in.Input(1), v, &game.Positions[i]); err != nil {
 				t.Fatal(err)
 			}
@@ -413,12 +414,12 @@ func TestWorkersChangeNothing(t *testing.T) {
 func TestMeasureErrors(t *testing.T) {
 	v := variants.MustLoad("copenhagen-classic")
 	games := readRecords(t, v, tinyRecords)
-	illegal := append([]datasets.RecordGame(nil), games...)
-	illegal[1].Moves = append([]rules.Move(nil), illegal[1].Moves...)
+	illegal := append([]datasets.Game(nil), games...)
+	illegal[1].Moves = append([]rules.RecordedMove(nil), illegal[1].Moves...)
 	illegal[1].Moves[2] = illegal[1].Moves[0] // h1-h3 again, at ply 3
 	cases := []struct {
 		name  string
-		games []datasets.RecordGame
+		games []datasets.Game
 		pred  Predictor
 		want  []string
 	}{
@@ -474,7 +475,7 @@ func TestValueByPly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := &datasets.RecordGame{Positions: make([]rules.Position, c.plies), Moves: make([]rules.Move, c.plies), Winner: rules.AttackersWin}
+			g := &datasets.Game{Positions: make([]rules.Position, c.plies), Moves: make([]rules.RecordedMove, c.plies), Winner: rules.AttackersWin}
 			scores := make([]Score, c.plies)
 			for i := range scores {
 				q := right(i)

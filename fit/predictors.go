@@ -44,10 +44,10 @@ type uniformScorer struct {
 	moves []rules.Move
 }
 
-func (s *uniformScorer) Score(v *rules.Variant, g *datasets.RecordGame, out []Score) error {
+func (s *uniformScorer) Score(v *rules.Variant, g *datasets.Game, out []Score) error {
 	for i := range g.Moves {
 		var err error
-		if s.moves, _, err = legalMoves(&s.game, v, g.Positions[i], g.Moves[i], i, s.moves); err != nil {
+		if s.moves, _, err = legalMoves(&s.game, v, g.Positions[i], g.Moves[i].Move, i, s.moves); err != nil {
 			return err
 		}
 		n := float64(len(s.moves))
@@ -118,7 +118,7 @@ func searchSeed(line, ply int) uint64 {
 	return mcts.MixSeed(1, (uint64(line)<<32|uint64(uint32(ply)))-1)
 }
 
-func (s *searchScorer) Score(v *rules.Variant, g *datasets.RecordGame, out []Score) error {
+func (s *searchScorer) Score(v *rules.Variant, g *datasets.Game, out []Score) error {
 	if len(g.Moves) == 0 {
 		return nil
 	}
@@ -139,12 +139,12 @@ func (s *searchScorer) Score(v *rules.Variant, g *datasets.RecordGame, out []Sco
 			return fmt.Errorf("ply %d: %w", i+1, err)
 		}
 		s.stats = s.search.Stats(s.stats[:0])
-		rank, err := searchRank(s.stats, s.search.BestMove(), m)
+		rank, err := searchRank(s.stats, s.search.BestMove(), m.Move)
 		if err != nil {
 			return fmt.Errorf("ply %d: %w", i+1, err)
 		}
 		out[i].Top1, out[i].Top5 = topK(rank)
-		if err := s.search.Advance(m); err != nil {
+		if err := s.search.Advance(m.Move); err != nil {
 			return fmt.Errorf("ply %d: %w", i+1, err)
 		}
 	}
@@ -211,7 +211,7 @@ type networkScorer struct {
 	logits []float32 // the legal moves' logits at one position
 }
 
-func (s *networkScorer) Score(v *rules.Variant, g *datasets.RecordGame, out []Score) error {
+func (s *networkScorer) Score(v *rules.Variant, g *datasets.Game, out []Score) error {
 	const planes = net.Squares * net.InputPlanes
 	for start := 0; start < len(g.Moves); start += networkBatch {
 		b := min(networkBatch, len(g.Moves)-start)
@@ -228,7 +228,7 @@ func (s *networkScorer) Score(v *rules.Variant, g *datasets.RecordGame, out []Sc
 				j   int
 				err error
 			)
-			if s.moves, j, err = legalMoves(&s.game, v, g.Positions[ply], g.Moves[ply], ply, s.moves); err != nil {
+			if s.moves, j, err = legalMoves(&s.game, v, g.Positions[ply], g.Moves[ply].Move, ply, s.moves); err != nil {
 				return err
 			}
 			l := logits[i*net.PolicySize : (i+1)*net.PolicySize]

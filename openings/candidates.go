@@ -165,7 +165,7 @@ func (c *Candidates) addRecords(ctx context.Context, cfg CandidateConfig) error 
 			if k == len(rg.Moves) || k == cfg.PlyHi {
 				break
 			}
-			if err := g.Play(rg.Moves[k]); err != nil {
+			if err := g.Play(rg.Moves[k].Move); err != nil {
 				c.Illegal += cfg.skipped(k+1, len(rg.Moves))
 				break
 			}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"taflab/datasets"
 
 	"taflab/analysis"
 )
@@ -139,29 +140,20 @@ type FileGames struct {
 
 // ReplayedGame is a game of a file, replayed through the rules.
 type ReplayedGame struct {
-	Index     int          `json:"index"`          // the game's place in the file, from 0
-	Line      int          `json:"line,omitempty"` // a record's line in its file
-	Label     string       `json:"label"`          // for people: "game 3" or "line 12"
-	Board     BoardInfo    `json:"board"`
-	Start     string       `json:"start"`
-	Positions []string     `json:"positions,omitempty"` // before the first move, then after each
-	Moves     []*MoveInfo  `json:"moves,omitempty"`     // as the rules made them
-	Written   []string     `json:"written,omitempty"`   // as the file writes them
-	Plies     int          `json:"plies"`
-	Outcome   OutcomeInfo  `json:"outcome"`            // as the rules end the game
-	Recorded  string       `json:"recorded"`           // the winner (and reason) the file states
-	Mismatch  int          `json:"capture_mismatches"` // moves whose written captures differ from the rules'
-	Error     string       `json:"error,omitempty"`    // why the replay stopped early
-	Info      *GameDetails `json:"info,omitempty"`     // a dataset's game only
-}
-
-// GameDetails is what a dataset says of a game besides its moves.
-type GameDetails struct {
-	GameID           string `json:"game_id"`
-	Evaluator        string `json:"evaluator"`
-	Seed             uint64 `json:"seed"`
-	AttackerPlayouts int32  `json:"attacker_playouts"`
-	DefenderPlayouts int32  `json:"defender_playouts"`
+	Index     int               `json:"index"`          // the game's place in the file, from 0
+	Line      int               `json:"line,omitempty"` // a record's line in its file
+	Label     string            `json:"label"`          // for people: "game 3" or "line 12"
+	Board     BoardInfo         `json:"board"`
+	Start     string            `json:"start"`
+	Positions []string          `json:"positions,omitempty"` // before the first move, then after each
+	Moves     []*MoveInfo       `json:"moves,omitempty"`     // as the rules made them
+	Written   []string          `json:"written,omitempty"`   // as the file writes them
+	Plies     int               `json:"plies"`
+	Outcome   OutcomeInfo       `json:"outcome"`            // as the rules end the game
+	Recorded  string            `json:"recorded"`           // the winner (and reason) the file states
+	Mismatch  int               `json:"capture_mismatches"` // moves whose written captures differ from the rules'
+	Error     string            `json:"error,omitempty"`    // why the replay stopped early
+	Info      *datasets.Details `json:"info,omitempty"`     // a dataset's game only
 }
 
 // AnalyzeRequest is the body of POST /api/analyze: a game given by its rule

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"taflab/analysis"
+	"taflab/datasets"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -125,8 +126,7 @@ func (s *Server) reviewGame(ctx context.Context, req ReviewRequest) (*rules.Vari
 	if req.Network == "" {
 		req.Network = builtinID
 	}
-	var v *rules.Variant
-	var fg fileGame
+	var fg datasets.Game
 	switch {
 	case req.GameID != "":
 		s.gamesMu.Lock()
@@ -136,13 +136,13 @@ func (s *Server) reviewGame(ctx context.Context, req ReviewRequest) (*rules.Vari
 			return nil, nil, nil, errorf(http.StatusNotFound, "game %q: no such game (the server keeps the %d played most recently)", req.GameID, s.cfg.MaxGames)
 		}
 		gm.mu.Lock()
-		v, fg = gm.v, fileGame{start: gm.start, moves: append([]rules.RecordedMove(nil), gm.moves...), recorded: gm.g.Outcome().Winner.String()}
+		fg = datasets.Game{Variant: gm.v, Start: gm.start, Moves: append([]rules.RecordedMove(nil), gm.moves...), Recorded: gm.g.Outcome().Winner.String()}
 		gm.mu.Unlock()
 	case req.Path != "":
 		if req.Game < 0 {
 			return nil, nil, nil, errorf(http.StatusBadRequest, "game %d: want a game's index from 0", req.Game)
 		}
-		release, fv, games, total, err := s.readGames(ctx, req.Src, req.Path, req.Variant, gamesRange{req.Game, 1})
+		release, games, total, err := s.readGames(ctx, req.Src, req.Path, req.Variant, datasets.GameOptions{From: req.Game, Max: 1})
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -150,22 +150,22 @@ func (s *Server) reviewGame(ctx context.Context, req ReviewRequest) (*rules.Vari
 		if len(games) == 0 {
 			return nil, nil, nil, errorf(http.StatusNotFound, "game %d: the file has %d games", req.Game, total)
 		}
-		v, fg = fv, games[0]
+		fg = games[0]
 	default:
 		return nil, nil, nil, errorf(http.StatusBadRequest, "no game: give game_id (a game played here), or src, path and game (a file's)")
 	}
-	if n := len(fg.moves); n > MaxPlies {
+	if n := len(fg.Moves); n > MaxPlies {
 		return nil, nil, nil, errorf(http.StatusUnprocessableEntity, "%d plies, more than the %d the page reviews a game of", n, MaxPlies)
 	}
-	rg := replay(v, fg, true)
+	rg := replay(&fg, true)
 	if rg.Error != "" {
 		return nil, nil, nil, errorf(http.StatusUnprocessableEntity, "the game cannot be reviewed: %s", rg.Error)
 	}
 	moves := make([]rules.Move, len(rg.Moves))
-	for i, m := range fg.moves[:len(rg.Moves)] {
+	for i, m := range fg.Moves[:len(rg.Moves)] {
 		moves[i] = m.Move
 	}
-	return v, &rg, moves, nil
+	return fg.Variant, &rg, moves, nil
 }
 
 // mustPosition parses a position the server wrote itself.

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"taflab/datasets"
 	"testing"
 
 	"taflab/analysis"
 	"taflab/cmd/internal/cli"
-	"taflab/gamefile"
 )
 
 // writeMatchGames writes a match folder of two short games between A and B
@@ -83,7 +83,7 @@ func TestReview(t *testing.T) {
 			t.Errorf("review.md: got no %q in it", want)
 		}
 	}
-	otg, err := gamefile.ReadFile(filepath.Join(dir, "game-001.otg"), gamefile.Options{})
+	otg, err := datasets.LoadGames(filepath.Join(dir, "game-001.otg"), datasets.GameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

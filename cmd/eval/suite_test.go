@@ -154,7 +154,7 @@ func TestSuiteHumanPrefixes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byLine := map[int]datasets.RecordGame{}
+	byLine := map[int]datasets.Game{}
 	for _, g := range games {
 		byLine[g.Line] = g
 	}
@@ -183,7 +183,7 @@ func TestSuiteHumanPrefixes(t *testing.T) {
 				// The position is the game's first moves under the suite's rule set.
 				g := rules.NewGame(v)
 				for _, m := range byLine[line].Moves[:ply] {
-					if err := g.Play(m); err != nil {
+					if err := g.Play(m.Move); err != nil {
 						t.Fatalf("line %d: %v", line, err)
 					}
 				}

@@ -104,6 +104,21 @@ func Parse(file string, data []byte) (*rules.Variant, error) {
 // (OpenTafl's Copenhagen is "opentafl-copenhagen").
 const OpenTaflPrefix = "opentafl-"
 
+// FromOpenTafl compiles a rule set read from an OpenTafl rules string
+// (protocol.CompileRules): under its own name, unless that name is a
+// shipped rule set's and the rules are not, when OpenTaflPrefix goes before
+// it ("opentafl-copenhagen"), so that a shipped name stands for the shipped
+// rules alone. Its errors are rules.Compile's.
+func FromOpenTafl(def rules.Definition) (*rules.Variant, error) {
+	v, err := rules.Compile(def)
+	if err != nil || Differences(v.Definition()) == nil {
+		return v, err
+	}
+	def = v.Definition() // validated: only the name changes
+	def.Name = OpenTaflPrefix + def.Name
+	return rules.Compile(def)
+}
+
 // Differences returns the rule-set file keys in which def differs from the
 // shipped rule set of its name; nil when none ships under its name, or def
 // is that rule set.

@@ -19,7 +19,7 @@ import "strings"
 // there are; it is read only.
 var Packages = []string{
 	"adapt", "analysis", "archive", "balance", "chart", "configs", "cputime", "datasets", "deploy", "engine", "errctx",
-	"fileio", "fit", "gamefile", "kernels", "loop", "match", "mcts", "net", "openings", "player",
+	"fileio", "fit", "kernels", "loop", "match", "mcts", "net", "openings", "player",
 	"progress", "protocol", "ratings", "rules", "selfplay", "stats", "strict", "tomlbound", "training",
 	"variants", "web",
 }

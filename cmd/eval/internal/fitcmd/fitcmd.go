@@ -132,7 +132,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // load reads the rule set, the network and the records of the split: on
 // a refusal, the exit status and what to say.
-func (o *options) load(ctx context.Context) (v *rules.Variant, network *net.Network, games []datasets.RecordGame, code int, msg string) {
+func (o *options) load(ctx context.Context) (v *rules.Variant, network *net.Network, games []datasets.Game, code int, msg string) {
 	v, err := configs.LoadVariant(o.variant)
 	if err != nil {
 		return nil, nil, nil, 2, fmt.Sprintf("-variant: %v", err)
@@ -166,7 +166,7 @@ func (o *options) load(ctx context.Context) (v *rules.Variant, network *net.Netw
 }
 
 // measure measures the predictors on the games and prints the report.
-func (o *options) measure(ctx context.Context, v *rules.Variant, network *net.Network, games []datasets.RecordGame, stdout, stderr io.Writer, fail func(int, string, ...any) int) int {
+func (o *options) measure(ctx context.Context, v *rules.Variant, network *net.Network, games []datasets.Game, stdout, stderr io.Writer, fail func(int, string, ...any) int) int {
 	label := map[string]string{"all": "all records", "train": "training records", "heldout": "held-out"}[o.split]
 	preds := []fit.Predictor{fit.Uniform()}
 	if o.playouts > 0 {

@@ -16,7 +16,7 @@ import (
 	"taflab/analysis"
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
-	"taflab/gamefile"
+	"taflab/datasets"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/mcts"
@@ -131,7 +131,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval review: "+format+"\n", a...)
 		return code
 	}
-	var opt gamefile.Options
+	var opt datasets.GameOptions
 	if f.variant != "" {
 		v, err := configs.LoadVariant(f.variant)
 		if err != nil {
@@ -139,7 +139,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Variant = v
 	}
-	games, err := gamefile.ReadFile(f.file, opt)
+	games, err := datasets.LoadGames(f.file, opt)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
@@ -175,7 +175,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // reviewAll reviews games in order until ctx is done, with a progress bar
 // by plies; it returns the reviewed games (those not reached left out) and
 // how many failed.
-func reviewAll(ctx context.Context, cfg *analysis.Config, eval mcts.Evaluator, games []gamefile.Game, stderr io.Writer) ([]analysis.Reviewed, int) {
+func reviewAll(ctx context.Context, cfg *analysis.Config, eval mcts.Evaluator, games []datasets.Game, stderr io.Writer) ([]analysis.Reviewed, int) {
 	total := 0
 	for _, g := range games {
 		total += len(g.Moves)
@@ -215,7 +215,7 @@ func reviewedPlies(rev *analysis.Review) int {
 
 // reviewGame replays a file's game through the rules (moves after its end
 // left out) and reviews it.
-func reviewGame(ctx context.Context, cfg *analysis.Config, eval mcts.Evaluator, g gamefile.Game, onPly func(analysis.Ply)) (*analysis.Review, error) {
+func reviewGame(ctx context.Context, cfg *analysis.Config, eval mcts.Evaluator, g datasets.Game, onPly func(analysis.Ply)) (*analysis.Review, error) {
 	if g.Err != nil {
 		return nil, g.Err
 	}
@@ -232,13 +232,13 @@ func reviewGame(ctx context.Context, cfg *analysis.Config, eval mcts.Evaluator, 
 
 // write prints the report as JSON, or writes it into dir with its
 // Markdown, each game's graph and each game as an OpenTafl record.
-func write(dir string, rep *analysis.Report, games []gamefile.Game, stdout io.Writer) error {
+func write(dir string, rep *analysis.Report, games []datasets.Game, stdout io.Writer) error {
 	if dir == "" {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(rep)
 	}
-	byIndex := map[int]gamefile.Game{}
+	byIndex := map[int]datasets.Game{}
 	for _, g := range games {
 		byIndex[g.Index] = g
 	}
@@ -264,7 +264,7 @@ func write(dir string, rep *analysis.Report, games []gamefile.Game, stdout io.Wr
 
 // writeOpenTafl writes a reviewed game as an OpenTafl record, each labelled
 // move's comment saying what it lost and the better line.
-func writeOpenTafl(path string, g gamefile.Game, r analysis.Reviewed) error {
+func writeOpenTafl(path string, g datasets.Game, r analysis.Reviewed) error {
 	var moves []rules.Move
 	comments := make([]string, len(r.Review.Plies))
 	for i, p := range r.Review.Plies {
@@ -283,7 +283,7 @@ func writeOpenTafl(path string, g gamefile.Game, r analysis.Reviewed) error {
 	if g.Defenders != "" {
 		tags = append(tags, protocol.Tag{Key: protocol.TagDefenders, Value: g.Defenders})
 	}
-	rec, err := gamefile.OpenTaflRecord(g.Variant, g.Start, moves, tags, comments)
+	rec, err := datasets.OpenTaflRecord(g.Variant, g.Start, moves, tags, comments)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
-package gamefile_test
+package datasets_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,7 +13,6 @@ import (
 	"taflab/archive"
 	"taflab/configs/variants"
 	"taflab/datasets"
-	"taflab/gamefile"
 	"taflab/match"
 	"taflab/protocol"
 	"taflab/rules"
@@ -19,18 +21,18 @@ import (
 func TestKindOf(t *testing.T) {
 	cases := []struct {
 		name string
-		want gamefile.Kind
+		want datasets.Kind
 	}{
-		{"data/x.games.arrow", gamefile.Dataset},
+		{"data/x.games.arrow", datasets.KindDataset},
 		{"data/x.positions.arrow", ""},
-		{"runs/m/games.csv", gamefile.Records},
+		{"runs/m/games.csv", datasets.KindRecords},
 		{"runs/t/metrics.csv", ""},
-		{"realgamelog.otg", gamefile.OpenTafl},
-		{archive.Copenhagen, gamefile.Records},
+		{"realgamelog.otg", datasets.KindOpenTafl},
+		{archive.Copenhagen, datasets.KindRecords},
 		{"notes.txt", ""},
 	}
 	for _, c := range cases {
-		if got := gamefile.KindOf(c.name); got != c.want {
+		if got := datasets.KindOf(c.name); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -82,7 +84,7 @@ func TestMatchGames(t *testing.T) {
 	if err := match.WriteFiles(dir, f); err != nil {
 		t.Fatal(err)
 	}
-	games, err := gamefile.ReadFile(filepath.Join(dir, "games.csv"), gamefile.Options{})
+	games, err := datasets.LoadGames(filepath.Join(dir, "games.csv"), datasets.GameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestMatchGames(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, match.FileName), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gamefile.ReadFile(filepath.Join(dir, "games.csv"), gamefile.Options{}); err == nil || !strings.Contains(err.Error(), "match.json") {
+	if _, err := datasets.LoadGames(filepath.Join(dir, "games.csv"), datasets.GameOptions{}); err == nil || !strings.Contains(err.Error(), "match.json") {
 		t.Errorf("a broken match.json: got %v, want an error naming it", err)
 	}
 }
@@ -118,7 +120,7 @@ func TestDatasetGames(t *testing.T) {
 	if err := datasets.WriteGamesFile(file, v.Definition(), []datasets.GameRow{row}); err != nil {
 		t.Fatal(err)
 	}
-	games, err := gamefile.ReadFile(file, gamefile.Options{})
+	games, err := datasets.LoadGames(file, datasets.GameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,14 +132,14 @@ func TestDatasetGames(t *testing.T) {
 
 // TestArchive: the embedded archive is read under its own rule set.
 func TestArchive(t *testing.T) {
-	games, err := gamefile.ReadFile(archive.Copenhagen, gamefile.Options{})
+	games, err := datasets.LoadGames(archive.Copenhagen, datasets.GameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(games) != 876 || games[0].Variant.Name() != "copenhagen-classic" {
 		t.Errorf("got %d games of %s, want 876 of copenhagen-classic", len(games), games[0].Variant.Name())
 	}
-	if _, err := gamefile.ReadFile("archive:none", gamefile.Options{}); err == nil {
+	if _, err := datasets.LoadGames("archive:none", datasets.GameOptions{}); err == nil {
 		t.Errorf("an unknown archive: got no error, want one")
 	}
 }
@@ -159,7 +161,7 @@ func TestOpenTaflRoundTrip(t *testing.T) {
 			moves := randomMoves(v, start, uint64(i)+4, 60)
 			comments := make([]string, len(moves))
 			comments[len(moves)/2] = "blunder: lost 31.0 points [a|b]"
-			rec, err := gamefile.OpenTaflRecord(v, start, moves, []protocol.Tag{{Key: protocol.TagAttackers, Value: "A"}}, comments)
+			rec, err := datasets.OpenTaflRecord(v, start, moves, []protocol.Tag{{Key: protocol.TagAttackers, Value: "A"}}, comments)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +169,7 @@ func TestOpenTaflRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			games, err := gamefile.Decode("x.otg", data, gamefile.Options{})
+			games, _, err := datasets.ReadGames(context.Background(), "x.otg", bytes.NewReader(data), datasets.GameOptions{})
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, data)
 			}
@@ -198,7 +200,7 @@ func TestOpenTaflShipped(t *testing.T) {
 		{"Fish-Nasa-2015-Fetlar.otg", "fetlar_defenders_first", rules.DefendersWin},
 	}
 	for _, c := range cases {
-		games, err := gamefile.ReadFile(filepath.Join(dir, c.file), gamefile.Options{})
+		games, err := datasets.LoadGames(filepath.Join(dir, c.file), datasets.GameOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +212,63 @@ func TestOpenTaflShipped(t *testing.T) {
 			t.Errorf("%s: replay: %v, %d capture mismatches", c.file, r.Err, r.CaptureMismatches)
 		}
 	}
-	if _, err := gamefile.ReadFile(filepath.Join(dir, "Copenhagen-Escape-Puzzle.otg"), gamefile.Options{}); err == nil || !strings.Contains(err.Error(), "starti") {
+	if _, err := datasets.LoadGames(filepath.Join(dir, "Copenhagen-Escape-Puzzle.otg"), datasets.GameOptions{}); err == nil || !strings.Contains(err.Error(), "starti") {
 		t.Errorf("a 7x7 puzzle with a corner moved: got %v, want its rules refused, naming starti", err)
+	}
+}
+
+// TestReadGamesPage: ReadGames keeps the page of games asked for (From,
+// Max) and counts every game of the file, each kept game with its index,
+// line and players.
+func TestReadGamesPage(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	moves := randomMoves(v, v.Start(), 5, 8)
+	var text []string
+	for _, m := range moves {
+		text = append(text, m.String())
+	}
+	f := match.File{Variant: "copenhagen"}
+	for i := range 7 {
+		f.Games = append(f.Games, match.FileGame{Attacker: fmt.Sprint("A", i), Defender: "B", Winner: "draw", Moves: strings.Join(text[:i+1], " ")})
+	}
+	dir := t.TempDir()
+	if err := match.WriteFiles(dir, f); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "games.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
+	cases := []struct {
+		from, max int
+		want      []int // the indexes kept
+	}{
+		{0, 0, []int{0, 1, 2, 3, 4, 5, 6}},
+		{2, 3, []int{2, 3, 4}},
+		{5, 10, []int{5, 6}},
+		{7, 1, nil},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("from %d max %d", c.from, c.max), func(t *testing.T) {
+			games, total, err := datasets.ReadGames(context.Background(), "m/games.csv", bytes.NewReader(data), datasets.GameOptions{From: c.from, Max: c.max, Beside: beside})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != 7 || len(games) != len(c.want) {
+				t.Fatalf("got %d games of %d, want %d of 7", len(games), total, len(c.want))
+			}
+			for i, g := range games {
+				k := c.want[i]
+				if g.Index != k || g.Line != k+1 || len(g.Moves) != k+1 || g.Attackers != fmt.Sprint("A", k) || g.Label() != fmt.Sprint("line ", k+1) {
+					t.Errorf("game %d: got index %d, line %d, %d moves, attackers %q; want %d, %d, %d, A%d", i, g.Index, g.Line, len(g.Moves), g.Attackers, k, k+1, k+1, k)
+				}
+			}
+		})
+	}
+	// A bad line past the page is an error all the same, naming it.
+	bad := append(append([]byte(nil), data...), "d1-d3 z9,0,0,Draw\n"...)
+	if _, _, err := datasets.ReadGames(context.Background(), "m/games.csv", bytes.NewReader(bad), datasets.GameOptions{Max: 1}); err == nil || !strings.Contains(err.Error(), "datasets: m/games.csv: rules: line 8, ply 2") {
+		t.Errorf("a bad line after the page: got %v, want an error naming the file, line 8 and ply 2", err)
 	}
 }
