@@ -33,17 +33,15 @@ func BenchmarkReview(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var game analysis.Game
+	var game *datasets.Game
 	for _, g := range games {
 		if len(g.Moves) >= 150 {
-			game = analysis.Game{Variant: v, Start: g.Positions[0]}
-			for _, m := range g.Moves[:150] {
-				game.Moves = append(game.Moves, m.Move)
-			}
+			game = &g
+			game.Moves = g.Moves[:150]
 			break
 		}
 	}
-	if game.Moves == nil {
+	if game == nil {
 		b.Fatal("no game of 150 plies in the archive")
 	}
 	n, _, err := net.Load(file)

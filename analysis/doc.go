@@ -18,7 +18,8 @@
 // give the same review.
 //
 //	cfg := analysis.DefaultConfig() // 400 playouts a position, lichess's thresholds
-//	rev, err := analysis.ReviewGame(ctx, &cfg, evaluator, analysis.Game{Variant: v, Start: v.Start(), Moves: moves}, nil)
+//	games, err := datasets.LoadGames("games.csv", datasets.GameOptions{}) // or a game of one's own
+//	rev, err := analysis.ReviewGame(ctx, &cfg, evaluator, &games[0], nil)
 //	for _, p := range rev.Plies {
 //		fmt.Println(p.Ply, p.Move, p.Loss, p.Label, p.Best)
 //	}

@@ -4,17 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"taflab/datasets"
 	"taflab/mcts"
 	"taflab/rules"
 )
-
-// Game is a game to analyse or review: its rule set, the position it
-// started from and the moves played.
-type Game struct {
-	Variant *rules.Variant
-	Start   rules.Position
-	Moves   []rules.Move
-}
 
 // replayed is a game played through the rules.
 type replayed struct {
@@ -23,10 +16,10 @@ type replayed struct {
 	positions []rules.Position     // before each move, then after the last
 }
 
-// replay plays g's moves from its start, or returns an error naming the
-// ply of the first move the rules refuse (or one played after the game
-// ended).
-func (g *Game) replay() (*replayed, error) {
+// replay plays g's moves from its start (their written captures aside),
+// or returns an error naming the ply of the first move the rules refuse
+// (or one played after the game ended).
+func replay(g *datasets.Game) (*replayed, error) {
 	if g.Variant == nil {
 		return nil, fmt.Errorf("analysis: a game without a rule set")
 	}
@@ -35,7 +28,8 @@ func (g *Game) replay() (*replayed, error) {
 		return nil, fmt.Errorf("analysis: start: %v", err)
 	}
 	r := &replayed{game: game, played: make([]rules.RecordedMove, 0, len(g.Moves)), positions: []rules.Position{game.Position()}}
-	for i, m := range g.Moves {
+	for i, rm := range g.Moves {
+		m := rm.Move
 		if o := game.Outcome(); o.Over() {
 			return nil, fmt.Errorf("analysis: ply %d: %s is played after the game ended at ply %d (%s)", i+1, m, o.Ply, o)
 		}
@@ -135,15 +129,16 @@ func evaluate(e mcts.Evaluator, g *rules.Game, top int) (view, error) {
 	return out, nil
 }
 
-// Analyze tells what e makes of the position after game's moves and, with
+// Analyze tells what e makes of the position after game's moves (a game
+// so far, or a finished game's first moves) and, with
 // cfg.Playouts > 0, what a search of that many playouts makes of it
 // (repetitions counted over the game's moves), until ctx is done. A game
 // that is over, or whose side to move has no move, is an error.
-func Analyze(ctx context.Context, cfg *Config, e mcts.Evaluator, game Game) (*Position, error) {
+func Analyze(ctx context.Context, cfg *Config, e mcts.Evaluator, game *datasets.Game) (*Position, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rg, err := game.replay()
+	rg, err := replay(game)
 	if err != nil {
 		return nil, err
 	}

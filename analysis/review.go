@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"taflab/datasets"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -110,7 +111,8 @@ func (r *Review) WinChances() []float64 {
 type Reviewer struct {
 	cfg       *Config
 	eval      mcts.Evaluator
-	game      Game
+	variant   *rules.Variant
+	start     rules.Position
 	played    []rules.RecordedMove // the moves with the rules' captures
 	positions []rules.Position     // before each move, then after the last
 	end       rules.Outcome        // how the rules ended the game, or not
@@ -140,18 +142,18 @@ type attackers struct {
 
 // NewReviewer checks game (every move legal, none after the end) and
 // prepares its review with e, which it alone uses until the review ends.
-func NewReviewer(cfg *Config, e mcts.Evaluator, game Game) (*Reviewer, error) {
+func NewReviewer(cfg *Config, e mcts.Evaluator, game *datasets.Game) (*Reviewer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Playouts < 1 {
 		return nil, fmt.Errorf("analysis: a review needs a search: playouts %d, want 1 or more", cfg.Playouts)
 	}
-	rg, err := game.replay()
+	rg, err := replay(game)
 	if err != nil {
 		return nil, err
 	}
-	r := &Reviewer{cfg: cfg, eval: e, game: game, played: rg.played, positions: rg.positions, end: rg.game.Outcome(),
+	r := &Reviewer{cfg: cfg, eval: e, variant: game.Variant, start: game.Start, played: rg.played, positions: rg.positions, end: rg.game.Outcome(),
 		runner: mcts.NewRunner(e), views: make([]*attackers, len(rg.positions)), done: make([]bool, len(rg.played))}
 	last := len(rg.played) // the last position to search
 	if r.end.Over() || !rg.game.HasMove() {
@@ -311,7 +313,7 @@ func resultWDL(o rules.Outcome) WDL {
 // Review returns the review so far: every ply completed, each side's
 // summary and the turn.
 func (r *Reviewer) Review() *Review {
-	rev := &Review{Variant: r.game.Variant.Name(), Start: r.game.Start.String(), Evaluator: r.eval.ID(), Playouts: r.cfg.Playouts,
+	rev := &Review{Variant: r.variant.Name(), Start: r.start.String(), Evaluator: r.eval.ID(), Playouts: r.cfg.Playouts,
 		TreeReuse: r.cfg.Search.TreeReuse, Parallel: r.cfg.Parallel, Seed: r.cfg.Seed, Thresholds: r.cfg.Thresholds, Plies: r.plies,
 		Winner: r.end.Winner.String(), Reason: ""}
 	if rev.Plies == nil {
@@ -320,7 +322,7 @@ func (r *Reviewer) Review() *Review {
 	if r.end.Over() {
 		rev.Reason = r.end.Reason.String()
 	}
-	rev.summarize(r.game.Start.ToMove)
+	rev.summarize(r.start.ToMove)
 	return rev
 }
 
@@ -413,7 +415,7 @@ func moment(p Ply) *Moment {
 
 // ReviewGame reviews game with e: Step to the end, calling onPly (if not
 // nil) with each ply as it is done, and returns the review.
-func ReviewGame(ctx context.Context, cfg *Config, e mcts.Evaluator, game Game, onPly func(Ply)) (*Review, error) {
+func ReviewGame(ctx context.Context, cfg *Config, e mcts.Evaluator, game *datasets.Game, onPly func(Ply)) (*Review, error) {
 	r, err := NewReviewer(cfg, e, game)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"taflab/analysis"
 	"taflab/configs/variants"
+	"taflab/datasets"
 	"taflab/internal/nettest"
 	"taflab/mcts"
 	"taflab/net"
@@ -18,7 +19,7 @@ import (
 )
 
 // handGame is a game made by hand: a start and its moves.
-func handGame(t *testing.T, v *rules.Variant, start, moves string) analysis.Game {
+func handGame(t *testing.T, v *rules.Variant, start, moves string) *datasets.Game {
 	t.Helper()
 	p, err := rules.ParsePosition(start)
 	if err != nil {
@@ -28,11 +29,7 @@ func handGame(t *testing.T, v *rules.Variant, start, moves string) analysis.Game
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := analysis.Game{Variant: v, Start: p}
-	for _, m := range rms {
-		g.Moves = append(g.Moves, m.Move)
-	}
-	return g
+	return &datasets.Game{Variant: v, Start: p, Moves: rms}
 }
 
 // TestBlunders: a move that lets the king escape, or be taken, on the
@@ -93,15 +90,15 @@ func TestBlunders(t *testing.T) {
 
 // randomGame plays a game of random legal moves under v from its start,
 // at most plies long.
-func randomGame(v *rules.Variant, seed uint64, plies int) analysis.Game {
+func randomGame(v *rules.Variant, seed uint64, plies int) *datasets.Game {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	g := rules.NewGame(v)
-	game := analysis.Game{Variant: v, Start: v.Start()}
+	game := &datasets.Game{Variant: v, Start: v.Start()}
 	for !g.Outcome().Over() && len(game.Moves) < plies {
 		moves := g.GenerateMoves(nil)
 		m := moves[rng.IntN(len(moves))]
 		g.Make(m)
-		game.Moves = append(game.Moves, m)
+		game.Moves = append(game.Moves, rules.RecordedMove{Move: m})
 	}
 	return game
 }
@@ -142,7 +139,7 @@ func TestReviewInvariants(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, m := range game.Moves[:i] {
-					g.Make(m)
+					g.Make(m.Move)
 				}
 				if g.Position() != pos {
 					t.Fatalf("ply %d: position %s, want %s", i+1, p.Position, g.Position())

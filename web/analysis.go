@@ -179,16 +179,16 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "start: %v", err)
 	}
-	moves := make([]rules.Move, 0, len(req.Moves))
+	game := &datasets.Game{Variant: v, Start: start, Moves: make([]rules.RecordedMove, 0, len(req.Moves))}
 	for i, text := range req.Moves {
-		m, _, err := rules.ParseMove(text)
+		m, captures, err := rules.ParseMove(text)
 		if err != nil {
 			return nil, errorf(http.StatusBadRequest, "moves[%d] %q: %v", i, text, err)
 		}
 		if err := g.Play(m); err != nil {
 			return nil, errorf(http.StatusUnprocessableEntity, "moves[%d]: %v", i, err)
 		}
-		moves = append(moves, m)
+		game.Moves = append(game.Moves, rules.RecordedMove{Move: m, Captures: captures})
 	}
 	if g.Outcome().Over() {
 		return nil, errorf(http.StatusConflict, "the game is over (%s): nothing to analyse", g.Outcome())
@@ -219,7 +219,7 @@ func (s *Server) analyze(ctx context.Context, req AnalyzeRequest) (rep *Analysis
 	cfg := analysis.DefaultConfig()
 	cfg.Playouts, cfg.Top = req.Playouts, req.Top
 	cfg.Search.TreeBytes = s.cfg.TreeBytes
-	pos, err := analysis.Analyze(ctx, &cfg, eval, analysis.Game{Variant: v, Start: start, Moves: moves})
+	pos, err := analysis.Analyze(ctx, &cfg, eval, game)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, canceled(ctx)

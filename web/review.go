@@ -33,11 +33,12 @@ func (s *Server) handleReview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	v, rg, moves, err := s.reviewGame(ctx, req)
+	game, rg, err := s.reviewGame(ctx, req)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	v := game.Variant
 	if _, err := s.checkEngine(req.Network, v); err != nil {
 		writeError(w, err)
 		return
@@ -56,7 +57,7 @@ func (s *Server) handleReview(w http.ResponseWriter, r *http.Request) {
 	cfg := analysis.DefaultConfig()
 	cfg.Playouts, cfg.Parallel = req.Playouts, reviewStretches
 	cfg.Search.TreeBytes = max(s.cfg.TreeBytes/reviewStretches, mcts.MinTreeBytes)
-	rv, err := analysis.NewReviewer(&cfg, eval, analysis.Game{Variant: v, Start: mustPosition(rg.Start), Moves: moves})
+	rv, err := analysis.NewReviewer(&cfg, eval, game)
 	if err != nil {
 		writeError(w, errorf(http.StatusUnprocessableEntity, "%v", err))
 		return
@@ -118,10 +119,10 @@ func newEventWriter(w http.ResponseWriter) func(ReviewEvent) {
 
 // reviewGame finds the game a review request names (a file's, or one
 // played on the page), checks the request's other fields, and returns the
-// game replayed and its moves.
-func (s *Server) reviewGame(ctx context.Context, req ReviewRequest) (*rules.Variant, *ReplayedGame, []rules.Move, error) {
+// game (its moves after its end left out) and the game replayed.
+func (s *Server) reviewGame(ctx context.Context, req ReviewRequest) (*datasets.Game, *ReplayedGame, error) {
 	if req.Playouts < 1 || req.Playouts > s.cfg.MaxPlayouts {
-		return nil, nil, nil, errorf(http.StatusBadRequest, "playouts %d: want 1 to %d", req.Playouts, s.cfg.MaxPlayouts)
+		return nil, nil, errorf(http.StatusBadRequest, "playouts %d: want 1 to %d", req.Playouts, s.cfg.MaxPlayouts)
 	}
 	if req.Network == "" {
 		req.Network = builtinID
@@ -133,46 +134,34 @@ func (s *Server) reviewGame(ctx context.Context, req ReviewRequest) (*rules.Vari
 		gm, ok := s.games[req.GameID]
 		s.gamesMu.Unlock()
 		if !ok {
-			return nil, nil, nil, errorf(http.StatusNotFound, "game %q: no such game (the server keeps the %d played most recently)", req.GameID, s.cfg.MaxGames)
+			return nil, nil, errorf(http.StatusNotFound, "game %q: no such game (the server keeps the %d played most recently)", req.GameID, s.cfg.MaxGames)
 		}
 		gm.mu.Lock()
 		fg = datasets.Game{Variant: gm.v, Start: gm.start, Moves: append([]rules.RecordedMove(nil), gm.moves...), Recorded: gm.g.Outcome().Winner.String()}
 		gm.mu.Unlock()
 	case req.Path != "":
 		if req.Game < 0 {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "game %d: want a game's index from 0", req.Game)
+			return nil, nil, errorf(http.StatusBadRequest, "game %d: want a game's index from 0", req.Game)
 		}
 		release, games, total, err := s.readGames(ctx, req.Src, req.Path, req.Variant, datasets.GameOptions{From: req.Game, Max: 1})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		release()
 		if len(games) == 0 {
-			return nil, nil, nil, errorf(http.StatusNotFound, "game %d: the file has %d games", req.Game, total)
+			return nil, nil, errorf(http.StatusNotFound, "game %d: the file has %d games", req.Game, total)
 		}
 		fg = games[0]
 	default:
-		return nil, nil, nil, errorf(http.StatusBadRequest, "no game: give game_id (a game played here), or src, path and game (a file's)")
+		return nil, nil, errorf(http.StatusBadRequest, "no game: give game_id (a game played here), or src, path and game (a file's)")
 	}
 	if n := len(fg.Moves); n > MaxPlies {
-		return nil, nil, nil, errorf(http.StatusUnprocessableEntity, "%d plies, more than the %d the page reviews a game of", n, MaxPlies)
+		return nil, nil, errorf(http.StatusUnprocessableEntity, "%d plies, more than the %d the page reviews a game of", n, MaxPlies)
 	}
 	rg := replay(&fg, true)
 	if rg.Error != "" {
-		return nil, nil, nil, errorf(http.StatusUnprocessableEntity, "the game cannot be reviewed: %s", rg.Error)
+		return nil, nil, errorf(http.StatusUnprocessableEntity, "the game cannot be reviewed: %s", rg.Error)
 	}
-	moves := make([]rules.Move, len(rg.Moves))
-	for i, m := range fg.Moves[:len(rg.Moves)] {
-		moves[i] = m.Move
-	}
-	return fg.Variant, &rg, moves, nil
-}
-
-// mustPosition parses a position the server wrote itself.
-func mustPosition(text string) rules.Position {
-	p, err := rules.ParsePosition(text)
-	if err != nil {
-		panic("web: a position of the server's own: " + err.Error())
-	}
-	return p
+	fg.Moves = fg.Moves[:len(rg.Moves)]
+	return &fg, &rg, nil
 }

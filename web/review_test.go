@@ -53,13 +53,13 @@ func postReview(t *testing.T, ctx context.Context, url, body string, stop func(w
 // server's settings (two stretches of the game side by side).
 func pageReview(t *testing.T, v *rules.Variant, moves []string, playouts int) *analysis.Review {
 	t.Helper()
-	game := analysis.Game{Variant: v, Start: v.Start()}
+	game := &datasets.Game{Variant: v, Start: v.Start()}
 	for _, text := range moves {
-		m, _, err := rules.ParseMove(text)
+		m, captures, err := rules.ParseMove(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		game.Moves = append(game.Moves, m)
+		game.Moves = append(game.Moves, rules.RecordedMove{Move: m, Captures: captures})
 	}
 	cfg := analysis.DefaultConfig()
 	cfg.Playouts, cfg.Parallel = playouts, 2

@@ -12,6 +12,7 @@ import (
 	"taflab/analysis"
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/datasets"
 	"taflab/player"
 	"taflab/rules"
 )
@@ -65,7 +66,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "-variant: %v", err)
 	}
-	game := analysis.Game{Variant: v, Start: v.Start()}
+	game := &datasets.Game{Variant: v, Start: v.Start()}
 	if *position != "" {
 		if game.Start, err = rules.ParsePosition(*position); err != nil {
 			return fail(2, "-position: %v", err)
@@ -74,12 +75,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if _, err := rules.NewGameFromStart(v, game.Start); err != nil { // a finished game, or no move, is refused
 		return fail(2, "-position: %v", err)
 	}
-	moves, err := rules.ParseMoves(*movesArg)
-	if err != nil {
+	if game.Moves, err = rules.ParseMoves(*movesArg); err != nil {
 		return fail(2, "-moves: %v", err)
-	}
-	for _, m := range moves {
-		game.Moves = append(game.Moves, m.Move)
 	}
 	eval, _, err := player.AnalysisEvaluator(*netFile, 0)
 	if err != nil {

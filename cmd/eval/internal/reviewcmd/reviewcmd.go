@@ -223,11 +223,8 @@ func reviewGame(ctx context.Context, cfg *analysis.Config, eval mcts.Evaluator, 
 	if res.Err != nil {
 		return nil, res.Err
 	}
-	game := analysis.Game{Variant: g.Variant, Start: g.Start}
-	for _, m := range res.Moves {
-		game.Moves = append(game.Moves, m.Move)
-	}
-	return analysis.ReviewGame(ctx, cfg, eval, game, onPly)
+	g.Moves = res.Moves
+	return analysis.ReviewGame(ctx, cfg, eval, &g, onPly)
 }
 
 // write prints the report as JSON, or writes it into dir with its
