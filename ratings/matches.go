@@ -187,15 +187,16 @@ func (m Matches) Select(variant string) (Matches, error) {
 	return out, nil
 }
 
-// Games returns the games of the matches, in order, as the fit takes them:
-// every game but those of a player against itself (under one name), which
-// say nothing of how it compares with another (SelfGames names them).
-func (m Matches) Games() []stats.Game {
-	var games []stats.Game
+// Results returns the results of the matches' games, in order, as the fit
+// takes them: every game's but those of a player against itself (under one
+// name), which say nothing of how it compares with another (SelfGames
+// names them).
+func (m Matches) Results() []stats.Result {
+	var games []stats.Result
 	for _, f := range m.Files {
 		for _, g := range f.Games {
 			if g.Attacker != g.Defender {
-				games = append(games, stats.Game{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
+				games = append(games, stats.Result{Attacker: g.Attacker, Defender: g.Defender, Score: g.AttackerScore()})
 			}
 		}
 	}
@@ -233,7 +234,7 @@ func (m Matches) SelfGames() []string {
 func (m Matches) Players() []string {
 	var players []string
 	seen := map[string]bool{}
-	for _, g := range m.Games() {
+	for _, g := range m.Results() {
 		for _, name := range []string{g.Attacker, g.Defender} {
 			if !seen[name] {
 				seen[name] = true

@@ -218,7 +218,7 @@ func Fit(m Matches, cfg Config) (Report, error) {
 	case len(variants) == 0:
 		return Report{}, errors.New("ratings: no matches")
 	}
-	games := m.Games()
+	games := m.Results()
 	if len(games) == 0 {
 		return Report{}, fmt.Errorf("ratings: no games in %s", m.names())
 	}
@@ -260,7 +260,7 @@ func (r *Report) fit(groups []group, priorSD float64) error {
 
 // group is the games of one group of players that games link.
 type group struct {
-	games   []stats.Game
+	games   []stats.Result
 	players []string // in order of first appearance
 	anchor  string
 	of      int // the number of groups
@@ -271,7 +271,7 @@ type group struct {
 // the rest as first met), each with its anchor: anchor if in the group,
 // else its first builtin-* player, else its first player. The games keep
 // their order.
-func split(games []stats.Game, anchor string) []group {
+func split(games []stats.Result, anchor string) []group {
 	groups := stats.Groups(games)
 	of := map[string]int{}
 	out := make([]group, len(groups))

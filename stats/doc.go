@@ -45,7 +45,7 @@
 //
 // # Ratings
 //
-//	games := []stats.Game{{Attacker: "net-3", Defender: "net-1", Score: 1}, ...}
+//	games := []stats.Result{{Attacker: "net-3", Defender: "net-1", Score: 1}, ...}
 //	r, err := stats.FitRatings(games, "net-1") // net-1 is fixed at 0 Elo
 //	for _, p := range r.Players {
 //		fmt.Printf("%s %.0f ± %.0f\n", p.Name, p.Elo, 1.96*p.SE)

@@ -51,14 +51,14 @@ func ExampleTwoProportion() {
 // Two networks that each score 60% as attacker against the other are equal;
 // the attackers' advantage is the Elo of a 60% score.
 func ExampleFitRatings() {
-	var games []stats.Game
+	var games []stats.Result
 	for i := 0; i < 100; i++ {
 		s := 0.0
 		if i < 60 {
 			s = 1
 		}
-		games = append(games, stats.Game{Attacker: "net-1", Defender: "net-2", Score: s})
-		games = append(games, stats.Game{Attacker: "net-2", Defender: "net-1", Score: s})
+		games = append(games, stats.Result{Attacker: "net-1", Defender: "net-2", Score: s})
+		games = append(games, stats.Result{Attacker: "net-2", Defender: "net-1", Score: s})
 	}
 	r, err := stats.FitRatings(games, "net-1")
 	if err != nil {

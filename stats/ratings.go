@@ -18,8 +18,9 @@ const eloPerNatural = 400 / math.Ln10
 // taken to diverge: the likelihood has no maximum.
 const divergeNatural = 30
 
-// Game is one recorded game for the rating fit.
-type Game struct {
+// Result is what the rating fit takes of a finished game: who played each
+// side and the attacker's score.
+type Result struct {
 	Attacker, Defender string  // the players (networks) on each side
 	Score              float64 // the attacker's score: 1 attacker won, 0.5 draw, 0 defender won
 }
@@ -165,14 +166,14 @@ func (o FitOptions) Validate() error {
 // of players won every game against the rest, or the games do not separate
 // the side advantage from the ratings (each pair of players always met with
 // the same sides). FitRatingsWith with a PriorSD fits such data anyway.
-func FitRatings(games []Game, anchor string) (Ratings, error) {
+func FitRatings(games []Result, anchor string) (Ratings, error) {
 	return FitRatingsWith(games, anchor, FitOptions{})
 }
 
 // FitRatingsWith is FitRatings with options; with a positive PriorSD the
 // unbounded and unidentifiable cases are fitted instead of refused (the
 // prior pulls them toward 0), while the other errors remain.
-func FitRatingsWith(games []Game, anchor string, opts FitOptions) (Ratings, error) {
+func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, error) {
 	if err := opts.Validate(); err != nil {
 		return Ratings{}, err
 	}
@@ -447,7 +448,7 @@ func FitRatingsWith(games []Game, anchor string, opts FitOptions) (Ratings, erro
 // of one group at a time. Each group lists its players in the order they
 // first appear in games, and the groups are in the order of their first
 // players.
-func Groups(games []Game) [][]string {
+func Groups(games []Result) [][]string {
 	index := map[string]int{}
 	var names []string
 	for _, g := range games {
@@ -477,7 +478,7 @@ func Groups(games []Game) [][]string {
 // linkPlayers joins the players (indices into names) that met in a game and
 // returns the find function of the resulting union-find: two players are
 // linked by a chain of games when find gives them the same root.
-func linkPlayers(games []Game, names []string, index map[string]int) func(int) int {
+func linkPlayers(games []Result, names []string, index map[string]int) func(int) int {
 	parent := make([]int, len(names))
 	for i := range parent {
 		parent[i] = i
@@ -500,7 +501,7 @@ func linkPlayers(games []Game, names []string, index map[string]int) func(int) i
 
 // checkConnected returns an error naming the players that no chain of games
 // links to the anchor.
-func checkConnected(games []Game, names []string, index map[string]int, anchor string) error {
+func checkConnected(games []Result, names []string, index map[string]int, anchor string) error {
 	find := linkPlayers(games, names, index)
 	root := find(index[anchor])
 	var lost []string

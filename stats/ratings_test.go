@@ -12,8 +12,8 @@ import (
 // (the first attacking), under the fitted model itself: the attacker's
 // expected score is ExpectedScore(r[a] + side − r[d]), and a game is drawn
 // with probability draw (the rest split so the expectation holds).
-func tournament(rng *rand.Rand, names []string, r map[string]float64, side, draw float64, games int) []Game {
-	var out []Game
+func tournament(rng *rand.Rand, names []string, r map[string]float64, side, draw float64, games int) []Result {
+	var out []Result
 	for _, a := range names {
 		for _, d := range names {
 			if a == d {
@@ -29,7 +29,7 @@ func tournament(rng *rand.Rand, names []string, r map[string]float64, side, draw
 				case u < p+draw/2:
 					s = 0.5
 				}
-				out = append(out, Game{Attacker: a, Defender: d, Score: s})
+				out = append(out, Result{Attacker: a, Defender: d, Score: s})
 			}
 		}
 	}
@@ -37,8 +37,8 @@ func tournament(rng *rand.Rand, names []string, r map[string]float64, side, draw
 }
 
 // repeat returns results n times over with the same outcomes.
-func repeat(games []Game, n int) []Game {
-	var out []Game
+func repeat(games []Result, n int) []Result {
+	var out []Result
 	for i := 0; i < n; i++ {
 		out = append(out, games...)
 	}
@@ -47,29 +47,29 @@ func repeat(games []Game, n int) []Game {
 
 // split makes `wins` attacker wins, `draws` draws and `losses` attacker
 // losses of attacker against defender.
-func split(attacker, defender string, wins, draws, losses int) []Game {
-	var out []Game
+func split(attacker, defender string, wins, draws, losses int) []Result {
+	var out []Result
 	for i := 0; i < wins; i++ {
-		out = append(out, Game{attacker, defender, 1})
+		out = append(out, Result{attacker, defender, 1})
 	}
 	for i := 0; i < draws; i++ {
-		out = append(out, Game{attacker, defender, 0.5})
+		out = append(out, Result{attacker, defender, 0.5})
 	}
 	for i := 0; i < losses; i++ {
-		out = append(out, Game{attacker, defender, 0})
+		out = append(out, Result{attacker, defender, 0})
 	}
 	return out
 }
 
-func concat(parts ...[]Game) []Game {
-	var out []Game
+func concat(parts ...[]Result) []Result {
+	var out []Result
 	for _, p := range parts {
 		out = append(out, p...)
 	}
 	return out
 }
 
-func mustFit(t *testing.T, games []Game, anchor string) Ratings {
+func mustFit(t *testing.T, games []Result, anchor string) Ratings {
 	t.Helper()
 	r, err := FitRatings(games, anchor)
 	if err != nil {
@@ -98,7 +98,7 @@ func TestFitRatingsClosedForm(t *testing.T) {
 	wantSE := 400 / math.Ln10 / math.Sqrt(48)
 	tests := []struct {
 		name  string
-		games []Game
+		games []Result
 	}{
 		{"decisive", concat(split("A", "B", 60, 0, 40), split("B", "A", 60, 0, 40))},
 		{"with draws", concat(split("A", "B", 50, 20, 30), split("B", "A", 40, 40, 20))},
@@ -126,7 +126,7 @@ func TestFitRatingsClosedForm(t *testing.T) {
 // TestFitRatingsSymmetric: a rock-paper-scissors cycle in which each player
 // beats the next 70% of the time on either side leaves all three equal.
 func TestFitRatingsSymmetric(t *testing.T) {
-	var games []Game
+	var games []Result
 	for _, pair := range [][2]string{{"rock", "scissors"}, {"scissors", "paper"}, {"paper", "rock"}} {
 		games = append(games, split(pair[0], pair[1], 70, 0, 30)...)
 		games = append(games, split(pair[1], pair[0], 30, 0, 70)...)
@@ -311,15 +311,15 @@ func TestFitRatingsErrors(t *testing.T) {
 	mixed := concat(split("A", "B", 3, 1, 2), split("B", "A", 2, 1, 3))
 	tests := []struct {
 		name   string
-		games  []Game
+		games  []Result
 		anchor string
 		want   string
 	}{
 		{"no games", nil, "A", "no games"},
 		{"empty anchor", mixed, "", "empty anchor"},
 		{"anchor absent", mixed, "Z", `anchor "Z" played no game`},
-		{"bad score", concat(mixed, []Game{{"A", "B", 1.5}}), "A", "outside [0, 1]"},
-		{"NaN score", concat(mixed, []Game{{"A", "B", math.NaN()}}), "A", "outside [0, 1]"},
+		{"bad score", concat(mixed, []Result{{"A", "B", 1.5}}), "A", "outside [0, 1]"},
+		{"NaN score", concat(mixed, []Result{{"A", "B", math.NaN()}}), "A", "outside [0, 1]"},
 		{"disconnected", concat(mixed, split("C", "D", 2, 0, 1), split("D", "C", 2, 0, 1)), "A", `"C", "D"`},
 		{"won everything", concat(mixed, split("C", "A", 3, 0, 0), split("A", "C", 0, 0, 2)), "A", `player "C" won all its 5 games`},
 		{"lost everything", concat(mixed, split("C", "A", 0, 0, 3)), "A", `player "C" lost all its 3 games`},
@@ -345,7 +345,7 @@ func TestFitRatingsPrior(t *testing.T) {
 	mixed := concat(split("A", "B", 3, 1, 2), split("B", "A", 2, 1, 3))
 	tests := []struct {
 		name  string
-		games []Game
+		games []Result
 		check func(r Ratings) error
 	}{
 		{"won everything", concat(mixed, split("C", "A", 3, 0, 0), split("A", "C", 0, 0, 2)), func(r Ratings) error {
@@ -415,7 +415,7 @@ func TestGroups(t *testing.T) {
 	cd := concat(split("C", "D", 2, 0, 1), split("D", "C", 2, 0, 1))
 	tests := []struct {
 		name  string
-		games []Game
+		games []Result
 		want  string
 	}{
 		{"none", nil, ""},
@@ -440,7 +440,7 @@ func TestGroups(t *testing.T) {
 	if _, err := FitRatingsWith(both, "A", FitOptions{PriorSD: 400}); err == nil || !strings.Contains(err.Error(), `"C", "D"`) {
 		t.Errorf("FitRatingsWith two groups, a prior: got error %v, want one naming C and D", err)
 	}
-	for _, g := range [][]Game{ab, cd} {
+	for _, g := range [][]Result{ab, cd} {
 		if _, err := FitRatings(g, g[0].Attacker); err != nil {
 			t.Errorf("FitRatings of one group: got error %v, want nil", err)
 		}
