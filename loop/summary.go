@@ -243,7 +243,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	}
 	fmt.Fprintf(&md, "# Training run %s\n\nRule set %s, seed %d. Ratings are Elo against %s at %d playouts (95%% interval): "+
 		"\"rating\" fits every gate and baseline game of the run at once, so that the gates place the generations against each other; "+
-		"\"vs baseline\" is each generation's own games against the searcher alone.\n"+
+		"\"vs baseline\" is each generation's own games against that opponent alone.\n"+
 		"Attackers, defenders and draws are shares of all self-play games; \"from the start\" counts the games from the rule set's start with equal playouts alone (the others start from the opening suite or give one side odds). "+
 		"CPU hours are the run's cost so far: the loop process's processor time in generation 0's training and in each generation's self-play, training and gate.\n\n",
 		filepath.Base(run), cfg.Variant, cfg.Seed, anchor, cfg.Baseline.Playouts)
