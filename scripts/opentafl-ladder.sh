@@ -17,7 +17,7 @@
 #   PLANES           the embedded rule set whose input planes the network is
 #                    shown; "" (default) for those its file names
 #   LADDER           taflab's playouts a move, rung by rung, default
-#                    "1 4 16 64"
+#                    "1 4 16 64"; "" for none (the last match alone)
 #   PAIRS            game pairs a rung, default 5 (each random opening once
 #                    with either side)
 #   PLIES            random moves of each opening, default 6
@@ -44,7 +44,7 @@ cd "$(dirname "$0")/.."
 : "${OPENTAFL_ENGINE:?set OPENTAFL_ENGINE to the command that runs your OpenTafl as an engine (OpenTafl.jar --engine)}"
 NET=${NET:-networks/copenhagen.safetensors}
 PLANES=${PLANES-}
-LADDER=${LADDER:-1 4 16 64}
+LADDER=${LADDER-1 4 16 64}
 PAIRS=${PAIRS:-5}
 PLIES=${PLIES:-6}
 TOP=${TOP:-1000}
