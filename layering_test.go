@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"taflab/internal/errctx"
 )
 
 const module = "taflab"
@@ -206,24 +204,77 @@ func libraryImports(t *testing.T) map[string][]string {
 	return imports
 }
 
-// TestErrorPrefixes: errctx cuts the prefix of any package of this module
-// from an error it puts under a key (errctx.Message), so its list of
-// package names must be the module's library packages' names.
-func TestErrorPrefixes(t *testing.T) {
-	names := map[string]bool{}
-	libraryFiles(t, parser.PackageClauseOnly, func(_, pkg string, f *ast.File) {
-		if !testSupport(pkg) && f.Name.Name != "main" { // a program (a generator kept beside a package) is not a library
-			names[f.Name.Name] = true
+// messageEdits are the calls that would cut or match an error's text.
+var messageEdits = map[string]bool{
+	"TrimPrefix": true, "TrimSuffix": true, "TrimLeft": true, "CutPrefix": true, "CutSuffix": true, "Cut": true,
+	"Replace": true, "ReplaceAll": true, "HasPrefix": true, "HasSuffix": true, "Contains": true, "Index": true,
+}
+
+// textOnlyErrors are the places that read another's error as text, each
+// because that error carries nothing else: encoding/json's unknown field
+// (a header's), os.Root's escape from its folder, the TOML decoder's
+// errors (text with "toml: " before it).
+var textOnlyErrors = map[string]bool{
+	"net/safetensors.go:jsonProblem":                true,
+	"web/server.go:rootError":                       true,
+	"configs/internal/strict/strict.go:tomlMessage": true,
+}
+
+// TestNoMessageEditing: no code of the module (commands too) cuts or
+// matches the text of an error (strings.TrimPrefix(err.Error(), "rules: ")
+// and the like): an error carries its package and context as values
+// (errctx.Error, errctx.KeyError, a type's Message method), which
+// errctx.Message and errors.Is and As read.
+func TestNoMessageEditing(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-	})
-	want := slices.Sorted(func(yield func(string) bool) {
-		for n := range names {
-			if !yield(n) {
-				return
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || textOnlyErrors[filepath.ToSlash(path)+":"+fd.Name.Name] {
+				continue
 			}
+			ast.Inspect(fd, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok && isStringsCall(call) && slices.ContainsFunc(call.Args, isErrorText) {
+					t.Errorf("%s: %s edits an error's text (%s): give the error its package and context as values (errctx)", path, fd.Name.Name, call.Fun.(*ast.SelectorExpr).Sel.Name)
+				}
+				return true
+			})
 		}
+		return nil
 	})
-	if got := slices.Sorted(slices.Values(errctx.Packages)); !slices.Equal(got, want) {
-		t.Errorf("errctx.Packages: got %v, want the module's packages %v", got, want)
+	if err != nil {
+		t.Fatal(err)
 	}
+}
+
+// isStringsCall reports whether call is strings.F for an F of messageEdits.
+func isStringsCall(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "strings" && messageEdits[sel.Sel.Name]
+}
+
+// isErrorText reports whether e is X.Error().
+func isErrorText(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) > 0 {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Error"
 }

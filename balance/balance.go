@@ -134,7 +134,7 @@ func DefaultConfig() Config {
 // Validate checks the settings, without loading anything.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("balance: "+format, a...)) }
+	bad := func(format string, a ...any) { errs = append(errs, errctx.Errorf("balance", ""+format, a...)) }
 	if c.MaxGames < 1 {
 		bad("MaxGames %d: want at least 1", c.MaxGames)
 	}
@@ -193,7 +193,7 @@ func Ladder(specs []player.Spec, strengths []int) ([]player.Spec, error) {
 	var out []player.Spec
 	for _, s := range specs {
 		if s.Kind == player.Program {
-			return nil, fmt.Errorf("balance: player %s is an engine program, which has no playouts to replace", s.Name)
+			return nil, errctx.Errorf("balance", "player %s is an engine program, which has no playouts to replace", s.Name)
 		}
 		for _, n := range strengths {
 			out = append(out, s.WithPlayouts(n))
@@ -215,7 +215,7 @@ func ParseNetworks(text string, networks map[string]string) error {
 		}
 		name, file, ok := strings.Cut(part, "=")
 		if !ok || name == "" || file == "" {
-			return fmt.Errorf("balance: %q is not NAME=FILE (a rule set's name and its network file)", part)
+			return errctx.Errorf("balance", "%q is not NAME=FILE (a rule set's name and its network file)", part)
 		}
 		networks[name] = file
 	}
@@ -253,7 +253,7 @@ func (c Config) Entries() ([]Entry, error) {
 			}
 			k := runKey{v.Name(), p.Name}
 			if seen[k] {
-				return nil, fmt.Errorf("balance: %q gives player %s a second time", s.String(), p.Name)
+				return nil, errctx.Errorf("balance", "%q gives player %s a second time", s.String(), p.Name)
 			}
 			seen[k] = true
 			out = append(out, Entry{Variant: v, Player: p})
@@ -269,7 +269,7 @@ func (c Config) load(l *player.Loader, s player.Spec, v *rules.Variant) (match.P
 	if own {
 		file, ok := c.Networks[v.Name()]
 		if !ok {
-			return match.Player{}, fmt.Errorf("balance: player %q: rule set %s has no network of its own (Networks)", s.String(), v.Name())
+			return match.Player{}, errctx.Errorf("balance", "player %q: rule set %s has no network of its own (Networks)", s.String(), v.Name())
 		}
 		s.Net = file
 	}

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"taflab/chart"
+	"taflab/internal/errctx"
 )
 
 // Chart draws the defender win rate with its interval against strength,
@@ -118,7 +119,7 @@ func Chart(rep Report, path string) error {
 			for k, y := range []float64{r.Defenders.Rate, r.Defenders.Lo, r.Defenders.Hi} {
 				l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: y}, {X: xmax, Y: y}})
 				if err != nil {
-					return fmt.Errorf("balance: chart %s: %w", path, err)
+					return errctx.Errorf("balance", "chart %s: %w", path, err)
 				}
 				l.Color = c
 				if k == 0 {

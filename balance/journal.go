@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/mcts"
@@ -131,7 +132,7 @@ func openJournal(path string) (*journal, error) {
 		pairs: map[runKey][]lineOf[journalPair]{}, times: map[runKey]runTime{}}
 	data, err := fileio.ReadFileLimit(path, fileio.MaxRunFileBytes, "a journal")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("balance: %w", err)
+		return nil, errctx.Errorf("balance", "%w", err)
 	}
 	good := 0 // bytes of whole lines
 	for line := 1; good < len(data); line++ {
@@ -144,17 +145,17 @@ func openJournal(path string) (*journal, error) {
 			err = j.take(line, e)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("balance: %s: line %d: %w", path, line, err)
+			return nil, errctx.Errorf("balance", "%s: line %d: %w", path, line, err)
 		}
 		good += end + 1
 	}
 	if good < len(data) {
 		if err := os.Truncate(path, int64(good)); err != nil {
-			return nil, fmt.Errorf("balance: %w", err)
+			return nil, errctx.Errorf("balance", "%w", err)
 		}
 	}
 	if j.f, err = fileio.OpenAppend(path); err != nil {
-		return nil, fmt.Errorf("balance: %w", err)
+		return nil, errctx.Errorf("balance", "%w", err)
 	}
 	return j, nil
 }
@@ -238,23 +239,23 @@ func (j *journal) begin(id runIdentity, v *rules.Variant) (priorRun, error) {
 		return prior, j.append(journalEntry{Run: &id})
 	}
 	if changed := identityChanges(have.entry, id); len(changed) > 0 {
-		return prior, fmt.Errorf("balance: %s: line %d: run %s %s was played with other %s: give the study another folder",
+		return prior, errctx.Errorf("balance", "%s: line %d: run %s %s was played with other %s: give the study another folder",
 			j.path, have.line, k.Variant, k.Player, strings.Join(changed, ", "))
 	}
 	for _, g := range j.games[k] {
 		pg, err := replayJournalGame(v, g.entry)
 		if err != nil {
-			return prior, fmt.Errorf("balance: %s: line %d: game %d of %s %s: %w", j.path, g.line, g.entry.Index, k.Variant, k.Player, err)
+			return prior, errctx.Errorf("balance", "%s: line %d: game %d of %s %s: %w", j.path, g.line, g.entry.Index, k.Variant, k.Player, err)
 		}
 		if _, dup := prior.games[g.entry.Index]; dup {
-			return prior, fmt.Errorf("balance: %s: line %d: game %d of %s %s a second time", j.path, g.line, g.entry.Index, k.Variant, k.Player)
+			return prior, errctx.Errorf("balance", "%s: line %d: game %d of %s %s a second time", j.path, g.line, g.entry.Index, k.Variant, k.Player)
 		}
 		prior.games[g.entry.Index] = pg
 	}
 	seen := map[int]bool{}
 	for _, p := range j.pairs[k] {
 		if err := replayPair(v, p.entry.Pair, seen); err != nil {
-			return prior, fmt.Errorf("balance: %s: line %d: pair %d of %s %s: %w", j.path, p.line, p.entry.Pair.Index, k.Variant, k.Player, err)
+			return prior, errctx.Errorf("balance", "%s: line %d: pair %d of %s %s: %w", j.path, p.line, p.entry.Pair.Index, k.Variant, k.Player, err)
 		}
 		prior.pairs = append(prior.pairs, p.entry.Pair)
 	}
@@ -352,14 +353,14 @@ func replayMoves(v *rules.Variant, start rules.Position, moves []rules.Move) (ru
 func (j *journal) append(e journalEntry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
-		return fmt.Errorf("balance: %w", err)
+		return errctx.Errorf("balance", "%w", err)
 	}
 	line = fmt.Appendf(line, "\t%08x\n", crc32.Checksum(line, journalCRC))
 	if _, err := j.f.Write(line); err != nil {
-		return fmt.Errorf("balance: %s: %w", j.path, err)
+		return errctx.Errorf("balance", "%s: %w", j.path, err)
 	}
 	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("balance: %s: %w", j.path, err)
+		return errctx.Errorf("balance", "%s: %w", j.path, err)
 	}
 	return nil
 }
@@ -367,7 +368,7 @@ func (j *journal) append(e journalEntry) error {
 // close closes the journal file.
 func (j *journal) close() error {
 	if err := j.f.Close(); err != nil {
-		return fmt.Errorf("balance: %w", err)
+		return errctx.Errorf("balance", "%w", err)
 	}
 	return nil
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"taflab/archive"
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -94,7 +94,7 @@ func ReadRecordFile(ctx context.Context, name string, stdin io.Reader) (RecordFi
 	// Within datasets' limits of a line and a file; errors name both.
 	recs, err := datasets.ReadRecords(ctx, rf.Name, in)
 	if err != nil {
-		return rf, errors.New(strings.TrimPrefix(err.Error(), "datasets: "))
+		return rf, errors.New(errctx.MessageOf("datasets", err))
 	}
 	if rf.Records = recs; len(recs) == 0 {
 		return rf, fmt.Errorf("%s: no game records in it", rf.Name)

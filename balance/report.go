@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 
 	"taflab/match"
@@ -182,9 +183,9 @@ func CheckResume(dir string, resume bool) error {
 	_, err := os.Stat(filepath.Join(dir, JournalFile))
 	switch {
 	case err == nil && !resume:
-		return fmt.Errorf("balance: %s holds a study's games (%s): -resume to carry it on, or give another -out", dir, JournalFile)
+		return errctx.Errorf("balance", "%s holds a study's games (%s): -resume to carry it on, or give another -out", dir, JournalFile)
 	case err != nil && resume:
-		return fmt.Errorf("balance: -resume: %s holds no study's games (%s) to carry on", dir, JournalFile)
+		return errctx.Errorf("balance", "-resume: %s holds no study's games (%s) to carry on", dir, JournalFile)
 	}
 	return nil
 }

@@ -11,10 +11,9 @@
 package configs
 
 import (
-	"fmt"
-	"strings"
-
 	"taflab/configs/internal/strict"
+	"taflab/internal/errctx"
+	"taflab/protocol"
 )
 
 // parseOver reads a config file over c (the embedded values: keys the file
@@ -25,11 +24,11 @@ func parseOver[T any, P interface {
 	check() error
 }](file string, data []byte, c T) (T, error) {
 	var none T
-	if _, err := strict.Decode("configs: ", file, data, &c); err != nil {
+	if _, err := strict.Decode("configs", file, data, &c); err != nil {
 		return none, err
 	}
 	if err := P(&c).check(); err != nil {
-		return none, fmt.Errorf("configs: %s: %w", file, err)
+		return none, errctx.Errorf("configs", "%s: %w", file, err)
 	}
 	return c, nil
 }
@@ -40,7 +39,7 @@ func prefixed(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("configs: %w", err)
+	return errctx.Errorf("configs", "%w", err)
 }
 
 // wrapped is another package's error in a context of this one ("[search]",
@@ -53,11 +52,10 @@ type wrapped struct {
 }
 
 func (e *wrapped) Error() string {
-	msg := e.Err.Error()
-	for _, p := range []string{"mcts: ", "net: ", "stats: ", "protocol: ", "rules: "} {
-		msg = strings.TrimPrefix(msg, p) // in this order: "protocol: rules: key x: ..."
+	if re, ok := e.Err.(*protocol.RulesError); ok { // "key sw: ...": the context names the rules string
+		return e.context + ": " + re.Problem()
 	}
-	return e.context + ": " + msg
+	return e.context + ": " + errctx.Message(e.Err)
 }
 
 func (e *wrapped) Unwrap() error { return e.Err }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/protocol"
 	"taflab/rules"
@@ -40,12 +41,12 @@ func LoadVariant(arg string) (*rules.Variant, error) {
 		if strings.HasPrefix(arg, variants.OpenTaflPrefix) {
 			hint = "; " + variants.OpenTaflPrefix + "NAME is an OpenTafl rules string's name: give the string as otr:RULES"
 		}
-		return nil, fmt.Errorf("configs: unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file%s",
+		return nil, errctx.Errorf("configs", "unknown rule set %q: not an embedded one (%s), not otr:RULES and not a rule-set file%s",
 			clipArg(arg), strings.Join(variants.Names(), ", "), hint)
 	}
 	data, err := fileio.ReadFileLimit(arg, maxRuleSetBytes, "a rule-set file") // a device (/dev/zero) has no size to check beforehand
 	if err != nil {
-		return nil, fmt.Errorf("configs: rule-set file %q: %w", arg, err)
+		return nil, errctx.Errorf("configs", "rule-set file %q: %w", arg, err)
 	}
 	if text, ok := otrText(data); ok {
 		return compileOTR(fmt.Sprintf("rule-set file %q", arg), text)
@@ -80,11 +81,11 @@ func otrText(data []byte) (string, bool) {
 func compileOTR(where, otr string) (*rules.Variant, error) {
 	def, err := protocol.CompileRules(otr)
 	if err != nil {
-		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
+		return nil, errctx.Errorf("configs", "%w", &wrapped{where, err})
 	}
 	v, err := variants.FromOpenTafl(def)
 	if err != nil {
-		return nil, fmt.Errorf("configs: %w", &wrapped{where, err})
+		return nil, errctx.Errorf("configs", "%w", &wrapped{where, err})
 	}
 	return v, nil
 }

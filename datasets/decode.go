@@ -1,9 +1,9 @@
 package datasets
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"taflab/internal/errctx"
 )
 
 // decodeGameRows is ReadGamesFile of a games table's contents data; name
@@ -11,7 +11,7 @@ import (
 func decodeGameRows(name string, data []byte) ([]GameRow, Meta, error) {
 	rows, meta, err := decodeGames(data, memory.DefaultAllocator)
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("datasets: %s: %w", name, err)
+		return nil, Meta{}, errctx.Errorf("datasets", "%s: %w", name, err)
 	}
 	return rows, meta, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"taflab/archive"
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -56,7 +56,7 @@ func LoadGames(name string, opt GameOptions) ([]Game, error) {
 	if archive.IsName(name) {
 		a, ok := archive.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("datasets: %w", archive.Stat(name))
+			return nil, errctx.Errorf("datasets", "%w", archive.Stat(name))
 		}
 		data = a.Data()
 	} else {
@@ -105,10 +105,10 @@ func ReadGames(ctx context.Context, name string, r io.Reader, opt GameOptions) (
 	limit := kindLimit(kind)
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("datasets: %s: %w", name, err)
+		return nil, 0, errctx.Errorf("datasets", "%s: %w", name, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, 0, fmt.Errorf("datasets: %s: more than %d bytes, the most %s file may hold", name, limit, kind)
+		return nil, 0, errctx.Errorf("datasets", "%s: more than %d bytes, the most %s file may hold", name, limit, kind)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
@@ -127,7 +127,7 @@ func ReadGames(ctx context.Context, name string, r io.Reader, opt GameOptions) (
 }
 
 func notGamesFile(name string) error {
-	return fmt.Errorf("datasets: %s: not a games file (want *.games.arrow, *.csv, *.otg or %sNAME)", name, archive.Prefix)
+	return errctx.Errorf("datasets", "%s: not a games file (want *.games.arrow, *.csv, *.otg or %sNAME)", name, archive.Prefix)
 }
 
 // readDatasetGames reads the games opt keeps of a dataset's games table.
@@ -138,7 +138,7 @@ func readDatasetGames(name string, data []byte, opt *GameOptions) ([]Game, int, 
 	}
 	v, err := rules.Compile(meta.Definition)
 	if err != nil {
-		return nil, 0, fmt.Errorf("datasets: %s: rule set: %w", name, err)
+		return nil, 0, errctx.Errorf("datasets", "%s: rule set: %w", name, err)
 	}
 	var out []Game
 	for i := range rows {
@@ -194,7 +194,7 @@ func readRecordsAsWritten(ctx context.Context, name string, r io.Reader, opt Gam
 		}
 		rec, err := rules.ParseRecord(line, text)
 		if err != nil {
-			return fmt.Errorf("datasets: %s: %w", name, err)
+			return errctx.Errorf("datasets", "%s: %w", name, err)
 		}
 		if opt.keeps(total) {
 			out = append(out, recordGame(total, v, &rec))
@@ -252,7 +252,7 @@ func readMatchFile(name string, beside func(string) ([]byte, error)) (*matchFile
 			return m, nil
 		}
 	}
-	return nil, fmt.Errorf("datasets: %s beside %s: %w", MatchFileName, name, err)
+	return nil, errctx.Errorf("datasets", "%s beside %s: %w", MatchFileName, name, err)
 }
 
 // recordsVariant returns the rule set of game records that do not say
@@ -266,10 +266,10 @@ func recordsVariant(name string, m *matchFile) (*rules.Variant, error) {
 	case archive.IsName(name):
 		a, ok := archive.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("datasets: %w", archive.Stat(name))
+			return nil, errctx.Errorf("datasets", "%w", archive.Stat(name))
 		}
 		if v, err = variants.Load(a.Variant); err != nil {
-			return nil, fmt.Errorf("datasets: %s: %w", name, err)
+			return nil, errctx.Errorf("datasets", "%s: %w", name, err)
 		}
 		return v, nil
 	case m == nil:
@@ -280,7 +280,7 @@ func recordsVariant(name string, m *matchFile) (*rules.Variant, error) {
 		v, err = variants.Load(m.Variant)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %s beside %s: %w", MatchFileName, name, err)
+		return nil, errctx.Errorf("datasets", "%s beside %s: %w", MatchFileName, name, err)
 	}
 	return v, nil
 }

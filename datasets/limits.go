@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/rules"
 )
@@ -37,7 +37,7 @@ const (
 func ReadFileLimit(path string, limit int64, what string) ([]byte, error) {
 	data, err := fileio.ReadFileLimit(path, limit, what)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
+		return nil, errctx.Errorf("datasets", "%w", err)
 	}
 	return data, nil
 }
@@ -62,10 +62,10 @@ func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line
 		}
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if len(text) > MaxRecordLineBytes {
-			return fmt.Errorf("datasets: %s: line %d: longer than %d bytes, the most a game-record line may hold", name, line, MaxRecordLineBytes)
+			return errctx.Errorf("datasets", "%s: line %d: longer than %d bytes, the most a game-record line may hold", name, line, MaxRecordLineBytes)
 		}
 		if consumed += int64(len(sc.Bytes())) + 1; consumed > MaxRecordFileBytes {
-			return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line, MaxRecordFileBytes)
+			return errctx.Errorf("datasets", "%s: line %d: past %d bytes, the most a game-record file may hold", name, line, MaxRecordFileBytes)
 		}
 		if err := fn(line, text); err != nil {
 			return err
@@ -74,11 +74,11 @@ func ScanRecordLines(ctx context.Context, name string, r io.Reader, fn func(line
 	err := sc.Err()
 	switch {
 	case errors.Is(err, bufio.ErrTooLong):
-		return fmt.Errorf("datasets: %s: line %d: longer than %d bytes, the most a game-record line may hold", name, line+1, MaxRecordLineBytes)
+		return errctx.Errorf("datasets", "%s: line %d: longer than %d bytes, the most a game-record line may hold", name, line+1, MaxRecordLineBytes)
 	case err != nil:
-		return fmt.Errorf("datasets: %s: line %d: %w", name, line+1, err)
+		return errctx.Errorf("datasets", "%s: line %d: %w", name, line+1, err)
 	case lr.N == 0: // the reader was asked for more than the file may hold
-		return fmt.Errorf("datasets: %s: line %d: past %d bytes, the most a game-record file may hold", name, line+1, MaxRecordFileBytes)
+		return errctx.Errorf("datasets", "%s: line %d: past %d bytes, the most a game-record file may hold", name, line+1, MaxRecordFileBytes)
 	}
 	return ctx.Err()
 }
@@ -97,7 +97,7 @@ func ReadRecords(ctx context.Context, name string, r io.Reader) ([]rules.Record,
 		}
 		rec, err := rules.ParseRecord(line, text)
 		if err != nil {
-			return fmt.Errorf("datasets: %s: %w", name, err)
+			return errctx.Errorf("datasets", "%s: %w", name, err)
 		}
 		recs = append(recs, rec)
 		return nil

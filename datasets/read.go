@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -29,7 +30,7 @@ func ReadPositionsFile(path string) ([]PositionRow, Meta, error) {
 	}
 	rows, meta, err := decodePositions(data, memory.DefaultAllocator)
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("datasets: %s: %w", path, err)
+		return nil, Meta{}, errctx.Errorf("datasets", "%s: %w", path, err)
 	}
 	return rows, meta, nil
 }
@@ -43,7 +44,7 @@ func ReadGamesFile(path string) ([]GameRow, Meta, error) {
 	}
 	rows, meta, err := decodeGames(data, memory.DefaultAllocator)
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("datasets: %s: %w", path, err)
+		return nil, Meta{}, errctx.Errorf("datasets", "%s: %w", path, err)
 	}
 	return rows, meta, nil
 }

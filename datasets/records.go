@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"taflab/archive"
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -25,7 +26,7 @@ func ReadRecordGames(path string, v *rules.Variant) ([]Game, error) {
 func ReadRecordGamesCtx(ctx context.Context, path string, v *rules.Variant) ([]Game, error) {
 	f, err := archive.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: game records: %w", err)
+		return nil, errctx.Errorf("datasets", "game records: %w", err)
 	}
 	defer f.Close()
 	return readRecordGames(ctx, path, f, v)
@@ -48,25 +49,25 @@ func ParseRecordGames(name string, data []byte, v *rules.Variant) ([]Game, error
 func readRecordGames(ctx context.Context, name string, r io.Reader, v *rules.Variant) ([]Game, error) {
 	recs, err := ReadRecords(ctx, name, r)
 	if re := (*rules.RecordError)(nil); errors.As(err, &re) {
-		return nil, fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(re.Error(), "rules: "))
+		return nil, errctx.Key("datasets", name, re)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("datasets: %s: no game records in it", name)
+		return nil, errctx.Errorf("datasets", "%s: no game records in it", name)
 	}
 	games, err := replayRecords(ctx, v, recs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("datasets: %s: %w", name, err)
+		return nil, errctx.Key("datasets", name, err)
 	}
 	return games, nil
 }
 
-// replayRecords replays recs under v; its errors start at the line.
+// replayRecords replays recs under v; its errors name the line.
 func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) ([]Game, error) {
 	games := make([]Game, 0, len(recs))
 	g := rules.NewGame(v)
@@ -84,12 +85,13 @@ func replayRecords(ctx context.Context, v *rules.Variant, recs []rules.Record) (
 }
 
 // replayRecord replays the record of index i under v on g (the caller's
-// scratch); its errors start at the line.
+// scratch); its errors name the line (a *rules.RecordError, or one that
+// starts at the line).
 func replayRecord(g *rules.Game, v *rules.Variant, i int, rec rules.Record) (Game, error) {
 	start := rec.StartOr(v.Start())
 	res := rules.Replay(v, start, rec.Moves, rec.Line)
 	if res.Err != nil {
-		return Game{}, errors.New(strings.TrimPrefix(res.Err.Error(), "rules: "))
+		return Game{}, res.Err
 	}
 	if k := res.FirstMismatch; k > 0 {
 		return Game{}, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -83,16 +84,16 @@ func ReadRecordSet(ctx context.Context, name string, r io.Reader, v *rules.Varia
 		}
 		rec, err := rules.ParseRecord(line, text)
 		if err != nil {
-			return fmt.Errorf("datasets: %s: %s", name, strings.TrimPrefix(err.Error(), "rules: "))
+			return errctx.Key("datasets", name, err)
 		}
 		game, err := replayRecord(g, v, records, rec)
 		records++
 		if err != nil {
-			return fmt.Errorf("datasets: %s: %w", name, err)
+			return errctx.Key("datasets", name, err)
 		}
 		if keep == nil || keep(line) {
 			if err := s.add(&game); err != nil {
-				return fmt.Errorf("datasets: %s: line %d: %w", name, line, err)
+				return errctx.Errorf("datasets", "%s: line %d: %w", name, line, err)
 			}
 		}
 		return nil
@@ -104,7 +105,7 @@ func ReadRecordSet(ctx context.Context, name string, r io.Reader, v *rules.Varia
 		return nil, 0, err
 	}
 	if records == 0 {
-		return nil, 0, fmt.Errorf("datasets: %s: no game records in it", name)
+		return nil, 0, errctx.Errorf("datasets", "%s: no game records in it", name)
 	}
 	return s, sum.Sum32(), nil
 }

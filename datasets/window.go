@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -105,7 +106,7 @@ type shard struct {
 func OpenWindow(dir string, newest int, seed uint64) (*Window, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
+		return nil, errctx.Errorf("datasets", "%w", err)
 	}
 	var shards []shard
 	for _, e := range entries {
@@ -118,7 +119,7 @@ func OpenWindow(dir string, newest int, seed uint64) (*Window, error) {
 		if !ok {
 			info, err := e.Info()
 			if err != nil {
-				return nil, fmt.Errorf("datasets: %s: %w", sh.path, err)
+				return nil, errctx.Errorf("datasets", "%s: %w", sh.path, err)
 			}
 			t = info.ModTime()
 		}
@@ -166,7 +167,7 @@ func openFiles(where string, paths []string, newest int, seed uint64) (*Window, 
 		if first, ok := defOf[meta.Definition.Name]; ok {
 			i := slices.IndexFunc(w.defs, func(d rules.Definition) bool { return d.Name == meta.Definition.Name })
 			if w.defs[i] != meta.Definition {
-				return nil, fmt.Errorf("datasets: %s: rule set %q is defined otherwise than in %s", sh.path, meta.Definition.Name, first)
+				return nil, errctx.Errorf("datasets", "%s: rule set %q is defined otherwise than in %s", sh.path, meta.Definition.Name, first)
 			}
 		} else {
 			defOf[meta.Definition.Name] = sh.path
@@ -180,10 +181,10 @@ func openFiles(where string, paths []string, newest int, seed uint64) (*Window, 
 		total += len(rows)
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("datasets: %s: no positions (%d positions files)", where, len(w.files))
+		return nil, errctx.Errorf("datasets", "%s: no positions (%d positions files)", where, len(w.files))
 	}
 	if total > math.MaxInt32 {
-		return nil, fmt.Errorf("datasets: %s: %d positions, more than a window holds (%d)", where, total, math.MaxInt32)
+		return nil, errctx.Errorf("datasets", "%s: %d positions, more than a window holds (%d)", where, total, math.MaxInt32)
 	}
 	w.rows = make([]PositionRow, 0, total)
 	for i, c := range chunks {
@@ -232,7 +233,7 @@ func (w *Window) Epoch() int64 { return w.offset / int64(len(w.rows)) }
 // SetOffset sets the offset of the next position served.
 func (w *Window) SetOffset(offset int64) error {
 	if offset < 0 {
-		return fmt.Errorf("datasets: window offset %d: want 0 or more", offset)
+		return errctx.Errorf("datasets", "window offset %d: want 0 or more", offset)
 	}
 	w.offset = offset
 	return nil

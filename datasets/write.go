@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/rules"
 )
@@ -30,15 +31,15 @@ const batchRows = 1 << 16
 // move off the board, a probability out of 0..1, ...), naming the row.
 func WriteShard(dir, name string, def rules.Definition, positions []PositionRow, games []GameRow) error {
 	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\`) || name != filepath.Base(name) {
-		return fmt.Errorf("datasets: shard name %q: want a plain file name that does not start with '.'", name)
+		return errctx.Errorf("datasets", "shard name %q: want a plain file name that does not start with '.'", name)
 	}
 	posPath := filepath.Join(dir, name+PositionsSuffix)
 	gamesPath := filepath.Join(dir, name+GamesSuffix)
 	for _, p := range []string{posPath, gamesPath} {
 		if _, err := os.Lstat(p); err == nil {
-			return fmt.Errorf("datasets: %s: already exists", p)
+			return errctx.Errorf("datasets", "%s: already exists", p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("datasets: %w", err)
+			return errctx.Errorf("datasets", "%w", err)
 		}
 	}
 	mem := memory.DefaultAllocator
@@ -54,15 +55,15 @@ func WriteShard(dir, name string, def rules.Definition, positions []PositionRow,
 	if err := os.Rename(gamesTmp, gamesPath); err != nil {
 		os.Remove(gamesTmp)
 		os.Remove(posTmp)
-		return fmt.Errorf("datasets: %w", err)
+		return errctx.Errorf("datasets", "%w", err)
 	}
 	if err := os.Rename(posTmp, posPath); err != nil {
 		os.Remove(posTmp)
 		os.Remove(gamesPath)
-		return fmt.Errorf("datasets: %w", err)
+		return errctx.Errorf("datasets", "%w", err)
 	}
 	if err := fileio.SyncDir(dir); err != nil {
-		return fmt.Errorf("datasets: %w", err)
+		return errctx.Errorf("datasets", "%w", err)
 	}
 	return nil
 }
@@ -83,10 +84,10 @@ func WriteGamesFile(path string, def rules.Definition, rows []GameRow) error {
 func writeFile(path string, encode func() ([]byte, error)) error {
 	data, err := encode()
 	if err != nil {
-		return fmt.Errorf("datasets: %s: %w", path, err)
+		return errctx.Errorf("datasets", "%s: %w", path, err)
 	}
 	if err := fileio.WriteFile(path, data); err != nil {
-		return fmt.Errorf("datasets: %w", err)
+		return errctx.Errorf("datasets", "%w", err)
 	}
 	return nil
 }
@@ -98,11 +99,11 @@ func writeFile(path string, encode func() ([]byte, error)) error {
 func writeTemp(path string, encode func() ([]byte, error)) (string, error) {
 	data, err := encode()
 	if err != nil {
-		return "", fmt.Errorf("datasets: %s: %w", path, err)
+		return "", errctx.Errorf("datasets", "%s: %w", path, err)
 	}
 	tmp, err := fileio.WriteTemp(path, data)
 	if err != nil {
-		return "", fmt.Errorf("datasets: %w", err)
+		return "", errctx.Errorf("datasets", "%w", err)
 	}
 	return tmp, nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/protocol"
 	"taflab/rules"
@@ -50,17 +51,17 @@ type External struct {
 func (x *External) Validate() error {
 	switch {
 	case x.Protocol != OTEP && x.Protocol != UCI:
-		return fmt.Errorf("engine: protocol %q: want %s or %s", x.Protocol, OTEP, UCI)
+		return errctx.Errorf("engine", "protocol %q: want %s or %s", x.Protocol, OTEP, UCI)
 	case len(x.Command) == 0 || x.Command[0] == "":
-		return errors.New("engine: no command")
+		return errctx.Errorf("engine", "no command")
 	case x.MoveTime < 0 || x.Nodes < 0:
-		return fmt.Errorf("engine: move time %v, nodes %d: want 0 or more", x.MoveTime, x.Nodes)
+		return errctx.Errorf("engine", "move time %v, nodes %d: want 0 or more", x.MoveTime, x.Nodes)
 	case x.NoClock && x.Protocol != OTEP:
-		return fmt.Errorf("engine: %s: no clock is an OTEP setting", x.Protocol)
+		return errctx.Errorf("engine", "%s: no clock is an OTEP setting", x.Protocol)
 	case x.Protocol == OTEP && x.MoveTime == 0 && !x.NoClock:
-		return fmt.Errorf("engine: %s needs a move time, or no clock", x.Protocol)
+		return errctx.Errorf("engine", "%s needs a move time, or no clock", x.Protocol)
 	case x.Protocol == UCI && x.MoveTime == 0 && x.Nodes == 0:
-		return fmt.Errorf("engine: %s needs a move time or nodes", x.Protocol)
+		return errctx.Errorf("engine", "%s needs a move time or nodes", x.Protocol)
 	}
 	return nil
 }
@@ -111,20 +112,20 @@ func (x *External) Start() (match.Program, error) {
 	ownProcessGroup(cmd)
 	inR, in, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
+		return nil, errctx.Errorf("engine", "%w", err)
 	}
 	cmd.Stdin = inR
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		inR.Close()
 		in.Close()
-		return nil, fmt.Errorf("engine: %w", err)
+		return nil, errctx.Errorf("engine", "%w", err)
 	}
 	err = cmd.Start()
 	inR.Close() // the program has its own copy
 	if err != nil {
 		in.Close()
-		return nil, fmt.Errorf("engine: start %s: %w", x.Command[0], err)
+		return nil, errctx.Errorf("engine", "start %s: %w", x.Command[0], err)
 	}
 	s := &session{x: x, cmd: cmd, in: in, lines: make(chan string, 256), exit: make(chan struct{}), options: map[string]bool{}}
 	go func() {
@@ -162,7 +163,7 @@ func (x *External) Start() (match.Program, error) {
 		l, err := s.read(ctx)
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("engine: %s: waiting for %q: %w", x.Command[0], want, err)
+			return nil, errctx.Errorf("engine", "%s: waiting for %q: %w", x.Command[0], want, err)
 		}
 		if name, ok := strings.CutPrefix(l, "option name "); ok {
 			if n, _, ok := strings.Cut(name, " type "); ok {
@@ -494,7 +495,7 @@ func (s *session) Close() error {
 		select {
 		case <-s.exit:
 		case <-time.After(closeTimeout):
-			err = fmt.Errorf("engine: %s: killed, but its output is still open after %v", s.x.Command[0], closeTimeout)
+			err = errctx.Errorf("engine", "%s: killed, but its output is still open after %v", s.x.Command[0], closeTimeout)
 		}
 	})
 	return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/protocol"
 	"taflab/rules"
 )
@@ -36,9 +37,19 @@ const maxOvertimes = 1_000_000
 // ranges a game can use are clamped: milliseconds to maxClockMillis,
 // overtime seconds to maxClockMillis/1000, periods to maxOvertimes.
 func ParseClock(args string) (Clock, error) {
+	c, err := parseClock(args)
+	if err != nil {
+		return Clock{}, errctx.Errorf("engine", "clock %w", err)
+	}
+	return c, nil
+}
+
+// parseClock is ParseClock, its errors the clock's arguments quoted and
+// what is wrong with them.
+func parseClock(args string) (Clock, error) {
 	f := strings.Fields(args)
 	if len(f) != 5 {
-		return Clock{}, fmt.Errorf("engine: clock %q: want <attacker ms>[*] <defender ms>[*] <overtime s> <attacker overtimes> <defender overtimes>", clip(args))
+		return Clock{}, fmt.Errorf("%q: want <attacker ms>[*] <defender ms>[*] <overtime s> <attacker overtimes> <defender overtimes>", clip(args))
 	}
 	var c Clock
 	for side := range 2 {
@@ -48,7 +59,7 @@ func ParseClock(args string) (Clock, error) {
 			ms, err = maxClockMillis, nil
 		}
 		if err != nil || ms < -1 {
-			return Clock{}, fmt.Errorf("engine: clock %q: %s time %q: want milliseconds (-1 for none)", clip(args), rules.Side(side), f[side])
+			return Clock{}, fmt.Errorf("%q: %s time %q: want milliseconds (-1 for none)", clip(args), rules.Side(side), f[side])
 		}
 		c.Millis[side], c.InPeriod[side] = min(ms, maxClockMillis), star
 	}
@@ -57,7 +68,7 @@ func ParseClock(args string) (Clock, error) {
 		ot, err = maxClockMillis/1000, nil
 	}
 	if err != nil || ot < 0 {
-		return Clock{}, fmt.Errorf("engine: clock %q: overtime %q: want seconds, 0 or more", clip(args), f[2])
+		return Clock{}, fmt.Errorf("%q: overtime %q: want seconds, 0 or more", clip(args), f[2])
 	}
 	c.Overtime = time.Duration(min(ot, maxClockMillis/1000)) * time.Second
 	for side := range 2 {
@@ -66,7 +77,7 @@ func ParseClock(args string) (Clock, error) {
 			n, err = maxOvertimes, nil
 		}
 		if err != nil || n < 0 {
-			return Clock{}, fmt.Errorf("engine: clock %q: %s overtimes %q: want a count, 0 or more", clip(args), rules.Side(side), f[3+side])
+			return Clock{}, fmt.Errorf("%q: %s overtimes %q: want a count, 0 or more", clip(args), rules.Side(side), f[3+side])
 		}
 		c.Overtimes[side] = int(min(n, maxOvertimes))
 	}
@@ -126,7 +137,7 @@ func (s *server) otep(ctx context.Context, l line) error {
 		if err != nil {
 			// The engine cannot play these rules: a critical error ends
 			// the game on the host's side.
-			s.send("error -1 cannot play these rules: %s", strings.TrimPrefix(err.Error(), "protocol: rules: "))
+			s.send("error -1 cannot play these rules: %s", rulesProblem(err))
 			return nil
 		}
 		v, err := rules.Compile(def)
@@ -146,10 +157,10 @@ func (s *server) otep(ctx context.Context, l line) error {
 		}
 		p, err := protocol.ParseBoard(args, toMove)
 		if err != nil {
-			return bad("%s", strings.TrimPrefix(err.Error(), "protocol: "))
+			return bad("%s", errctx.Message(err))
 		}
 		if err := s.variant.CheckStart(p); err != nil { // a finished game is nothing to play from
-			return bad("%s", strings.TrimPrefix(err.Error(), "rules: "))
+			return bad("%s", errctx.Message(err))
 		}
 		if err := s.setVariant(s.variant, p); err != nil {
 			return bad("%v", err)
@@ -161,9 +172,9 @@ func (s *server) otep(ctx context.Context, l line) error {
 		}
 		s.side, s.sideSet = side, true
 	case "clock":
-		c, err := ParseClock(args)
+		c, err := parseClock(args)
 		if err != nil {
-			return bad("%s", strings.TrimPrefix(err.Error(), "engine: clock "))
+			return bad("%v", err)
 		}
 		s.clock = &c
 	case "opponent-move":
@@ -172,7 +183,7 @@ func (s *server) otep(ctx context.Context, l line) error {
 		// The host accepted our move; its position is the board after it.
 		p, err := protocol.ParseBoard(args, s.game.ToMove())
 		if err != nil {
-			return bad("%s", strings.TrimPrefix(err.Error(), "protocol: "))
+			return bad("%s", errctx.Message(err))
 		}
 		s.ownReady = false
 		s.resync("move", p, s.game.ToMove())
@@ -231,14 +242,14 @@ func (s *server) opponentMove(args string) error {
 	for i, text := range texts {
 		m, _, err := protocol.ParseMove(text)
 		if err != nil {
-			s.send("error 0 opponent-move: %s", strings.TrimPrefix(err.Error(), "protocol: "))
+			s.send("error 0 opponent-move: %s", errctx.Message(err))
 			return nil
 		}
 		moves[i] = m
 	}
 	p, err := protocol.ParseBoard(f[1], s.game.ToMove()) // resync sets the side to move
 	if err != nil {
-		s.send("error 0 opponent-move: %s", strings.TrimPrefix(err.Error(), "protocol: "))
+		s.send("error 0 opponent-move: %s", errctx.Message(err))
 		return nil
 	}
 	s.ownReady = false

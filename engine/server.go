@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -79,16 +80,16 @@ func DefaultConfig() Config {
 func (c *Config) Validate() error {
 	var errs []error
 	if c.Protocol != OTEP && c.Protocol != UCI {
-		errs = append(errs, fmt.Errorf("engine: protocol %q: want %s or %s", c.Protocol, OTEP, UCI))
+		errs = append(errs, errctx.Errorf("engine", "protocol %q: want %s or %s", c.Protocol, OTEP, UCI))
 	}
 	if c.Variant == nil {
-		errs = append(errs, errors.New("engine: no rule set"))
+		errs = append(errs, errctx.Errorf("engine", "no rule set"))
 	}
 	if c.Playouts < 1 || c.MaxPlayouts < 1 || c.Playouts > mcts.MaxPlayouts || c.MaxPlayouts > mcts.MaxPlayouts {
-		errs = append(errs, fmt.Errorf("engine: playouts %d, max playouts %d: want 1 to %d", c.Playouts, c.MaxPlayouts, mcts.MaxPlayouts))
+		errs = append(errs, errctx.Errorf("engine", "playouts %d, max playouts %d: want 1 to %d", c.Playouts, c.MaxPlayouts, mcts.MaxPlayouts))
 	}
 	if c.MoveTime < 0 {
-		errs = append(errs, fmt.Errorf("engine: move time %v: want 0 (playouts) or more", c.MoveTime))
+		errs = append(errs, errctx.Errorf("engine", "move time %v: want 0 (playouts) or more", c.MoveTime))
 	}
 	if err := c.Search.Validate(); err != nil {
 		errs = append(errs, err)
@@ -201,7 +202,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config, eval mc
 		s.send("hello")
 		s.send("simple-moves on")
 		if err := s.out.Flush(); err != nil {
-			return fmt.Errorf("engine: write: %w", err)
+			return errctx.Errorf("engine", "write: %w", err)
 		}
 	}
 	for !s.quit && err == nil {
@@ -222,7 +223,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config, eval mc
 			s.dropped = 0
 		}
 		if ferr := s.out.Flush(); err == nil && ferr != nil {
-			err = fmt.Errorf("engine: write: %w", ferr)
+			err = errctx.Errorf("engine", "write: %w", ferr)
 		}
 	}
 	if err != nil {
@@ -232,7 +233,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config, eval mc
 		select {
 		case rerr := <-readErr:
 			if rerr != nil {
-				return fmt.Errorf("engine: read: %w", rerr)
+				return errctx.Errorf("engine", "read: %w", rerr)
 			}
 		default:
 		}

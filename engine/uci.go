@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/protocol"
 	"taflab/rules"
@@ -73,7 +74,7 @@ func (s *server) setOption(args string) error {
 			}
 		}
 		if err != nil {
-			s.send("info string error: setoption Rules: %s", strings.TrimPrefix(err.Error(), "protocol: rules: "))
+			s.send("info string error: setoption Rules: %s", rulesProblem(err))
 		}
 	case "playouts":
 		n, err := strconv.Atoi(value)
@@ -86,6 +87,15 @@ func (s *server) setOption(args string) error {
 		s.send("info string error: setoption: unknown option %q (Rules, Playouts)", clip(name))
 	}
 	return nil
+}
+
+// rulesProblem is what a host is told of rules the engine cannot play: a
+// rules string's problem (protocol.RulesError), or the error.
+func rulesProblem(err error) string {
+	if re, ok := err.(*protocol.RulesError); ok {
+		return re.Problem()
+	}
+	return err.Error()
 }
 
 // uciPosition reads "position startpos|fen <board> <side> [moves m ...]".
@@ -109,7 +119,7 @@ func (s *server) uciPosition(args string) error {
 		}
 		p, err := rules.ParsePosition(f[1] + " " + f[2])
 		if err != nil {
-			return bad("%s", strings.TrimPrefix(err.Error(), "rules: "))
+			return bad("%s", errctx.Message(err))
 		}
 		start, rest = p, f[3:]
 	default:
@@ -120,7 +130,7 @@ func (s *server) uciPosition(args string) error {
 	}
 	g, err := rules.NewGameFromStart(s.variant, start) // a finished game is nothing to play from
 	if err != nil {
-		return bad("%s", strings.TrimPrefix(err.Error(), "rules: "))
+		return bad("%s", errctx.Message(err))
 	}
 	var moves []rules.Move
 	for i, text := range rest[min(1, len(rest)):] {
@@ -129,7 +139,7 @@ func (s *server) uciPosition(args string) error {
 			err = g.Play(m)
 		}
 		if err != nil {
-			return bad("move %d %q: %s", i+1, clip(text), strings.TrimPrefix(strings.TrimPrefix(err.Error(), "protocol: "), "rules: "))
+			return bad("move %d %q: %s", i+1, clip(text), errctx.Message(err))
 		}
 		moves = append(moves, m)
 	}

@@ -2,10 +2,10 @@ package loop
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/stats"
@@ -25,11 +25,11 @@ type BestPointer struct {
 func ReadBestPointer(path string) (BestPointer, error) {
 	data, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "a best-network pointer")
 	if err != nil {
-		return BestPointer{}, fmt.Errorf("loop: best-network pointer: %w", err)
+		return BestPointer{}, errctx.Errorf("loop", "best-network pointer: %w", err)
 	}
 	var p BestPointer
 	if err := json.Unmarshal(data, &p); err != nil || p.Network == "" {
-		return BestPointer{}, fmt.Errorf("loop: best-network pointer %s: not a pointer (%v)", path, err)
+		return BestPointer{}, errctx.Errorf("loop", "best-network pointer %s: not a pointer (%v)", path, err)
 	}
 	return p, nil
 }
@@ -44,11 +44,11 @@ func Promote(path, network, dir string, f match.File) (bool, error) {
 	}
 	abs, err := filepath.Abs(network)
 	if err != nil {
-		return false, fmt.Errorf("loop: promoting %s: %w", network, err)
+		return false, errctx.Errorf("loop", "promoting %s: %w", network, err)
 	}
 	p := BestPointer{Network: abs, Promoted: time.Now().UTC(), Match: dir, Elo: f.Report.Elo, LLR: f.Report.LLR}
 	if err := fileio.WriteJSON(path, p); err != nil {
-		return false, fmt.Errorf("loop: %w", err)
+		return false, errctx.Errorf("loop", "%w", err)
 	}
 	return true, nil
 }

@@ -3,11 +3,11 @@ package loop
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"taflab/internal/cputime"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 )
 
@@ -30,11 +30,11 @@ func readCPU(dir string) (map[Stage]float64, error) {
 		return map[Stage]float64{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
+		return nil, errctx.Errorf("loop", "%w", err)
 	}
 	cpu := map[Stage]float64{}
 	if err := json.Unmarshal(data, &cpu); err != nil {
-		return nil, fmt.Errorf("loop: %s: %w", filepath.Join(dir, CPUFile), err)
+		return nil, errctx.Errorf("loop", "%s: %w", filepath.Join(dir, CPUFile), err)
 	}
 	return cpu, nil
 }

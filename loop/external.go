@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/match"
@@ -56,7 +57,7 @@ func newShardScanner(dir string, log io.Writer) *shardScanner {
 func (s *shardScanner) scan() ([]*shardInfo, error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
+		return nil, errctx.Errorf("loop", "%w", err)
 	}
 	have := map[string]bool{}
 	for _, e := range entries {
@@ -129,10 +130,10 @@ func readSelfplayStats(dir string) (selfplayStats, error) {
 		return st, nil
 	}
 	if err != nil {
-		return st, fmt.Errorf("loop: %w", err)
+		return st, errctx.Errorf("loop", "%w", err)
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
-		return st, fmt.Errorf("loop: %s: %w", path, err)
+		return st, errctx.Errorf("loop", "%s: %w", path, err)
 	}
 	return st, nil
 }
@@ -201,7 +202,7 @@ func (g *generation) externalSelfPlay(ctx context.Context) error {
 			st.Seconds += time.Since(started).Seconds()
 			st.External, st.Evaluator = true, label
 			if err := fileio.WriteJSON(statsPath, st); err != nil {
-				return fmt.Errorf("loop: %w", err)
+				return errctx.Errorf("loop", "%w", err)
 			}
 			return ctx.Err()
 		case <-time.After(g.run.poll):
@@ -226,7 +227,7 @@ func (g *generation) externalSelfPlay(ctx context.Context) error {
 	// generation's shards are taken once: a stage killed between the two
 	// chooses again, and its choice is the one that counts.
 	if err := fileio.WriteJSON(statsPath, st); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	g.logf("%d games of %s in %d shards", st.Games, label, len(st.Shards))
 	return nil
@@ -255,7 +256,7 @@ func trainFiles(run string, g int) ([]string, error) {
 		} else {
 			matches, err := filepath.Glob(filepath.Join(dataDir, "*"+datasets.PositionsSuffix))
 			if err != nil {
-				return nil, fmt.Errorf("loop: %w", err)
+				return nil, errctx.Errorf("loop", "%w", err)
 			}
 			for _, m := range matches {
 				name := strings.TrimSuffix(filepath.Base(m), datasets.PositionsSuffix)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/tomlbound"
 	"taflab/mcts"
@@ -70,14 +71,14 @@ type FollowOptions struct {
 func (o FollowOptions) Validate() error {
 	var errs []error
 	if o.Workers < -1 {
-		errs = append(errs, fmt.Errorf("loop: follow: workers = %d: want 0 or more (-1: the run's)", o.Workers))
+		errs = append(errs, errctx.Errorf("loop", "follow: workers = %d: want 0 or more (-1: the run's)", o.Workers))
 	}
 	for _, c := range []struct {
 		key   string
 		value float64
 	}{{"games-per-worker", float64(o.GamesPerWorker)}, {"shard-games", float64(o.ShardGames)}, {"shard-seconds", o.ShardSeconds}} {
 		if !(c.value >= 0) {
-			errs = append(errs, fmt.Errorf("loop: follow: %s = %v: want 0 or more", c.key, c.value))
+			errs = append(errs, errctx.Errorf("loop", "follow: %s = %v: want 0 or more", c.key, c.value))
 		}
 	}
 	return errors.Join(errs...)
@@ -193,7 +194,7 @@ func newFollower(ctx context.Context, run string, opt FollowOptions) (*follower,
 	if f.host == "" {
 		h, err := os.Hostname()
 		if err != nil {
-			return nil, fmt.Errorf("loop: follow: host name: %w", err)
+			return nil, errctx.Errorf("loop", "follow: host name: %w", err)
 		}
 		f.host = h
 	}
@@ -270,7 +271,7 @@ func (f *follower) prepare() error {
 	// started again in its pod has the same host name and often pid 1.
 	f.statsPath = filepath.Join(f.run.dir, WorkersDir, f.name+"-"+f.ws.Started.Format("20060102T150405.000000000Z")+".json")
 	if err := os.MkdirAll(filepath.Dir(f.statsPath), 0o755); err != nil {
-		return fmt.Errorf("loop: follow: %w", err)
+		return errctx.Errorf("loop", "follow: %w", err)
 	}
 	return nil
 }
@@ -335,7 +336,7 @@ func (f *follower) recorder(label string) (record func(selfplay.Summary), werr *
 		ws.Updated = time.Now().UTC()
 		if *werr == nil {
 			if err := fileio.WriteJSON(f.statsPath, *ws); err != nil {
-				*werr = fmt.Errorf("loop: follow: %w", err)
+				*werr = errctx.Errorf("loop", "follow: %w", err)
 			}
 		}
 		fmt.Fprintf(f.log, "follow: %d games, %d positions in %d shards; with %s %d games at %.1f games/min\n",
@@ -364,7 +365,7 @@ func waitForRun(ctx context.Context, run string, poll time.Duration, log io.Writ
 		}
 		for _, err := range []error{err1, err2} {
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return configs.Loop{}, nil, fmt.Errorf("loop: follow: %w", err)
+				return configs.Loop{}, nil, errctx.Errorf("loop", "follow: %w", err)
 			}
 		}
 		if !said {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/player"
 	"taflab/selfplay"
@@ -35,7 +36,7 @@ func outsideStage(name string) Stage { return Stage(OutsideDir + "-" + name) }
 // asks.
 func mark(dir string, s Stage) error {
 	if err := fileio.WriteFile(filepath.Join(dir, string(s)+".done"), nil); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	return nil
 }
@@ -152,7 +153,7 @@ func (r *loopRun) playGeneration(ctx context.Context, n int) error {
 	}
 	g := &generation{run: r, n: n, dir: GenDir(r.dir, n), players: new(player.Loader)}
 	if err := os.MkdirAll(g.dir, 0o755); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	var err error
 	if g.best, err = best(r.dir); err != nil {

@@ -92,7 +92,7 @@ type Options struct {
 // run keeps the config it started with (its loop.toml, byte for byte) and
 // its self-play mode (ModeFile), and a start with another config or mode
 // is refused before any work. The fault is the caller's input.
-var ErrRunKept = errors.New("loop: a run keeps its config and self-play mode")
+var ErrRunKept = errctx.Errorf("loop", "a run keeps its config and self-play mode")
 
 // keptError is a refusal to change a run: ErrRunKept.
 type keptError struct{ msg string }
@@ -133,11 +133,11 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	// twice into one data folder (issue 36). Followers, which add shards
 	// to its data folder by design, take no lock.
 	if err := os.MkdirAll(run, 0o755); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	lock, err := fileio.LockDir(run, "train loop")
 	if err != nil {
-		return fmt.Errorf("loop: run folder %w", err)
+		return errctx.Errorf("loop", "run folder %w", err)
 	}
 	defer lock.Unlock()
 	r, err := startRun(run, cfg, configText, opt)
@@ -146,11 +146,11 @@ func Run(ctx context.Context, run string, cfg configs.Loop, configText []byte, o
 	}
 	if !done(GenDir(run, cfg.Generations), StageSelfPlay) {
 		if err := os.Remove(filepath.Join(run, DoneFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("loop: %w", err)
+			return errctx.Errorf("loop", "%w", err)
 		}
 	}
 	if err := os.MkdirAll(GenDir(run, 0), 0o755); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	if err := timed(GenDir(run, 0), StageTrain, func() error { return r.pretrain(ctx) }); err != nil {
 		return err
@@ -207,7 +207,7 @@ func startRun(run string, cfg configs.Loop, configText []byte, opt Options) (*lo
 // games, so followers may stop.
 func selfplayDone(run string, g int) error {
 	if err := fileio.WriteJSON(filepath.Join(run, DoneFile), map[string]any{"generation": g, "written": time.Now().UTC()}); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	return nil
 }

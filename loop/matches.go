@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/mcts"
@@ -97,7 +98,7 @@ func (r *loopRun) baselinePlayer(players *player.Loader) (player.Spec, match.Pla
 	if r.cfg.Baseline.Opponent == configs.BaselineStart {
 		start := pretrained(r.dir)
 		if start == "" {
-			return spec, match.Player{}, errors.New("loop: baseline.opponent \"start\": the run has no generation 0 (its records were absent)")
+			return spec, match.Player{}, errctx.Errorf("loop", "baseline.opponent \"start\": the run has no generation 0 (its records were absent)")
 		}
 		spec = player.NetworkSpec(start, r.cfg.Baseline.Playouts)
 	}
@@ -141,7 +142,7 @@ func (r *loopRun) playMatch(ctx context.Context, dir string, v *rules.Variant, o
 	}
 	f, _, err := mf.Play(ctx, match.RunConfig{Match: mc, Test: test, Openings: openingsDesc})
 	if je := (*match.JournalError)(nil); errors.As(err, &je) {
-		return match.File{}, fmt.Errorf("loop: %s: %w", je.Path, je.Err)
+		return match.File{}, errctx.Errorf("loop", "%s: %w", je.Path, je.Err)
 	}
 	if err != nil {
 		return match.File{}, err
@@ -198,7 +199,7 @@ func (r *loopRun) climbLadder(ctx context.Context) error {
 	if len(todo) == 0 {
 		if have == nil || len(have.Rungs) != len(want.Rungs) {
 			if err := fileio.WriteJSON(path, want); err != nil {
-				return fmt.Errorf("loop: %w", err)
+				return errctx.Errorf("loop", "%w", err)
 			}
 		}
 		return nil
@@ -218,7 +219,7 @@ func (r *loopRun) climbLadder(ctx context.Context) error {
 		return err
 	}
 	if werr != nil {
-		return fmt.Errorf("loop: %w", werr)
+		return errctx.Errorf("loop", "%w", werr)
 	}
 	return nil
 }
@@ -231,11 +232,11 @@ func readLadderFile(run string) (*ladderFile, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
+		return nil, errctx.Errorf("loop", "%w", err)
 	}
 	var f ladderFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("loop: %s: %w", path, err)
+		return nil, errctx.Errorf("loop", "%s: %w", path, err)
 	}
 	return &f, nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 )
 
@@ -35,12 +36,12 @@ func ReadMode(run string) (m Mode, where string, err error) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&m); err != nil {
-			return Mode{}, "", fmt.Errorf("loop: %s: %w", path, err)
+			return Mode{}, "", errctx.Errorf("loop", "%s: %w", path, err)
 		}
 		return m, path, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return Mode{}, "", fmt.Errorf("loop: %w", err)
+		return Mode{}, "", errctx.Errorf("loop", "%w", err)
 	}
 	path = filepath.Join(run, ConfigFile)
 	text, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "this file")
@@ -48,7 +49,7 @@ func ReadMode(run string) (m Mode, where string, err error) {
 		return Mode{}, "", nil
 	}
 	if err != nil {
-		return Mode{}, "", fmt.Errorf("loop: %w", err)
+		return Mode{}, "", errctx.Errorf("loop", "%w", err)
 	}
 	own, err := configs.ParseLoop(path, text)
 	if err != nil {
@@ -98,7 +99,7 @@ func recordMode(run string, cfg configs.Loop) error {
 		return nil
 	}
 	if err := fileio.WriteJSON(path, Mode{External: cfg.SelfPlay.External}); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/openings"
@@ -59,11 +60,11 @@ func readOutside(cfg configs.Loop, v *rules.Variant) ([]outsidePlayer, error) {
 		}
 		switch _, isGen := ParseGenName(p.Name); {
 		case !outsideName.MatchString(p.Name):
-			return nil, fmt.Errorf("loop: %s.player: name %q: want letters, digits, '.', '_' and '-' (it names the match folder); set name=", key, p.Name)
+			return nil, errctx.Errorf("loop", "%s.player: name %q: want letters, digits, '.', '_' and '-' (it names the match folder); set name=", key, p.Name)
 		case isGen || p.Name == baseline.Name:
-			return nil, fmt.Errorf("loop: %s.player: name %q is the run's own player's; set another name=", key, p.Name)
+			return nil, errctx.Errorf("loop", "%s.player: name %q is the run's own player's; set another name=", key, p.Name)
 		case seen[p.Name]:
-			return nil, fmt.Errorf("loop: %s.player: name %q: another outside player has it; give each its own name=", key, p.Name)
+			return nil, errctx.Errorf("loop", "%s.player: name %q: another outside player has it; give each its own name=", key, p.Name)
 		}
 		seen[p.Name] = true
 		op := outsidePlayer{key: key, spec: spec, name: p.Name, variant: v, games: o.Games}
@@ -72,7 +73,7 @@ func readOutside(cfg configs.Loop, v *rules.Variant) ([]outsidePlayer, error) {
 				return nil, within(key+".variant", err)
 			}
 			if op.variant.Size() != v.Size() {
-				return nil, fmt.Errorf("loop: %s.variant: a %dx%d rule set for a run on %dx%d boards, whose networks play no other", key, op.variant.Size(), op.variant.Size(), v.Size(), v.Size())
+				return nil, errctx.Errorf("loop", "%s.variant: a %dx%d rule set for a run on %dx%d boards, whose networks play no other", key, op.variant.Size(), op.variant.Size(), v.Size(), v.Size())
 			}
 		}
 		op.otherRules = op.variant.Definition() != v.Definition()

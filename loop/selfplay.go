@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/match"
@@ -97,7 +98,7 @@ func (g *generation) ownSelfPlay(ctx context.Context) error {
 		st.ByKind = byKind
 	}
 	if werr := fileio.WriteJSON(statsPath, st); werr != nil {
-		return fmt.Errorf("loop: %w", werr)
+		return errctx.Errorf("loop", "%w", werr)
 	}
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func generationGames(dataDir, worker string) ([]datasets.GameRow, error) {
 		}
 		rows, _, err := datasets.ReadGamesFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("loop: %w", err)
+			return nil, errctx.Errorf("loop", "%w", err)
 		}
 		games = append(games, rows...)
 	}

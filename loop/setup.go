@@ -11,6 +11,7 @@ import (
 	"strings"
 	"taflab/configs"
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/tomlbound"
 	"taflab/net"
@@ -33,7 +34,7 @@ func checkConfig(run string, configText []byte, name string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("loop: the run's config: %w", err)
+		return errctx.Errorf("loop", "the run's config: %w", err)
 	}
 	if !bytes.Equal(have, configText) {
 		if name == "" {
@@ -58,7 +59,7 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(run, DataDir), 0o755); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	if cfg.SelfPlay.Mix.Suite != "" && cfg.SelfPlay.Mix.SuiteShare > 0 {
 		if err := copySuite(run, cfg.SelfPlay.Mix.Suite, v); err != nil {
@@ -70,7 +71,7 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 	}
 	if _, err := os.Stat(filepath.Join(run, ConfigFile)); errors.Is(err, os.ErrNotExist) {
 		if err := fileio.WriteFile(filepath.Join(run, ConfigFile), configText); err != nil {
-			return fmt.Errorf("loop: %w", err)
+			return errctx.Errorf("loop", "%w", err)
 		}
 	}
 	if err := recordMode(run, cfg); err != nil {
@@ -84,13 +85,13 @@ func setUp(run string, cfg configs.Loop, configText []byte, v *rules.Variant) er
 func recordVariant(run string, v *rules.Variant) error {
 	def, err := variantTOML(v)
 	if err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	variantPath := filepath.Join(run, VariantFile)
 	old, err := fileio.ReadFileLimit(variantPath, tomlbound.MaxBytes, "a TOML file")
 	if err != nil {
 		if err := fileio.WriteFile(variantPath, []byte(def)); err != nil {
-			return fmt.Errorf("loop: %w", err)
+			return errctx.Errorf("loop", "%w", err)
 		}
 		return nil
 	}
@@ -103,11 +104,11 @@ func recordVariant(run string, v *rules.Variant) error {
 			// The same rules under an older build's name (an OpenTafl
 			// rules string's, before such names had
 			// variants.OpenTaflPrefix).
-			return fmt.Errorf("loop: %s: this run's rules are %s's under another name, which an older build gave them: change its name to %q to carry the run on",
+			return errctx.Errorf("loop", "%s: this run's rules are %s's under another name, which an older build gave them: change its name to %q to carry the run on",
 				variantPath, v.Name(), v.Name())
 		}
 	}
-	return fmt.Errorf("loop: %s: this run plays another rule set than %s", variantPath, v.Name())
+	return errctx.Errorf("loop", "%s: this run plays another rule set than %s", variantPath, v.Name())
 }
 
 // writeManifest writes the run's manifest (ManifestFile), once: versions,
@@ -141,7 +142,7 @@ func writeManifest(run string, cfg configs.Loop, v *rules.Variant) error {
 		m["dependencies"] = deps
 	}
 	if err := fileio.WriteJSON(manifestPath, m); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	return nil
 }
@@ -166,11 +167,11 @@ func copySuite(run, file string, v *rules.Variant) error {
 		if haveErr == nil && errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return fmt.Errorf("loop: selfplay.mix.suite: %w", err)
+		return errctx.Errorf("loop", "selfplay.mix.suite: %w", err)
 	}
 	if haveErr == nil {
 		if !bytes.Equal(have, data) {
-			return fmt.Errorf("loop: selfplay.mix.suite: %s differs from this run's copy %s: a run keeps its suite (start a new run folder)", file, path)
+			return errctx.Errorf("loop", "selfplay.mix.suite: %s differs from this run's copy %s: a run keeps its suite (start a new run folder)", file, path)
 		}
 		return nil
 	}
@@ -178,7 +179,7 @@ func copySuite(run, file string, v *rules.Variant) error {
 		return within("selfplay.mix.suite", err)
 	}
 	if err := fileio.WriteFile(path, data); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"taflab/chart"
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/rules"
@@ -231,7 +232,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	}
 	sum := RunSummary{Generations: gens, Hosts: hosts, Ratings: ratings}
 	if err := fileio.WriteJSON(filepath.Join(run, "summary.json"), sum); err != nil {
-		return RunSummary{}, fmt.Errorf("loop: %w", err)
+		return RunSummary{}, errctx.Errorf("loop", "%w", err)
 	}
 	if ratings != nil {
 		fmt.Fprintf(log, "loop: %s\n", ratings.ByGeneration())
@@ -298,7 +299,7 @@ func writeSummary(run string, cfg configs.Loop, log io.Writer) (RunSummary, erro
 	}
 	md.WriteString("\n![summary](summary.png)\n")
 	if err := fileio.WriteFile(filepath.Join(run, "summary.md"), []byte(md.String())); err != nil {
-		return RunSummary{}, fmt.Errorf("loop: %w", err)
+		return RunSummary{}, errctx.Errorf("loop", "%w", err)
 	}
 	return sum, plotSummary(filepath.Join(run, "summary.png"), gens, anchor)
 }

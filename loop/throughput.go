@@ -2,12 +2,12 @@ package loop
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"sort"
 	"time"
 
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 )
 
@@ -42,16 +42,16 @@ func Throughput(run string, cfg configs.Loop) ([]HostThroughput, error) {
 	}
 	files, err := filepath.Glob(filepath.Join(run, WorkersDir, "*.json"))
 	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
+		return nil, errctx.Errorf("loop", "%w", err)
 	}
 	for _, f := range files {
 		data, err := fileio.ReadFileLimit(f, fileio.MaxConfigBytes, "this file")
 		if err != nil {
-			return nil, fmt.Errorf("loop: %w", err)
+			return nil, errctx.Errorf("loop", "%w", err)
 		}
 		var w workerStats
 		if err := json.Unmarshal(data, &w); err != nil {
-			return nil, fmt.Errorf("loop: %s: %w", f, err)
+			return nil, errctx.Errorf("loop", "%s: %w", f, err)
 		}
 		h := get(w.Host)
 		h.Processes++

@@ -10,6 +10,7 @@ import (
 
 	"taflab/archive"
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/net"
@@ -40,7 +41,7 @@ func (r *loopRun) pretrain(ctx context.Context) error {
 	if err := archive.Stat(rec.File); rec.File != "" && rec.Optional && errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(r.log, "loop: no game records at %s: the run learns from self-play alone\n", rec.File)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("loop: %w", err)
+			return errctx.Errorf("loop", "%w", err)
 		}
 		return mark(dir, StageSkipped)
 	}
@@ -93,7 +94,7 @@ func (r *loopRun) startFrom(ctx context.Context) error {
 		}
 	} else {
 		if err := os.MkdirAll(filepath.Dir(netFile), 0o755); err != nil {
-			return fmt.Errorf("loop: %w", err)
+			return errctx.Errorf("loop", "%w", err)
 		}
 		if err := n.Save(netFile, map[string]string{"taflab.init": cfg.Train.Init}); err != nil {
 			return within("generation 0", err)
@@ -101,10 +102,10 @@ func (r *loopRun) startFrom(ctx context.Context) error {
 	}
 	abs, err := filepath.Abs(netFile)
 	if err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	if err := fileio.WriteJSON(filepath.Join(r.dir, BestFile), BestPointer{Network: abs, Promoted: time.Now().UTC()}); err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return errctx.Errorf("loop", "%w", err)
 	}
 	return mark(dir, StageTrain)
 }
@@ -121,7 +122,7 @@ func (g *generation) train(ctx context.Context) error {
 	if g.run.cfg.Train.FromLast && g.n > 1 {
 		last := filepath.Join(GenDir(g.run.dir, g.n-1), "train", training.NetworkFile)
 		if _, err := os.Stat(last); err != nil {
-			return fmt.Errorf("loop: train.from_last: generation %d's candidate: %w", g.n-1, err)
+			return errctx.Errorf("loop", "train.from_last: generation %d's candidate: %w", g.n-1, err)
 		}
 		init = last
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -69,29 +70,29 @@ type Forfeit struct {
 func (c *Config) Validate() error {
 	var errs []error
 	if c.Variant == nil {
-		errs = append(errs, errors.New("match: no rule set"))
+		errs = append(errs, errctx.Errorf("match", "no rule set"))
 	}
 	for _, p := range []*Player{&c.A, &c.B} {
 		if p.NewProgram != nil {
 			if p.MoveLimit <= 0 {
-				errs = append(errs, fmt.Errorf("match: player %s: an engine needs a move time allowance", p.Name))
+				errs = append(errs, errctx.Errorf("match", "player %s: an engine needs a move time allowance", p.Name))
 			}
 			continue
 		}
 		if err := mcts.CheckPlayouts(p.Playouts); err != nil {
-			errs = append(errs, fmt.Errorf("match: player %s: playouts = %d: want from 1 to %d", p.Name, p.Playouts, mcts.MaxPlayouts))
+			errs = append(errs, errctx.Errorf("match", "player %s: playouts = %d: want from 1 to %d", p.Name, p.Playouts, mcts.MaxPlayouts))
 		}
 		if p.NewEvaluator == nil {
-			errs = append(errs, fmt.Errorf("match: player %s: no evaluator", p.Name))
+			errs = append(errs, errctx.Errorf("match", "player %s: no evaluator", p.Name))
 		}
 	}
 	if c.MaxPairs < 1 {
-		errs = append(errs, fmt.Errorf("match: max pairs = %d: want at least 1", c.MaxPairs))
+		errs = append(errs, errctx.Errorf("match", "max pairs = %d: want at least 1", c.MaxPairs))
 	}
 	if c.Variant != nil {
 		for i, o := range c.Openings {
 			if err := checkOpening(c.Variant, o); err != nil {
-				errs = append(errs, fmt.Errorf("match: opening %d: %w", i, err))
+				errs = append(errs, errctx.Errorf("match", "opening %d: %w", i, err))
 				break
 			}
 		}
@@ -99,7 +100,7 @@ func (c *Config) Validate() error {
 	seen := map[int]bool{}
 	for _, p := range c.Played {
 		if p.Index < 0 || p.Index >= c.MaxPairs || seen[p.Index] {
-			errs = append(errs, fmt.Errorf("match: played pair %d: want distinct pairs from 0 to %d", p.Index, c.MaxPairs-1))
+			errs = append(errs, errctx.Errorf("match", "played pair %d: want distinct pairs from 0 to %d", p.Index, c.MaxPairs-1))
 			break
 		}
 		seen[p.Index] = true
@@ -108,7 +109,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if c.Workers < 0 || c.GamesPerWorker < 0 {
-		errs = append(errs, fmt.Errorf("match: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
+		errs = append(errs, errctx.Errorf("match", "workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
 	}
 	if err := c.Search.Validate(); err != nil {
 		errs = append(errs, err)
@@ -116,7 +117,7 @@ func (c *Config) Validate() error {
 	for _, p := range []*Player{&c.A, &c.B} {
 		if p.Search != nil {
 			if err := p.Search.Validate(); err != nil {
-				errs = append(errs, fmt.Errorf("match: player %s: %w", p.Name, err))
+				errs = append(errs, errctx.Errorf("match", "player %s: %w", p.Name, err))
 			}
 		}
 	}
@@ -155,7 +156,7 @@ func (c *Config) CheckUnfinished() error {
 	games := map[[2]int]bool{}
 	for _, u := range c.Unfinished {
 		if u.Pair < 0 || u.Pair >= c.MaxPairs || played[u.Pair] || u.Half < 0 || u.Half > 1 || games[[2]int{u.Pair, u.Half}] {
-			return fmt.Errorf("match: unfinished game %d/%d: want distinct games of pairs from 0 to %d that are not played", u.Pair, u.Half, c.MaxPairs-1)
+			return errctx.Errorf("match", "unfinished game %d/%d: want distinct games of pairs from 0 to %d that are not played", u.Pair, u.Half, c.MaxPairs-1)
 		}
 		games[[2]int{u.Pair, u.Half}] = true
 		if c.Variant == nil {
@@ -163,11 +164,11 @@ func (c *Config) CheckUnfinished() error {
 		}
 		o := c.opening(u.Pair)
 		if len(u.Moves) < len(o.Moves) || !slices.Equal(u.Moves[:len(o.Moves)], o.Moves) {
-			return fmt.Errorf("match: unfinished game %d/%d: its moves do not begin with its opening's %d", u.Pair, u.Half, len(o.Moves))
+			return errctx.Errorf("match", "unfinished game %d/%d: its moves do not begin with its opening's %d", u.Pair, u.Half, len(o.Moves))
 		}
 		last := len(u.Moves) - 1
 		if err := checkOpening(c.Variant, Opening{Start: o.Start, Moves: u.Moves[:max(last, len(o.Moves))]}); err != nil {
-			return fmt.Errorf("match: unfinished game %d/%d: %w", u.Pair, u.Half, err)
+			return errctx.Errorf("match", "unfinished game %d/%d: %w", u.Pair, u.Half, err)
 		}
 		if last >= len(o.Moves) { // the last move may end the game
 			g, _ := startGame(c.Variant, o)
@@ -175,11 +176,11 @@ func (c *Config) CheckUnfinished() error {
 				g.Make(m)
 			}
 			if err := g.Play(u.Moves[last]); err != nil {
-				return fmt.Errorf("match: unfinished game %d/%d: move %d: %w", u.Pair, u.Half, last+1, err)
+				return errctx.Errorf("match", "unfinished game %d/%d: move %d: %w", u.Pair, u.Half, last+1, err)
 			}
 		}
 		if f := u.Forfeit; f != nil && f.Winner != rules.AttackersWin && f.Winner != rules.DefendersWin {
-			return fmt.Errorf("match: unfinished game %d/%d: a forfeit won by %v: want the attackers or the defenders", u.Pair, u.Half, f.Winner)
+			return errctx.Errorf("match", "unfinished game %d/%d: a forfeit won by %v: want the attackers or the defenders", u.Pair, u.Half, f.Winner)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/rules"
 	"taflab/stats"
@@ -168,25 +169,25 @@ func ReadFile(path string) (File, error) {
 	}
 	data, err := fileio.ReadFileLimit(path, fileio.MaxConfigBytes, "a match file")
 	if err != nil {
-		return File{}, fmt.Errorf("match: match file: %w", err)
+		return File{}, errctx.Errorf("match", "match file: %w", err)
 	}
 	var f File
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return File{}, fmt.Errorf("match: match file %s: %w", path, err)
+		return File{}, errctx.Errorf("match", "match file %s: %w", path, err)
 	}
 	if f.Rules != nil {
 		if f.Rules.Name != f.Variant {
-			return File{}, fmt.Errorf("match: match file %s: rules named %q for variant %q", path, f.Rules.Name, f.Variant)
+			return File{}, errctx.Errorf("match", "match file %s: rules named %q for variant %q", path, f.Rules.Name, f.Variant)
 		}
 		if _, err := rules.Compile(*f.Rules); err != nil {
-			return File{}, fmt.Errorf("match: match file %s: rules: %w", path, err)
+			return File{}, errctx.Errorf("match", "match file %s: rules: %w", path, err)
 		}
 	}
 	for i, g := range f.Games {
 		if g.Attacker == "" || g.Defender == "" || (g.Winner != "attackers" && g.Winner != "defenders" && g.Winner != "draw") {
-			return File{}, fmt.Errorf("match: match file %s: game %d: attacker %q, defender %q, winner %q: not a finished game", path, i, g.Attacker, g.Defender, g.Winner)
+			return File{}, errctx.Errorf("match", "match file %s: game %d: attacker %q, defender %q, winner %q: not a finished game", path, i, g.Attacker, g.Defender, g.Winner)
 		}
 	}
 	return f, nil
@@ -204,7 +205,7 @@ func (f *File) Decided() stats.Decision {
 // suite has its start position as a fifth field) and match.md.
 func WriteFiles(dir string, f File) error {
 	if err := fileio.WriteJSON(filepath.Join(dir, FileName), f); err != nil {
-		return fmt.Errorf("match: %w", err)
+		return errctx.Errorf("match", "%w", err)
 	}
 	var csv strings.Builder
 	for _, g := range f.Games {
@@ -230,7 +231,7 @@ func WriteFiles(dir string, f File) error {
 		csv.WriteByte('\n')
 	}
 	if err := fileio.WriteFile(filepath.Join(dir, "games.csv"), []byte(csv.String())); err != nil {
-		return fmt.Errorf("match: %w", err)
+		return errctx.Errorf("match", "%w", err)
 	}
 	r := f.Report
 	md := fmt.Sprintf(`# Match: %s against %s (%s)
@@ -275,7 +276,7 @@ func WriteFiles(dir string, f File) error {
 		md += winsTable(f)
 	}
 	if err := fileio.WriteFile(filepath.Join(dir, "match.md"), []byte(md)); err != nil {
-		return fmt.Errorf("match: %w", err)
+		return errctx.Errorf("match", "%w", err)
 	}
 	return nil
 }

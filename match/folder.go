@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/stats"
 )
@@ -43,11 +44,11 @@ const (
 
 // ErrUnfinishedMatch is Open's refusal to start a new match in a folder
 // that holds an interrupted one (StartNew).
-var ErrUnfinishedMatch = errors.New("match: the folder holds an interrupted match")
+var ErrUnfinishedMatch = errctx.Errorf("match", "the folder holds an interrupted match")
 
 // ErrNoJournal is Open's refusal to resume a match in a folder that holds
 // no interrupted one (ResumeOnly).
-var ErrNoJournal = errors.New("match: the folder holds no interrupted match")
+var ErrNoJournal = errctx.Errorf("match", "the folder holds no interrupted match")
 
 // IdentityError is a resumed match that is not the match its folder holds:
 // Kept is the Identity the folder's match was started with, Given this
@@ -156,11 +157,11 @@ func (f *Folder) inPlayPath() string { return filepath.Join(f.Dir, InPlayFile) }
 func (f *Folder) Open(cfg *Config, resume Resume) (err error) {
 	held := filepath.Dir(f.journal()) // Dir, or the folder of a journal kept beside it
 	if err := os.MkdirAll(held, 0o755); err != nil {
-		return fmt.Errorf("match: %w", err)
+		return errctx.Errorf("match", "%w", err)
 	}
 	if f.lock == nil {
 		if f.lock, err = fileio.LockDir(held, "a match"); err != nil {
-			return fmt.Errorf("match: match folder %w", err)
+			return errctx.Errorf("match", "match folder %w", err)
 		}
 	}
 	defer func() {
@@ -267,7 +268,7 @@ func (f *Folder) Play(ctx context.Context, rc RunConfig) (File, Result, error) {
 		return file, res, err
 	}
 	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
-		return File{}, res, fmt.Errorf("match: %w", err)
+		return File{}, res, errctx.Errorf("match", "%w", err)
 	}
 	if werr := WriteFiles(f.Dir, file); werr != nil {
 		return File{}, res, werr
@@ -290,21 +291,21 @@ func (f *Folder) Play(ctx context.Context, rc RunConfig) (File, Result, error) {
 func (f *Folder) start() (*os.File, error) {
 	journal := f.journal()
 	if err := os.MkdirAll(filepath.Dir(journal), 0o755); err != nil {
-		return nil, fmt.Errorf("match: %w", err)
+		return nil, errctx.Errorf("match", "%w", err)
 	}
 	if !f.resumed {
 		if f.Identity != "" {
 			if err := fileio.WriteFile(journal+IdentitySuffix, []byte(f.Identity)); err != nil {
-				return nil, fmt.Errorf("match: %w", err)
+				return nil, errctx.Errorf("match", "%w", err)
 			}
 		}
 		if err := os.Remove(f.inPlayPath()); err != nil && !errors.Is(err, os.ErrNotExist) { // another match's
-			return nil, fmt.Errorf("match: %w", err)
+			return nil, errctx.Errorf("match", "%w", err)
 		}
 	}
 	jf, err := fileio.OpenAppend(journal) // a regular file only: a FIFO is refused, never waited on
 	if err != nil {
-		return nil, fmt.Errorf("match: %w", err)
+		return nil, errctx.Errorf("match", "%w", err)
 	}
 	return jf, nil
 }
@@ -318,7 +319,7 @@ func (f *Folder) removeRunFiles() error {
 	}
 	for _, path := range files {
 		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("match: %w", err)
+			return errctx.Errorf("match", "%w", err)
 		}
 	}
 	return nil

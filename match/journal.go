@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/rules"
 )
@@ -62,20 +63,20 @@ func ReadPairs(path string) ([]Pair, error) {
 		if tab := bytes.LastIndexByte(text, '\t'); tab >= 0 {
 			var sum uint32
 			if _, err := fmt.Sscanf(string(text[tab+1:]), "%08x", &sum); err != nil || len(text)-tab-1 != 8 {
-				return nil, fmt.Errorf("match: %s: line %d: %q is not a checksum", path, line, clip(string(text[tab+1:])))
+				return nil, errctx.Errorf("match", "%s: line %d: %q is not a checksum", path, line, clip(string(text[tab+1:])))
 			}
 			text = text[:tab]
 			if got := crc32.Checksum(text, journalCRC); got != sum {
-				return nil, fmt.Errorf("match: %s: line %d: the checksum is %08x, the line's own %08x: the line was changed or damaged", path, line, sum, got)
+				return nil, errctx.Errorf("match", "%s: line %d: the checksum is %08x, the line's own %08x: the line was changed or damaged", path, line, sum, got)
 			}
 		}
 		var p Pair
 		if err := json.Unmarshal(text, &p); err != nil {
-			return nil, fmt.Errorf("match: %s: line %d: %v", path, line, err)
+			return nil, errctx.Errorf("match", "%s: line %d: %v", path, line, err)
 		}
 		for _, g := range p.Games {
 			if !g.Outcome.Over() || len(g.Captures) != len(g.Moves) {
-				return nil, fmt.Errorf("match: %s: line %d: pair %d holds an unfinished or inconsistent game", path, line, p.Index)
+				return nil, errctx.Errorf("match", "%s: line %d: pair %d holds an unfinished or inconsistent game", path, line, p.Index)
 			}
 		}
 		pairs = append(pairs, p)
@@ -83,7 +84,7 @@ func ReadPairs(path string) ([]Pair, error) {
 	}
 	if good < len(data) {
 		if err := os.Truncate(path, int64(good)); err != nil {
-			return nil, fmt.Errorf("match: %w", err)
+			return nil, errctx.Errorf("match", "%w", err)
 		}
 	}
 	return pairs, nil
@@ -109,7 +110,7 @@ func (c *Config) CheckJournal(path string, pairs []Pair) error {
 	seen := map[int]bool{}
 	for k, p := range pairs {
 		if err := c.checkPair(p, seen); err != nil {
-			return fmt.Errorf("match: %s: line %d: pair %d: %w", path, k+1, p.Index, err)
+			return errctx.Errorf("match", "%s: line %d: pair %d: %w", path, k+1, p.Index, err)
 		}
 	}
 	return nil
@@ -271,7 +272,7 @@ func (k *InPlay) Save(path string) error {
 		k.mu.Lock()
 		k.changed = true // to be written again
 		k.mu.Unlock()
-		return fmt.Errorf("match: %w", err)
+		return errctx.Errorf("match", "%w", err)
 	}
 	return nil
 }
@@ -289,7 +290,7 @@ func ReadInPlay(path string) ([]Unfinished, error) {
 	}
 	var games []Unfinished
 	if err := json.Unmarshal(data, &games); err != nil {
-		return nil, fmt.Errorf("match: %s: %v", path, err)
+		return nil, errctx.Errorf("match", "%s: %v", path, err)
 	}
 	return games, nil
 }
@@ -302,7 +303,7 @@ func readRunFile(path string, limit int64) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("match: %w", err)
+		return nil, errctx.Errorf("match", "%w", err)
 	}
 	return data, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -193,7 +194,7 @@ func (c *Config) Validate() error {
 	var errs []error
 	check := func(ok bool, key, format string, args ...any) {
 		if !ok {
-			errs = append(errs, fmt.Errorf("mcts: %s = %v: %s", key, args[0], fmt.Sprintf(format, args[1:]...)))
+			errs = append(errs, errctx.Errorf("mcts", "%s = %v: %s", key, args[0], fmt.Sprintf(format, args[1:]...)))
 		}
 	}
 	check(c.Playouts >= 1 && c.Playouts <= MaxPlayouts, "playouts", "want from 1 to %d", c.Playouts, MaxPlayouts)

@@ -1,6 +1,6 @@
 package net
 
-import "fmt"
+import "taflab/internal/errctx"
 
 // LoadBytes is Load of a network file's contents b; name stands for the
 // file in errors. Programs that open files through a restricted root (the
@@ -13,7 +13,7 @@ func LoadBytes(name string, b []byte) (*Network, map[string]string, error) {
 	}
 	n, err := networkFrom(tensors, meta)
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %s: %w", name, err)
+		return nil, nil, errctx.Errorf("net", "%s: %w", name, err)
 	}
 	return n, meta, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -33,7 +34,7 @@ func (c Config) Validate() error {
 	var errs []error
 	check := func(ok bool, key string, v int, want string) {
 		if !ok {
-			errs = append(errs, fmt.Errorf("net: %s = %d: want %s", key, v, want))
+			errs = append(errs, errctx.Errorf("net", "%s = %d: want %s", key, v, want))
 		}
 	}
 	check(c.Blocks >= 0 && c.Blocks <= 64, "blocks", c.Blocks, "0 to 64")

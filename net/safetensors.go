@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/rules"
 )
@@ -63,7 +64,7 @@ const (
 func WriteSafetensors(path string, tensors []Tensor, meta map[string]string) error {
 	data, err := encodeSafetensors(tensors, meta)
 	if err != nil {
-		return fmt.Errorf("net: %s: %w", path, err)
+		return errctx.Errorf("net", "%s: %w", path, err)
 	}
 	return writeFile(path, data)
 }
@@ -141,7 +142,7 @@ func encodeSafetensors(tensors []Tensor, meta map[string]string) ([]byte, error)
 // naming path.
 func writeFile(path string, data []byte) error {
 	if err := fileio.WriteFile(path, data); err != nil {
-		return fmt.Errorf("net: %w", err)
+		return errctx.Errorf("net", "%w", err)
 	}
 	return nil
 }
@@ -156,15 +157,15 @@ func writeFile(path string, data []byte) error {
 func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
 	f, err := fileio.Open(path)
 	if errors.Is(err, fileio.ErrNotRegular) {
-		return nil, nil, fmt.Errorf("net: %w", err) // it names the file
+		return nil, nil, errctx.Errorf("net", "%w", err) // it names the file
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %s: %w", path, errors.Unwrap(err)) // os.Open's *fs.PathError, whose path is named
+		return nil, nil, errctx.Errorf("net", "%s: %w", path, errors.Unwrap(err)) // os.Open's *fs.PathError, whose path is named
 	}
 	defer f.Close()
 	b, err := fileio.ReadLimit(path, f, MaxSafetensorsBytes, "a network file")
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %w", err)
+		return nil, nil, errctx.Errorf("net", "%w", err)
 	}
 	return ReadSafetensorsBytes(path, b)
 }
@@ -178,7 +179,7 @@ const MaxSafetensorsBytes = 1 << 30
 func ReadSafetensorsBytes(name string, b []byte) ([]Tensor, map[string]string, error) {
 	tensors, meta, err := parseSafetensors(b)
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %s: %w", name, err)
+		return nil, nil, errctx.Errorf("net", "%s: %w", name, err)
 	}
 	return tensors, meta, nil
 }
@@ -312,6 +313,20 @@ func jsonProblem(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ") // an unknown field
 }
 
+// messages is the text of Validate's errors (errors.Join's) without the
+// package's name, "; " between them.
+func messages(err error) string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	texts := make([]string, len(errs))
+	for i, e := range errs {
+		texts[i] = errctx.Message(e)
+	}
+	return strings.Join(texts, "; ")
+}
+
 // checkEntry checks one tensor of the header against the data's length and
 // returns it (without its data) and its byte range.
 func checkEntry(name string, e *tensorEntry, dataLen int) (Tensor, [2]uint64, error) {
@@ -378,7 +393,7 @@ func checkEntry(name string, e *tensorEntry, dataLen int) (Tensor, [2]uint64, er
 func (n *Network) Save(path string, extra map[string]string) error {
 	cfg, err := json.Marshal(n.cfg)
 	if err != nil {
-		return fmt.Errorf("net: %s: %w", path, err)
+		return errctx.Errorf("net", "%s: %w", path, err)
 	}
 	meta := map[string]string{
 		MetaFormat:        networkFormat,
@@ -388,13 +403,13 @@ func (n *Network) Save(path string, extra map[string]string) error {
 		MetaPolicySize:    strconv.Itoa(PolicySize),
 	}
 	if planes, err := n.planesOfMeta(); err != nil {
-		return fmt.Errorf("net: %s: %w", path, err)
+		return errctx.Errorf("net", "%s: %w", path, err)
 	} else if planes != "" {
 		meta[MetaPlanesOf] = planes
 	}
 	for k, v := range extra {
 		if _, ok := meta[k]; ok || k == MetaPlanesOf {
-			return fmt.Errorf("net: %s: the metadata key %q is Save's own; extra may not set it", path, k)
+			return errctx.Errorf("net", "%s: the metadata key %q is Save's own; extra may not set it", path, k)
 		}
 		meta[k] = v
 	}
@@ -426,7 +441,7 @@ func Load(path string) (*Network, map[string]string, error) {
 	}
 	n, err := networkFrom(tensors, meta)
 	if err != nil {
-		return nil, nil, fmt.Errorf("net: %s: %w", path, err)
+		return nil, nil, errctx.Errorf("net", "%s: %w", path, err)
 	}
 	return n, meta, nil
 }
@@ -455,7 +470,7 @@ func networkFrom(tensors []Tensor, meta map[string]string) (*Network, error) {
 		return nil, fmt.Errorf("%s: %w", MetaConfig, err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %s", MetaConfig, strings.ReplaceAll(strings.ReplaceAll(err.Error(), "net: ", ""), "\n", "; "))
+		return nil, fmt.Errorf("%s: %s", MetaConfig, messages(err))
 	}
 	// Check the tensors against the architecture before building it: a
 	// config alone must not make Load allocate more than the file holds.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"taflab/internal/errctx"
 	"taflab/net/kernels"
 	"taflab/rules"
 )
@@ -49,7 +50,7 @@ func DefaultTrainConfig() TrainConfig {
 func (c TrainConfig) Validate() error {
 	var errs []error
 	bad := func(key string, v any, want string) {
-		errs = append(errs, fmt.Errorf("net: %s = %v: want %s", key, v, want))
+		errs = append(errs, errctx.Errorf("net", "%s = %v: want %s", key, v, want))
 	}
 	if c.Optimizer != "sgd" && c.Optimizer != "adam" {
 		bad("optimizer", c.Optimizer, `"sgd" or "adam"`)
@@ -493,12 +494,12 @@ func (t *Trainer) TrainStep(batch []Sample) (Losses, error) {
 func (t *Trainer) Gradients(batch []Sample) (Losses, error) {
 	b := len(batch)
 	if b == 0 {
-		return Losses{}, errors.New("net: empty batch")
+		return Losses{}, errctx.Errorf("net", "empty batch")
 	}
 	t.grow(b)
 	for i := range batch {
 		if err := Encode(t.x0[i*Squares*InputPlanes:(i+1)*Squares*InputPlanes], batch[i].Variant, &batch[i].Position); err != nil {
-			return Losses{}, fmt.Errorf("net: sample %d: %w", i, err)
+			return Losses{}, errctx.Errorf("net", "sample %d: %w", i, err)
 		}
 	}
 	t.setWino()
@@ -548,7 +549,7 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 			t.scratch = rules.NewGame(s.Variant)
 		}
 		if err := t.scratch.ResetTo(s.Position); err != nil {
-			return losses, fmt.Errorf("net: sample %d: %w", i, err)
+			return losses, errctx.Errorf("net", "sample %d: %w", i, err)
 		}
 		t.legal = t.scratch.GenerateMoves(t.legal[:0])
 		logits := t.logits[i*PolicySize : (i+1)*PolicySize]
@@ -567,7 +568,7 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 		logSum := math.Log(sum) + float64(maxLogit)
 		sw := s.weight()
 		if !(sw >= 0 && sw <= math.MaxFloat32) {
-			return losses, fmt.Errorf("net: sample %d: weight %v: want 0 or more", i, s.Weight)
+			return losses, errctx.Errorf("net", "sample %d: weight %v: want 0 or more", i, s.Weight)
 		}
 		scale := sw / float32(withPolicy)
 		for _, m := range t.legal {
@@ -577,7 +578,7 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 		for _, mp := range s.Policy {
 			idx := MoveIndex(mp.Move)
 			if idx < 0 {
-				return losses, fmt.Errorf("net: sample %d: policy move %v is not a move", i, mp.Move)
+				return losses, errctx.Errorf("net", "sample %d: policy move %v is not a move", i, mp.Move)
 			}
 			losses.Policy -= float64(sw) * float64(mp.Prob) * (float64(logits[idx]) - logSum)
 			dl[idx] -= mp.Prob * scale
@@ -598,11 +599,11 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 		s := &batch[i]
 		target, err := valueTarget(s)
 		if err != nil {
-			return losses, fmt.Errorf("net: sample %d: %w", i, err)
+			return losses, errctx.Errorf("net", "sample %d: %w", i, err)
 		}
 		sw := s.weight()
 		if !(sw >= 0 && sw <= math.MaxFloat32) {
-			return losses, fmt.Errorf("net: sample %d: weight %v: want 0 or more", i, s.Weight)
+			return losses, errctx.Errorf("net", "sample %d: weight %v: want 0 or more", i, s.Weight)
 		}
 		w := float64(s.ValueWeight) * float64(sw) / float64(b)
 		for j := range 3 {

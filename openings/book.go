@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/rules"
 )
@@ -33,10 +34,10 @@ const bookAttempts = 1000
 // way on, and stops with ctx's error when ctx is done.
 func NewBook(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) ([]match.Opening, error) {
 	if plies < 0 || plies > MaxBookPlies {
-		return nil, fmt.Errorf("openings: book: %d plies: want from 0 to %d", plies, MaxBookPlies)
+		return nil, errctx.Errorf("openings", "book: %d plies: want from 0 to %d", plies, MaxBookPlies)
 	}
 	if n < 0 {
-		return nil, fmt.Errorf("openings: book: %d openings: want 0 or more", n)
+		return nil, errctx.Errorf("openings", "book: %d openings: want 0 or more", n)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xb00c))
 	book := make([]match.Opening, 0, n)
@@ -53,7 +54,7 @@ func NewBook(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) (
 			if len(moves) == 0 {
 				// Only a start can have no move (a move's position with none
 				// is over), and rules.Compile refuses such a start.
-				return nil, fmt.Errorf("openings: book: %s: the %v have no legal move", g.Position(), g.ToMove())
+				return nil, errctx.Errorf("openings", "book: %s: the %v have no legal move", g.Position(), g.ToMove())
 			}
 			m := moves[rng.IntN(len(moves))]
 			g.Make(m)
@@ -67,7 +68,7 @@ func NewBook(ctx context.Context, v *rules.Variant, n, plies int, seed uint64) (
 			book = append(book, match.Opening{Moves: opening})
 			failed = 0
 		} else if failed++; failed >= bookAttempts {
-			return nil, fmt.Errorf("openings: book: no opening of %d random plies found in %d tries: the random games of %s end first", plies, bookAttempts, v.Name())
+			return nil, errctx.Errorf("openings", "book: no opening of %d random plies found in %d tries: the random games of %s end first", plies, bookAttempts, v.Name())
 		}
 	}
 	return book, nil

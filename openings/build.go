@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/rules"
@@ -126,25 +127,25 @@ func (c SuiteConfig) withDefaults() SuiteConfig {
 func (c SuiteConfig) Validate() error {
 	var errs []error
 	if c.Variant == nil {
-		errs = append(errs, errors.New("openings: suite: no rule set"))
+		errs = append(errs, errctx.Errorf("openings", "suite: no rule set"))
 	}
 	if mcts.CheckPlayouts(c.Reference.Playouts) != nil {
-		errs = append(errs, fmt.Errorf("openings: suite: player %s: playouts = %d: want from 1 to %d", c.Reference.Name, c.Reference.Playouts, mcts.MaxPlayouts))
+		errs = append(errs, errctx.Errorf("openings", "suite: player %s: playouts = %d: want from 1 to %d", c.Reference.Name, c.Reference.Playouts, mcts.MaxPlayouts))
 	}
 	if c.Reference.NewEvaluator == nil {
-		errs = append(errs, fmt.Errorf("openings: suite: player %s: no evaluator", c.Reference.Name))
+		errs = append(errs, errctx.Errorf("openings", "suite: player %s: no evaluator", c.Reference.Name))
 	}
 	if c.Games < 0 {
-		errs = append(errs, fmt.Errorf("openings: suite: games = %d: want at least 1 (0: 8)", c.Games))
+		errs = append(errs, errctx.Errorf("openings", "suite: games = %d: want at least 1 (0: 8)", c.Games))
 	}
 	if lo, hi := c.MinDefenderRate, c.MaxDefenderRate; !(lo >= 0 && lo <= hi && hi <= 1) {
-		errs = append(errs, fmt.Errorf("openings: suite: defender rate bounds [%v, %v]: want 0 <= min <= max <= 1", lo, hi))
+		errs = append(errs, errctx.Errorf("openings", "suite: defender rate bounds [%v, %v]: want 0 <= min <= max <= 1", lo, hi))
 	}
 	if c.Size < 0 {
-		errs = append(errs, fmt.Errorf("openings: suite: size = %d: want 0 (no limit) or more", c.Size))
+		errs = append(errs, errctx.Errorf("openings", "suite: size = %d: want 0 (no limit) or more", c.Size))
 	}
 	if c.Workers < 0 || c.GamesPerWorker < 0 {
-		errs = append(errs, fmt.Errorf("openings: suite: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
+		errs = append(errs, errctx.Errorf("openings", "suite: workers = %d, games per worker = %d: want 0 or more", c.Workers, c.GamesPerWorker))
 	}
 	if mcts.CheckPlayouts(c.Reference.Playouts) == nil {
 		d := c.withDefaults()

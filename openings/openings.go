@@ -8,6 +8,7 @@ import (
 
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/rules"
@@ -21,13 +22,13 @@ func LoadSuite(file string, v *rules.Variant) ([]SuiteEntry, error) {
 		// A suite belongs to its rule set's rules, not its name: a copy of
 		// an embedded rule set with a switch changed has none.
 		if !variants.IsShipped(v) {
-			return nil, fmt.Errorf("openings: rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one), or suite:NAME for shipped rule set NAME's suite played under it", v.Name())
+			return nil, errctx.Errorf("openings", "rule set %s has no opening suite of its own (only the shipped rule sets have): name a suite file (eval suite builds one), or suite:NAME for shipped rule set NAME's suite played under it", v.Name())
 		}
 		return embeddedSuite(v.Name(), v)
 	}
 	data, err := fileio.ReadFileLimit(file, fileio.MaxConfigBytes, "an opening suite")
 	if err != nil {
-		return nil, fmt.Errorf("openings: opening suite: %w", err)
+		return nil, errctx.Errorf("openings", "opening suite: %w", err)
 	}
 	return ParseSuite(file, data, v)
 }
@@ -39,7 +40,7 @@ func LoadSuite(file string, v *rules.Variant) ([]SuiteEntry, error) {
 func embeddedSuite(name string, v *rules.Variant) ([]SuiteEntry, error) {
 	data, ok := configs.OpeningSuite(name)
 	if !ok {
-		return nil, fmt.Errorf("openings: suite:%s: want a shipped rule set's suite (%s)", name, strings.Join(variants.Names(), ", "))
+		return nil, errctx.Errorf("openings", "suite:%s: want a shipped rule set's suite (%s)", name, strings.Join(variants.Names(), ", "))
 	}
 	return ParseSuite("configs/openings/"+name+".txt (embedded)", data, v)
 }
@@ -62,7 +63,7 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 	switch spec {
 	case "random":
 		if plies < 0 || plies > configs.MaxOpeningPlies {
-			return nil, "", fmt.Errorf("openings: random openings of %d plies: want 0 to %d", plies, configs.MaxOpeningPlies)
+			return nil, "", errctx.Errorf("openings", "random openings of %d plies: want 0 to %d", plies, configs.MaxOpeningPlies)
 		}
 		book, err := NewBook(ctx, v, pairs, plies, seed)
 		if err != nil {
@@ -70,7 +71,7 @@ func OpeningsCtx(ctx context.Context, spec string, v *rules.Variant, pairs, plie
 		}
 		return book, fmt.Sprintf("random openings of %d plies (seed %d)", plies, seed), nil
 	case "":
-		return nil, "", fmt.Errorf("openings: no openings: want suite, random or a suite file")
+		return nil, "", errctx.Errorf("openings", "no openings: want suite, random or a suite file")
 	case "suite":
 		entries, err = LoadSuite("", v)
 		desc = fmt.Sprintf("the opening suite of %s", v.Name())

@@ -45,7 +45,7 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 			continue
 		}
 		bad := func(format string, args ...any) error {
-			return fmt.Errorf("openings: %s: line %d: %s", file, line, fmt.Sprintf(format, args...))
+			return errctx.Errorf("openings", "%s: line %d: %s", file, line, fmt.Sprintf(format, args...))
 		}
 		p, err := rules.ParsePosition(text)
 		if err != nil {
@@ -57,10 +57,10 @@ func ParseSuite(file string, data []byte, v *rules.Variant) ([]SuiteEntry, error
 		entries = append(entries, SuiteEntry{Position: p, Comment: strings.TrimSpace(comment)})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("openings: %s: %w", file, err)
+		return nil, errctx.Errorf("openings", "%s: %w", file, err)
 	}
 	if len(entries) == 0 {
-		return nil, fmt.Errorf("openings: %s: no positions in it", file)
+		return nil, errctx.Errorf("openings", "%s: no positions in it", file)
 	}
 	return entries, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"taflab/configs/variants"
 	"taflab/engine"
+	"taflab/internal/errctx"
 	"taflab/match"
 	"taflab/mcts"
 	"taflab/net"
@@ -46,7 +47,7 @@ func NetworkEvaluators(path string, threads int, planesOf *rules.Variant) (func(
 // network's.
 func checkPlanes(planesOf *rules.Variant) error {
 	if planesOf != nil && planesOf.Size() != net.BoardSize {
-		return fmt.Errorf("player: the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
+		return errctx.Errorf("player", "the planes of %s: a %dx%d rule set, and the network plays %dx%d", planesOf.Name(), planesOf.Size(), planesOf.Size(), net.BoardSize, net.BoardSize)
 	}
 	return nil
 }
@@ -338,14 +339,14 @@ func (l *Loader) Load(s Spec) (match.Player, error) {
 		var planesOf *rules.Variant
 		if s.Planes != "" {
 			if planesOf, err = variants.Load(s.Planes); err != nil {
-				return p, fmt.Errorf("player: planes=%s: %w", s.Planes, err)
+				return p, errctx.Errorf("player", "planes=%s: %w", s.Planes, err)
 			}
 			p.Name += "-as-" + s.Planes
 		}
 		prec := net.DefaultPrecision()
 		if s.Precision != "" {
 			if prec, err = net.ParsePrecision(s.Precision); err != nil {
-				return p, fmt.Errorf("player: %w", err)
+				return p, errctx.Errorf("player", "%w", err)
 			}
 			p.Name += "-" + s.Precision
 		}
@@ -444,7 +445,7 @@ func parseEngine(spec, proto, body string) (Spec, error) {
 		return bad("want %s:cmd=COMMAND,movetime=MS", proto)
 	}
 	if err := x.Validate(); err != nil {
-		return bad("%s", strings.TrimPrefix(err.Error(), "engine: "))
+		return bad("%s", errctx.MessageOf("engine", err))
 	}
 	if limit == 0 {
 		limit = x.MoveTime + time.Second

@@ -19,5 +19,6 @@
 //
 // The sources are OpenTafl's opentafl-notation-spec.txt and
 // opentafl-engine-protocol.txt (jslater89/OpenTafl) and TaflZero's command
-// loop (sovelin/taflzero, src/uci/mod.rs). It imports only rules.
+// loop (sovelin/taflzero, src/uci/mod.rs). It imports only rules (and
+// internal/errctx, which holds its errors' package name apart).
 package protocol

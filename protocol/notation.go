@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -29,7 +30,7 @@ func ParseBoardInverted(text string, toMove rules.Side) (rules.Position, error) 
 
 func parseBoard(text string, toMove rules.Side, rankOneFirst bool) (rules.Position, error) {
 	bad := func(format string, args ...any) (rules.Position, error) {
-		return rules.Position{}, fmt.Errorf("protocol: position %q: %s", clip(text), fmt.Sprintf(format, args...))
+		return rules.Position{}, errctx.Errorf("protocol", "position %q: %s", clip(text), fmt.Sprintf(format, args...))
 	}
 	if len(text) < 2 || text[0] != '/' || text[len(text)-1] != '/' {
 		return bad("want rows between slashes, such as /3ttttt3/.../")
@@ -140,7 +141,7 @@ func SameBoard(a, b rules.Position) bool {
 // taflab plays neither.
 func ParseMove(text string) (rules.Move, rules.Bitboard, error) {
 	bad := func(format string, args ...any) (rules.Move, rules.Bitboard, error) {
-		return rules.NoMove, rules.Bitboard{}, fmt.Errorf("protocol: move %q: %s", clip(text), fmt.Sprintf(format, args...))
+		return rules.NoMove, rules.Bitboard{}, errctx.Errorf("protocol", "move %q: %s", clip(text), fmt.Sprintf(format, args...))
 	}
 	if text == "---" {
 		return bad("a resignation, not a move")
@@ -193,7 +194,7 @@ func ParseUCIMove(text string) (rules.Move, error) {
 	if strings.Contains(text, "-") {
 		m, caps, err := rules.ParseMove(text)
 		if err != nil || caps.Any() {
-			return rules.NoMove, fmt.Errorf("protocol: move %q: want two squares such as e1e2", clip(text))
+			return rules.NoMove, errctx.Errorf("protocol", "move %q: want two squares such as e1e2", clip(text))
 		}
 		return m, nil
 	}
@@ -206,15 +207,15 @@ func ParseUCIMove(text string) (rules.Move, error) {
 		}
 	}
 	if split < 0 {
-		return rules.NoMove, fmt.Errorf("protocol: move %q: want two squares such as e1e2", clip(text))
+		return rules.NoMove, errctx.Errorf("protocol", "move %q: want two squares such as e1e2", clip(text))
 	}
 	f, err := rules.ParseSquare(text[:split])
 	if err != nil {
-		return rules.NoMove, fmt.Errorf("protocol: move %q: from-square %q: not a square", clip(text), text[:split])
+		return rules.NoMove, errctx.Errorf("protocol", "move %q: from-square %q: not a square", clip(text), text[:split])
 	}
 	t, err := rules.ParseSquare(text[split:])
 	if err != nil {
-		return rules.NoMove, fmt.Errorf("protocol: move %q: to-square %q: not a square", clip(text), text[split:])
+		return rules.NoMove, errctx.Errorf("protocol", "move %q: to-square %q: not a square", clip(text), text[split:])
 	}
 	return rules.NewMove(f, t), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -112,7 +113,7 @@ type otgParser struct {
 }
 
 func (p *otgParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("protocol: game record: line %d: %s", p.line, fmt.Sprintf(format, args...))
+	return errctx.Errorf("protocol", "game record: line %d: %s", p.line, fmt.Sprintf(format, args...))
 }
 
 // skipSpace skips white space, counting lines.
@@ -248,10 +249,10 @@ func FormatGameRecord(r *GameRecord) ([]byte, error) {
 	var rulesTag *Tag
 	for i, t := range r.Tags {
 		if t.Key == "" || strings.ContainsAny(t.Key, ":[]\n") {
-			return nil, fmt.Errorf("protocol: game record: tag key %q: want a word without ':', brackets or line breaks", t.Key)
+			return nil, errctx.Errorf("protocol", "game record: tag key %q: want a word without ':', brackets or line breaks", t.Key)
 		}
 		if strings.ContainsAny(t.Value, "[]\n\r") || strings.Contains(t.Value, "1. ") {
-			return nil, fmt.Errorf("protocol: game record: tag %s: %q holds a bracket, a line break or \"1. \", which OpenTafl cannot read", t.Key, clip(t.Value))
+			return nil, errctx.Errorf("protocol", "game record: tag %s: %q holds a bracket, a line break or \"1. \", which OpenTafl cannot read", t.Key, clip(t.Value))
 		}
 		if t.Key == TagRules {
 			rulesTag = &r.Tags[i]
@@ -260,12 +261,12 @@ func FormatGameRecord(r *GameRecord) ([]byte, error) {
 		fmt.Fprintf(&b, "[%s:%s]\n", t.Key, t.Value)
 	}
 	if rulesTag == nil {
-		return nil, fmt.Errorf("protocol: game record: no rules tag")
+		return nil, errctx.Errorf("protocol", "game record: no rules tag")
 	}
 	fmt.Fprintf(&b, "[%s:%s]\n\n", rulesTag.Key, rulesTag.Value)
 	for i, m := range r.Moves {
 		if strings.ContainsAny(m.Comment, "[]|") {
-			return nil, fmt.Errorf("protocol: game record: move %d: comment %q holds a bracket or '|', which OpenTafl cannot read", i+1, clip(m.Comment))
+			return nil, errctx.Errorf("protocol", "game record: move %d: comment %q holds a bracket or '|', which OpenTafl cannot read", i+1, clip(m.Comment))
 		}
 	}
 	for turn := 0; 2*turn < len(r.Moves); turn++ {

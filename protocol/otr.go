@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -81,11 +82,19 @@ type RulesError struct {
 	Err error
 }
 
-func (e *RulesError) Error() string {
+func (e *RulesError) Error() string { return "protocol: " + e.Message() }
+
+// Message is the error's text without the package's name: "rules: " and
+// its Problem.
+func (e *RulesError) Message() string { return "rules: " + e.Problem() }
+
+// Problem says what taflab cannot play, naming the key: "key sw: ...", or
+// for the string as a whole what is wrong with it.
+func (e *RulesError) Problem() string {
 	if e.Key == "" {
-		return "protocol: rules: " + e.Err.Error()
+		return e.Err.Error()
 	}
-	return "protocol: rules: key " + e.Key + ": " + e.Err.Error()
+	return "key " + e.Key + ": " + e.Err.Error()
 }
 
 func (e *RulesError) Unwrap() error { return e.Err }
@@ -217,7 +226,7 @@ func CompileRules(otr string) (rules.Definition, error) {
 		start, err = ParseBoard(startText, first)
 	}
 	if err != nil {
-		return fail(startKey, "%s", strings.TrimPrefix(err.Error(), "protocol: "))
+		return fail(startKey, "%s", errctx.Message(err))
 	}
 	if int(start.Size) != size {
 		return fail(startKey, "%d rows, but dim:%d", start.Size, size)
@@ -438,11 +447,11 @@ func ruleSetName(name string) string {
 // first (start:), and atkf says who moves first.
 func RulesString(def rules.Definition) (string, error) {
 	if err := def.Validate(); err != nil {
-		return "", fmt.Errorf("protocol: %w", err)
+		return "", errctx.Errorf("protocol", "%w", err)
 	}
 	start, err := rules.ParsePosition(def.Start)
 	if err != nil {
-		return "", fmt.Errorf("protocol: %w", err)
+		return "", errctx.Errorf("protocol", "%w", err)
 	}
 	yn := func(b bool) string {
 		if b {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/match"
 	"taflab/stats"
@@ -52,7 +53,7 @@ func Read(ctx context.Context, cfg Config) (Matches, error) {
 // the defaults, DefaultMaxFiles and DefaultMaxBytes).
 func find(paths []string, maxFiles int, maxBytes int64) ([]string, error) {
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("ratings: no paths: give match folders or %s files", match.FileName)
+		return nil, errctx.Errorf("ratings", "no paths: give match folders or %s files", match.FileName)
 	}
 	if maxFiles == 0 {
 		maxFiles = DefaultMaxFiles
@@ -79,15 +80,15 @@ func find(paths []string, maxFiles int, maxBytes int64) ([]string, error) {
 		}
 		switch {
 		case len(files) > maxFiles:
-			limitErr = fmt.Errorf("ratings: %s: more than %d match files: rate fewer at a time", path, maxFiles)
+			limitErr = errctx.Errorf("ratings", "%s: more than %d match files: rate fewer at a time", path, maxFiles)
 		case total > maxBytes:
-			limitErr = fmt.Errorf("ratings: %s: more than %d bytes of match files: rate fewer at a time", path, maxBytes)
+			limitErr = errctx.Errorf("ratings", "%s: more than %d bytes of match files: rate fewer at a time", path, maxBytes)
 		}
 	}
 	for _, path := range paths {
 		info, err := os.Stat(path)
 		if err != nil {
-			return nil, fmt.Errorf("ratings: %w", err)
+			return nil, errctx.Errorf("ratings", "%w", err)
 		}
 		if !info.IsDir() {
 			if add(path); limitErr != nil {
@@ -107,13 +108,13 @@ func find(paths []string, maxFiles int, maxBytes int64) ([]string, error) {
 			return limitErr
 		})
 		if err != nil && err != limitErr {
-			err = fmt.Errorf("ratings: %w", err)
+			err = errctx.Errorf("ratings", "%w", err)
 		}
 		if err != nil {
 			return nil, err
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("ratings: %s: no %s in it or below", path, match.FileName)
+			return nil, errctx.Errorf("ratings", "%s: no %s in it or below", path, match.FileName)
 		}
 	}
 	return files, nil

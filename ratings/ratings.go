@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 
+	"taflab/internal/errctx"
 	"taflab/stats"
 )
 
@@ -87,11 +88,17 @@ type SettingError struct {
 	Problem string
 }
 
-func (e *SettingError) Error() string {
+func (e *SettingError) Error() string { return "ratings: " + e.Message() }
+
+// Package is the name of the package whose error it is (errctx.MessageOf).
+func (e *SettingError) Package() string { return "ratings" }
+
+// Message is the error's text without the package's name.
+func (e *SettingError) Message() string {
 	if e.Value == "" {
-		return "ratings: " + e.Problem + " (" + e.Setting + ")"
+		return e.Problem + " (" + e.Setting + ")"
 	}
-	return "ratings: " + e.Setting + " " + e.Value + ": " + e.Problem
+	return e.Setting + " " + e.Value + ": " + e.Problem
 }
 
 // Validate checks that the priors are finite and not negative and the
@@ -172,12 +179,18 @@ type FitError struct {
 	Err       error    // stats.FitRatingsWith's error
 }
 
-func (e *FitError) Error() string {
+func (e *FitError) Error() string { return "ratings: " + e.Message() }
+
+// Package is the name of the package whose error it is (errctx.MessageOf).
+func (e *FitError) Package() string { return "ratings" }
+
+// Message is the error's text without the package's name.
+func (e *FitError) Message() string {
 	where := ""
 	if e.Of > 1 {
 		where = fmt.Sprintf("group %d of %d (%s): ", e.Group, e.Of, strings.Join(e.Players, ", "))
 	}
-	return "ratings: " + where + e.Err.Error()
+	return where + e.Err.Error()
 }
 
 func (e *FitError) Unwrap() error { return e.Err }
@@ -214,13 +227,13 @@ func Fit(m Matches, cfg Config) (Report, error) {
 	variants := m.Variants()
 	switch {
 	case len(variants) > 1:
-		return Report{}, fmt.Errorf("ratings: the matches hold games of several rule sets (%s): fit one at a time", strings.Join(variants, ", "))
+		return Report{}, errctx.Errorf("ratings", "the matches hold games of several rule sets (%s): fit one at a time", strings.Join(variants, ", "))
 	case len(variants) == 0:
-		return Report{}, errors.New("ratings: no matches")
+		return Report{}, errctx.Errorf("ratings", "no matches")
 	}
 	games := m.Results()
 	if len(games) == 0 {
-		return Report{}, fmt.Errorf("ratings: no games in %s", m.names())
+		return Report{}, errctx.Errorf("ratings", "no games in %s", m.names())
 	}
 	players := m.Players()
 	if cfg.Anchor != "" && !slices.Contains(players, cfg.Anchor) {

@@ -1,6 +1,9 @@
 package rules
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Winner is who won a finished game, or NoWinner while it goes on.
 type Winner uint8
@@ -212,20 +215,20 @@ func (g *Game) IsLegal(m Move) bool {
 // from-square, the path is blocked, and so on.
 func (g *Game) Play(m Move) error {
 	if !g.IsLegal(m) {
-		return g.explainIllegal(m)
+		return errorf("move %s: %w", m, g.whyIllegal(m))
 	}
 	g.Make(m)
 	return nil
 }
 
-// explainIllegal says why IsLegal refuses m.
-func (g *Game) explainIllegal(m Move) error {
+// whyIllegal says why IsLegal refuses m.
+func (g *Game) whyIllegal(m Move) error {
 	if g.outcome.Over() {
-		return fmt.Errorf("rules: move %s: the game is over (%s)", m, g.outcome)
+		return fmt.Errorf("the game is over (%s)", g.outcome)
 	}
 	from, to := m.From(), m.To()
 	if !g.v.OnBoard(from) || !g.v.OnBoard(to) {
-		return fmt.Errorf("rules: move %s: off the %dx%d board", m, g.v.def.Size, g.v.def.Size)
+		return fmt.Errorf("off the %dx%d board", g.v.def.Size, g.v.def.Size)
 	}
 	own := g.own(g.toMove)
 	if !own.Has(from) {
@@ -238,10 +241,10 @@ func (g *Game) explainIllegal(m Move) error {
 		case g.king == from:
 			what = "the king"
 		}
-		return fmt.Errorf("rules: move %s: %s to move, but %s stands on %s", m, g.toMove, what, from)
+		return fmt.Errorf("%s to move, but %s stands on %s", g.toMove, what, from)
 	}
 	if from.File() != to.File() && from.Rank() != to.Rank() || from == to {
-		return fmt.Errorf("rules: move %s: not a move along one rank or file", m)
+		return errors.New("not a move along one rank or file")
 	}
 	step := 1
 	if from.File() == to.File() {
@@ -253,16 +256,16 @@ func (g *Game) explainIllegal(m Move) error {
 	occ := g.occupied()
 	for s := int(from) + step; ; s += step {
 		if occ.Has(Square(s)) {
-			return fmt.Errorf("rules: move %s: %s is occupied", m, Square(s))
+			return fmt.Errorf("%s is occupied", Square(s))
 		}
 		if s == int(to) {
 			break
 		}
 	}
 	if from != g.king && g.v.restricted.Has(to) {
-		return fmt.Errorf("rules: move %s: only the king may stop on %s", m, to)
+		return fmt.Errorf("only the king may stop on %s", to)
 	}
-	return fmt.Errorf("rules: move %s: illegal", m) // IsLegal and this disagree: a bug
+	return errors.New("illegal") // IsLegal and this disagree: a bug
 }
 
 // own returns the pieces of side s, the king included for the defenders.

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -28,7 +27,7 @@ func (p Position) Occupied() Bitboard { return p.Attackers.Or(p.Defenders).With(
 func ParsePosition(text string) (Position, error) {
 	board, side, ok := strings.Cut(text, " ")
 	if !ok {
-		return Position{}, fmt.Errorf("rules: position %q: missing the side to move (a space, then a or d)", text)
+		return Position{}, errorf("position %q: missing the side to move (a space, then a or d)", text)
 	}
 	var p Position
 	switch side {
@@ -37,12 +36,12 @@ func ParsePosition(text string) (Position, error) {
 	case "d":
 		p.ToMove = Defenders
 	default:
-		return Position{}, fmt.Errorf("rules: position %q: side to move %q: want a or d", text, side)
+		return Position{}, errorf("position %q: side to move %q: want a or d", text, side)
 	}
 	rows := strings.Split(board, "/")
 	size := len(rows)
 	if size < MinSize || size > MaxSize || size%2 == 0 {
-		return Position{}, fmt.Errorf("rules: position %q: %d rows: want an odd number from %d to %d", text, size, MinSize, MaxSize)
+		return Position{}, errorf("position %q: %d rows: want an odd number from %d to %d", text, size, MinSize, MaxSize)
 	}
 	p.Size = uint8(size)
 	kings := 0
@@ -77,19 +76,19 @@ func ParsePosition(text string) (Position, error) {
 				kings++
 				p.King = s
 			default:
-				return Position{}, fmt.Errorf("rules: position %q: rank %d, column %d: unexpected %q (want a, d, k or a number)", text, rank+1, j+1, c)
+				return Position{}, errorf("position %q: rank %d, column %d: unexpected %q (want a, d, k or a number)", text, rank+1, j+1, c)
 			}
 			file++
 		}
 		if file != size {
-			return Position{}, fmt.Errorf("rules: position %q: rank %d %q holds %d squares, want %d", text, rank+1, row, file, size)
+			return Position{}, errorf("position %q: rank %d %q holds %d squares, want %d", text, rank+1, row, file, size)
 		}
 	}
 	if kings != 1 {
-		return Position{}, fmt.Errorf("rules: position %q: %d kings, want exactly 1", text, kings)
+		return Position{}, errorf("position %q: %d kings, want exactly 1", text, kings)
 	}
 	if err := p.check(); err != nil {
-		return Position{}, fmt.Errorf("rules: position %q: %w", text, unwrapPrefix(err))
+		return Position{}, errorf("position %q: %w", text, unwrapPrefix(err))
 	}
 	return p, nil
 }
@@ -99,13 +98,13 @@ func ParsePosition(text string) (Position, error) {
 func (p Position) check() error {
 	g := newGeometryCached(int(p.Size))
 	if p.Attackers.Intersects(p.Defenders) || p.Attackers.Or(p.Defenders).Has(p.King) {
-		return fmt.Errorf("rules: two pieces on one square")
+		return errorf("two pieces on one square")
 	}
 	if !p.Occupied().SubsetOf(g.board) || int(p.King) >= numSquares {
-		return fmt.Errorf("rules: a piece off the %dx%d board", p.Size, p.Size)
+		return errorf("a piece off the %dx%d board", p.Size, p.Size)
 	}
 	if bad := p.Attackers.Or(p.Defenders).And(g.restricted); bad.Any() {
-		return fmt.Errorf("rules: soldier on %s: only the king may stand on the throne or a corner", bad.First())
+		return errorf("soldier on %s: only the king may stand on the throne or a corner", bad.First())
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package rules
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Queries that search and evaluation code asks of a game or a position
 // besides move generation. They are cheap but not tuned like movegen.go.
@@ -58,6 +61,10 @@ func (v *Variant) Neighbours(s Square) Bitboard {
 // Edge returns the squares on the board's edge.
 func (v *Variant) Edge() Bitboard { return v.edge }
 
+// ErrOver is wrapped by the error of a start position where the game is
+// over (CheckStart).
+var ErrOver = errors.New("the game is over")
+
 // CheckStart reports why a game cannot start from position p under v, or
 // nil. p must be a position of v (one king, right size, no soldier on a
 // restricted square), and not a finished game. The rules judge only the
@@ -76,6 +83,8 @@ func (v *Variant) Edge() Bitboard { return v.edge }
 //     encirclement (where the rule set has them);
 //   - no legal move for the side to move.
 //
+// A finished game's error wraps ErrOver.
+//
 // A captured king has left the board, and ParsePosition refuses a position
 // without one. A king walled in on four sides is not judged: the rules take
 // the king only by the move that closes the last side, and a position with
@@ -91,7 +100,7 @@ func (v *Variant) CheckStart(p Position) error {
 		return err
 	}
 	if why := v.finished(p); why != "" {
-		return fmt.Errorf("rules: position %s: %s: the game is over", p, why)
+		return errorf("position %s: %s: %w", p, why, ErrOver)
 	}
 	return nil
 }

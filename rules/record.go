@@ -102,8 +102,12 @@ type RecordError struct {
 
 // Error returns the message, such as
 // "rules: line 12, ply 7: illegal move d1-d4: d2 is occupied".
-func (e *RecordError) Error() string {
-	b := []byte("rules: ")
+func (e *RecordError) Error() string { return "rules: " + e.Message() }
+
+// Message is the error's text without the package's name, such as
+// "line 12, ply 7: illegal move d1-d4: d2 is occupied".
+func (e *RecordError) Message() string {
+	var b []byte
 	if e.Line > 0 {
 		b = append(b, "line "...)
 		b = strconv.AppendInt(b, int64(e.Line), 10)
@@ -290,10 +294,11 @@ func Replay(v *Variant, start Position, moves []RecordedMove, line int) ReplayRe
 			r.MovesAfterEnd = len(moves) - i
 			break
 		}
-		if err := g.Play(rm.Move); err != nil {
-			r.Err = &RecordError{Line: line, Ply: i + 1, Token: rm.Move.String(), Err: illegalMove(rm.Move, err)}
+		if !g.IsLegal(rm.Move) {
+			r.Err = &RecordError{Line: line, Ply: i + 1, Token: rm.Move.String(), Err: fmt.Errorf("illegal move %s: %w", rm.Move, g.whyIllegal(rm.Move))}
 			break
 		}
+		g.Make(rm.Move)
 		_, captured := g.LastMove()
 		if rm.Captures.Without(g.king) != captured {
 			r.CaptureMismatches++
@@ -306,12 +311,4 @@ func Replay(v *Variant, start Position, moves []RecordedMove, line int) ReplayRe
 	r.Outcome = g.Outcome()
 	r.Position = g.Position()
 	return r
-}
-
-// illegalMove turns Play's error ("rules: move d1-d4: d2 is occupied") into
-// "illegal move d1-d4: d2 is occupied".
-func illegalMove(m Move, err error) error {
-	why := unwrapPrefix(err).Error()
-	why = strings.TrimPrefix(why, "move "+m.String()+": ")
-	return fmt.Errorf("illegal move %s: %s", m, why)
 }

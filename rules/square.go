@@ -70,22 +70,22 @@ func (s Square) appendName(dst []byte) []byte {
 // question (Variant.OnBoard).
 func ParseSquare(name string) (Square, error) {
 	if len(name) < 2 || len(name) > 3 {
-		return NoSquare, fmt.Errorf("rules: bad square %q: want a file letter and a rank number, such as f6", name)
+		return NoSquare, errorf("bad square %q: want a file letter and a rank number, such as f6", name)
 	}
 	file := int(name[0]) - 'a'
 	if file < 0 || file >= MaxSize {
-		return NoSquare, fmt.Errorf("rules: bad square %q: file %q is not a to %c", name, name[0], 'a'+MaxSize-1)
+		return NoSquare, errorf("bad square %q: file %q is not a to %c", name, name[0], 'a'+MaxSize-1)
 	}
 	rank := 0
 	for i := 1; i < len(name); i++ {
 		c := name[i]
 		if c < '0' || c > '9' || (i == 1 && c == '0') {
-			return NoSquare, fmt.Errorf("rules: bad square %q: rank %q is not a number from 1 to %d", name, name[1:], MaxSize)
+			return NoSquare, errorf("bad square %q: rank %q is not a number from 1 to %d", name, name[1:], MaxSize)
 		}
 		rank = rank*10 + int(c-'0')
 	}
 	if rank < 1 || rank > MaxSize {
-		return NoSquare, fmt.Errorf("rules: bad square %q: rank %d is not from 1 to %d", name, rank, MaxSize)
+		return NoSquare, errorf("bad square %q: rank %d is not from 1 to %d", name, rank, MaxSize)
 	}
 	return NewSquare(file, rank-1), nil
 }
@@ -174,11 +174,11 @@ func ParseMove(text string) (Move, Bitboard, error) {
 		}
 	}
 	if dash < 0 {
-		return NoMove, Bitboard{}, fmt.Errorf("rules: bad move %q: want from-to, such as d1-d3", text)
+		return NoMove, Bitboard{}, errorf("bad move %q: want from-to, such as d1-d3", text)
 	}
 	from, err := ParseSquare(text[:dash])
 	if err != nil {
-		return NoMove, Bitboard{}, fmt.Errorf("rules: bad move %q: from-square: %w", text, unwrapPrefix(err))
+		return NoMove, Bitboard{}, errorf("bad move %q: from-square: %w", text, unwrapPrefix(err))
 	}
 	rest := text[dash+1:]
 	end := len(rest)
@@ -190,7 +190,7 @@ func ParseMove(text string) (Move, Bitboard, error) {
 	}
 	to, err := ParseSquare(rest[:end])
 	if err != nil {
-		return NoMove, Bitboard{}, fmt.Errorf("rules: bad move %q: to-square: %w", text, unwrapPrefix(err))
+		return NoMove, Bitboard{}, errorf("bad move %q: to-square: %w", text, unwrapPrefix(err))
 	}
 	var captures Bitboard
 	for rest = rest[end:]; len(rest) > 0; {
@@ -204,7 +204,7 @@ func ParseMove(text string) (Move, Bitboard, error) {
 		}
 		c, err := ParseSquare(rest[1:next])
 		if err != nil {
-			return NoMove, Bitboard{}, fmt.Errorf("rules: bad move %q: captured square: %w", text, unwrapPrefix(err))
+			return NoMove, Bitboard{}, errorf("bad move %q: captured square: %w", text, unwrapPrefix(err))
 		}
 		captures = captures.With(c)
 		rest = rest[next:]
@@ -212,12 +212,30 @@ func ParseMove(text string) (Move, Bitboard, error) {
 	return NewMove(from, to), captures, nil
 }
 
-// unwrapPrefix drops the "rules: " of an inner error so that a wrapped
-// message names the package once.
+// Error is an error of this package whose package's name is held apart
+// from what is wrong: its text is "rules: MESSAGE".
+type Error struct {
+	Err error // what is wrong, without the package's name
+}
+
+// errorf returns an *Error, its message formatted as fmt.Errorf formats it.
+func errorf(format string, a ...any) error { return &Error{fmt.Errorf(format, a...)} }
+
+func (e *Error) Error() string { return "rules: " + e.Err.Error() }
+
+// Message is the error's text without the package's name.
+func (e *Error) Message() string { return e.Err.Error() }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// unwrapPrefix returns what is wrong of an error of this package, without
+// its name, so that a wrapped message names the package once.
 func unwrapPrefix(err error) error {
-	const p = "rules: "
-	if s := err.Error(); len(s) > len(p) && s[:len(p)] == p {
-		return fmt.Errorf("%s", s[len(p):])
+	switch e := err.(type) {
+	case *Error:
+		return e.Err
+	case *FieldError:
+		return fmt.Errorf("%s", e.Message())
 	}
 	return err
 }

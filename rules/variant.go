@@ -132,7 +132,9 @@ func parseEnum(key string, names []string, text string) (uint8, error) {
 			return uint8(i), nil
 		}
 	}
-	return 0, fmt.Errorf("rules: %s = %q: want one of %s", key, text, strings.Join(names, ", "))
+	// An unmarshaler's error is read inside its decoder's, which says
+	// where: it names no package (as the standard library's do).
+	return 0, fmt.Errorf("%s = %q: want one of %s", key, text, strings.Join(names, ", "))
 }
 
 // Definition is a rule set as data: the switches that tell the variants
@@ -181,7 +183,11 @@ type FieldError struct {
 	Err error
 }
 
-func (e *FieldError) Error() string { return "rules: key " + e.Key + ": " + e.Err.Error() }
+func (e *FieldError) Error() string { return "rules: " + e.Message() }
+
+// Message is the error's text without the package's name: "key KEY: ...".
+func (e *FieldError) Message() string { return "key " + e.Key + ": " + e.Err.Error() }
+
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // Validate reports the first problem of the definition: a value out of
@@ -300,7 +306,7 @@ func (v *Variant) Board() Bitboard { return v.board }
 // one king, no soldier on the throne or a corner, no square with two pieces.
 func (v *Variant) checkPosition(p Position) error {
 	if int(p.Size) != v.def.Size {
-		return fmt.Errorf("rules: position is %dx%d, rule set %s plays on %dx%d", p.Size, p.Size, v.def.Name, v.def.Size, v.def.Size)
+		return errorf("position is %dx%d, rule set %s plays on %dx%d", p.Size, p.Size, v.def.Name, v.def.Size, v.def.Size)
 	}
 	return p.check()
 }

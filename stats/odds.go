@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"taflab/internal/errctx"
 )
 
 // LadderPoint is one rung of a playout ladder: the baseline at Multiplier
@@ -97,21 +99,21 @@ func formatMultiple(m float64, side Side) string {
 // Lo ≤ Elo ≤ Hi, and likewise for elo, lo, hi.
 func PlayoutOdds(ladder []LadderPoint, elo, lo, hi float64) (Odds, error) {
 	if len(ladder) == 0 {
-		return Odds{}, fmt.Errorf("stats: playout ladder has no rungs")
+		return Odds{}, errctx.Errorf("stats", "playout ladder has no rungs")
 	}
 	if !orderedFinite(lo, elo, hi) {
-		return Odds{}, fmt.Errorf("stats: candidate Elo %v [%v, %v] not finite and ordered", elo, lo, hi)
+		return Odds{}, errctx.Errorf("stats", "candidate Elo %v [%v, %v] not finite and ordered", elo, lo, hi)
 	}
 	rungs := make([]LadderPoint, 0, len(ladder)+1)
 	for i, r := range ladder {
 		if !(r.Multiplier > 0) || math.IsInf(r.Multiplier, 0) {
-			return Odds{}, fmt.Errorf("stats: ladder rung %d multiplier %v not positive and finite", i, r.Multiplier)
+			return Odds{}, errctx.Errorf("stats", "ladder rung %d multiplier %v not positive and finite", i, r.Multiplier)
 		}
 		if r.Multiplier == 1 {
-			return Odds{}, fmt.Errorf("stats: ladder rung %d at multiplier 1 repeats the implied 1x rung", i)
+			return Odds{}, errctx.Errorf("stats", "ladder rung %d at multiplier 1 repeats the implied 1x rung", i)
 		}
 		if !orderedFinite(r.Lo, r.Elo, r.Hi) {
-			return Odds{}, fmt.Errorf("stats: ladder rung %d (%vx) Elo %v [%v, %v] not finite and ordered", i, r.Multiplier, r.Elo, r.Lo, r.Hi)
+			return Odds{}, errctx.Errorf("stats", "ladder rung %d (%vx) Elo %v [%v, %v] not finite and ordered", i, r.Multiplier, r.Elo, r.Lo, r.Hi)
 		}
 		rungs = append(rungs, r)
 	}
@@ -124,7 +126,7 @@ func PlayoutOdds(ladder []LadderPoint, elo, lo, hi float64) (Odds, error) {
 	yHi := make([]float64, len(rungs))
 	for i, r := range rungs {
 		if i > 0 && r.Multiplier == rungs[i-1].Multiplier {
-			return Odds{}, fmt.Errorf("stats: ladder has two rungs at multiplier %v", r.Multiplier)
+			return Odds{}, errctx.Errorf("stats", "ladder has two rungs at multiplier %v", r.Multiplier)
 		}
 		if r.Multiplier == 1 {
 			anchor = i

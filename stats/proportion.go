@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"taflab/internal/errctx"
 )
 
 // zForConfidence returns the two-sided standard normal quantile for a
@@ -152,7 +154,7 @@ func (o Outcomes) Games() int { return o.AttackerWins + o.DefenderWins + o.Draws
 // Validate reports a negative count.
 func (o Outcomes) Validate() error {
 	if o.AttackerWins < 0 || o.DefenderWins < 0 || o.Draws < 0 {
-		return fmt.Errorf("stats: negative outcome count %+v", o)
+		return errctx.Errorf("stats", "negative outcome count %+v", o)
 	}
 	return nil
 }
@@ -192,13 +194,13 @@ type PrecisionStop struct {
 func (s PrecisionStop) Validate() error {
 	var errs []error
 	if !(s.Width > 0 && s.Width <= 1) {
-		errs = append(errs, fmt.Errorf("stats: interval width %v outside (0, 1]", s.Width))
+		errs = append(errs, errctx.Errorf("stats", "interval width %v outside (0, 1]", s.Width))
 	}
 	if !(s.Confidence > 0 && s.Confidence < 1) {
-		errs = append(errs, fmt.Errorf("stats: confidence %v outside (0, 1)", s.Confidence))
+		errs = append(errs, errctx.Errorf("stats", "confidence %v outside (0, 1)", s.Confidence))
 	}
 	if s.MinGames < 0 {
-		errs = append(errs, fmt.Errorf("stats: negative minimum games %d", s.MinGames))
+		errs = append(errs, errctx.Errorf("stats", "negative minimum games %d", s.MinGames))
 	}
 	return errors.Join(errs...)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"taflab/internal/errctx"
 )
 
 // eloPerNatural converts the natural (logit) scale of the fit to Elo:
@@ -94,7 +96,7 @@ func (r Ratings) DiffSE(a, b string) (float64, error) {
 	_, oka := r.index[a]
 	_, okb := r.index[b]
 	if !oka || !okb {
-		return 0, fmt.Errorf("stats: no rated player %q or %q", a, b)
+		return 0, errctx.Errorf("stats", "no rated player %q or %q", a, b)
 	}
 	pa, hasA := r.param[a]
 	pb, hasB := r.param[b]
@@ -117,7 +119,7 @@ func (r Ratings) Expected(attacker, defender string) (float64, error) {
 	a, oka := r.Player(attacker)
 	d, okd := r.Player(defender)
 	if !oka || !okd {
-		return 0, fmt.Errorf("stats: no rated player %q or %q", attacker, defender)
+		return 0, errctx.Errorf("stats", "no rated player %q or %q", attacker, defender)
 	}
 	return ExpectedScore(a.Elo + r.SideAdvantage - d.Elo), nil
 }
@@ -138,10 +140,10 @@ type FitOptions struct {
 func (o FitOptions) Validate() error {
 	var errs []error
 	if !(o.PriorSD >= 0) || math.IsInf(o.PriorSD, 0) {
-		errs = append(errs, fmt.Errorf("stats: prior SD %v not finite and >= 0", o.PriorSD))
+		errs = append(errs, errctx.Errorf("stats", "prior SD %v not finite and >= 0", o.PriorSD))
 	}
 	if o.MaxIter < 0 {
-		errs = append(errs, fmt.Errorf("stats: negative iteration limit %d", o.MaxIter))
+		errs = append(errs, errctx.Errorf("stats", "negative iteration limit %d", o.MaxIter))
 	}
 	return errors.Join(errs...)
 }
@@ -182,10 +184,10 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 		maxIter = 100
 	}
 	if len(games) == 0 {
-		return Ratings{}, errors.New("stats: no games to fit")
+		return Ratings{}, errctx.Errorf("stats", "no games to fit")
 	}
 	if anchor == "" {
-		return Ratings{}, errors.New("stats: empty anchor name")
+		return Ratings{}, errctx.Errorf("stats", "empty anchor name")
 	}
 
 	// Players in order of first appearance, game checks and per-player totals.
@@ -207,7 +209,7 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 	attackerPoints := 0.0
 	for k, g := range games {
 		if !(g.Score >= 0 && g.Score <= 1) {
-			return Ratings{}, fmt.Errorf("stats: game %d (%s vs %s) has score %v outside [0, 1]", k, g.Attacker, g.Defender, g.Score)
+			return Ratings{}, errctx.Errorf("stats", "game %d (%s vs %s) has score %v outside [0, 1]", k, g.Attacker, g.Defender, g.Score)
 		}
 		a, d := add(g.Attacker), add(g.Defender)
 		attackerPoints += g.Score
@@ -219,7 +221,7 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 		}
 	}
 	if _, ok := index[anchor]; !ok {
-		return Ratings{}, fmt.Errorf("stats: anchor %q played no game", anchor)
+		return Ratings{}, errctx.Errorf("stats", "anchor %q played no game", anchor)
 	}
 	if err := checkConnected(games, names, index, anchor); err != nil {
 		return Ratings{}, err
@@ -228,16 +230,16 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 		for i, name := range names {
 			switch {
 			case played[i] > 0 && points[i] == float64(played[i]):
-				return Ratings{}, fmt.Errorf("stats: player %q won all its %d games: its rating is unbounded (fit with FitOptions.PriorSD)", name, played[i])
+				return Ratings{}, errctx.Errorf("stats", "player %q won all its %d games: its rating is unbounded (fit with FitOptions.PriorSD)", name, played[i])
 			case played[i] > 0 && points[i] == 0:
-				return Ratings{}, fmt.Errorf("stats: player %q lost all its %d games: its rating is unbounded (fit with FitOptions.PriorSD)", name, played[i])
+				return Ratings{}, errctx.Errorf("stats", "player %q lost all its %d games: its rating is unbounded (fit with FitOptions.PriorSD)", name, played[i])
 			}
 		}
 		switch attackerPoints {
 		case float64(len(games)):
-			return Ratings{}, errors.New("stats: attackers won every game: the side advantage is unbounded (fit with FitOptions.PriorSD)")
+			return Ratings{}, errctx.Errorf("stats", "attackers won every game: the side advantage is unbounded (fit with FitOptions.PriorSD)")
 		case 0:
-			return Ratings{}, errors.New("stats: defenders won every game: the side advantage is unbounded (fit with FitOptions.PriorSD)")
+			return Ratings{}, errctx.Errorf("stats", "defenders won every game: the side advantage is unbounded (fit with FitOptions.PriorSD)")
 		}
 	}
 
@@ -330,7 +332,7 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 			info.SetSym(i, i, info.At(i, i)+precision)
 		}
 	}
-	singular := errors.New("stats: the games do not identify every rating and the side advantage separately (for instance each pair of players always met with the same sides): fit with FitOptions.PriorSD")
+	singular := errctx.Errorf("stats", "the games do not identify every rating and the side advantage separately (for instance each pair of players always met with the same sides): fit with FitOptions.PriorSD")
 	factor := func() (*mat.Cholesky, bool) {
 		var chol mat.Cholesky
 		if !chol.Factorize(info) || chol.Cond() > 1e13 {
@@ -376,7 +378,7 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 		ll = next
 		for _, v := range theta {
 			if math.Abs(v) > divergeNatural {
-				return Ratings{}, errors.New("stats: ratings diverge: a group of players won (or lost) every game against the rest, so the likelihood has no maximum: fit with FitOptions.PriorSD")
+				return Ratings{}, errctx.Errorf("stats", "ratings diverge: a group of players won (or lost) every game against the rest, so the likelihood has no maximum: fit with FitOptions.PriorSD")
 			}
 		}
 		if maxStep < 1e-10 {
@@ -385,7 +387,7 @@ func FitRatingsWith(games []Result, anchor string, opts FitOptions) (Ratings, er
 		}
 	}
 	if !converged {
-		return Ratings{}, fmt.Errorf("stats: rating fit did not converge in %d iterations: the likelihood may have no maximum; fit with FitOptions.PriorSD", maxIter)
+		return Ratings{}, errctx.Errorf("stats", "rating fit did not converge in %d iterations: the likelihood may have no maximum; fit with FitOptions.PriorSD", maxIter)
 	}
 
 	// Covariance from the information at the maximum.
@@ -519,7 +521,7 @@ func checkConnected(games []Result, names []string, index map[string]int, anchor
 		more = fmt.Sprintf(" and %d more", len(lost)-10)
 		lost = lost[:10]
 	}
-	return fmt.Errorf("stats: no chain of games links these players to anchor %q, so their ratings are undefined (a prior would not define them: fit each of Groups(games) on its own): %s%s", anchor, strings.Join(lost, ", "), more)
+	return errctx.Errorf("stats", "no chain of games links these players to anchor %q, so their ratings are undefined (a prior would not define them: fit each of Groups(games) on its own): %s%s", anchor, strings.Join(lost, ", "), more)
 }
 
 // sigmoid is 1/(1+e^-x).

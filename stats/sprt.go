@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"taflab/internal/errctx"
 )
 
 // maxElo bounds the Elo values an SPRT accepts: past it the expected score
@@ -128,17 +130,17 @@ func (s SPRT) Validate() error {
 		v    float64
 	}{{"elo0", s.Elo0}, {"elo1", s.Elo1}} {
 		if math.IsNaN(e.v) || math.Abs(e.v) >= maxElo {
-			errs = append(errs, fmt.Errorf("stats: SPRT %s %v not a finite Elo within ±%d", e.name, e.v, maxElo))
+			errs = append(errs, errctx.Errorf("stats", "SPRT %s %v not a finite Elo within ±%d", e.name, e.v, maxElo))
 		}
 	}
 	if !(s.Elo0 < s.Elo1) {
-		errs = append(errs, fmt.Errorf("stats: SPRT needs elo0 < elo1, have %v, %v", s.Elo0, s.Elo1))
+		errs = append(errs, errctx.Errorf("stats", "SPRT needs elo0 < elo1, have %v, %v", s.Elo0, s.Elo1))
 	}
 	if !(s.Alpha > 0 && s.Alpha < 0.5) {
-		errs = append(errs, fmt.Errorf("stats: SPRT alpha %v outside (0, 0.5)", s.Alpha))
+		errs = append(errs, errctx.Errorf("stats", "SPRT alpha %v outside (0, 0.5)", s.Alpha))
 	}
 	if !(s.Beta > 0 && s.Beta < 0.5) {
-		errs = append(errs, fmt.Errorf("stats: SPRT beta %v outside (0, 0.5)", s.Beta))
+		errs = append(errs, errctx.Errorf("stats", "SPRT beta %v outside (0, 0.5)", s.Beta))
 	}
 	return errors.Join(errs...)
 }
@@ -428,7 +430,7 @@ type PairTally struct {
 func (t *PairTally) Add(asAttacker, asDefender float64) error {
 	for _, s := range []float64{asAttacker, asDefender} {
 		if s != 0 && s != 0.5 && s != 1 {
-			return fmt.Errorf("stats: game score %v is not 0, 0.5 or 1", s)
+			return errctx.Errorf("stats", "game score %v is not 0, 0.5 or 1", s)
 		}
 	}
 	t.Counts[int(2*(asAttacker+asDefender))]++

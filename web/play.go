@@ -52,7 +52,7 @@ func loadVariant(name, toml string) (*rules.Variant, error) {
 		v, err := variants.Parse("rule-set file", []byte(toml))
 		if err != nil {
 			status := http.StatusBadRequest
-			if strings.Contains(err.Error(), "the game is over") { // a start that cannot be played
+			if errors.Is(err, rules.ErrOver) { // a start that cannot be played
 				status = http.StatusUnprocessableEntity
 			}
 			return nil, errorf(status, "%v", err)
@@ -87,7 +87,7 @@ func startOf(v *rules.Variant, text string) (rules.Position, error) {
 	}
 	if err := v.CheckStart(p); err != nil {
 		status := http.StatusBadRequest
-		if strings.Contains(err.Error(), "the game is over") {
+		if errors.Is(err, rules.ErrOver) {
 			status = http.StatusUnprocessableEntity
 		}
 		return rules.Position{}, errorf(status, "start: %v", err)

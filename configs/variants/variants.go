@@ -10,7 +10,7 @@
 // embedded files document every key). Every key is required (but referee,
 // added later, which defaults to "taflab") and an unknown key is refused,
 // so that a typo never silently leaves a default. The package imports only
-// rules, so that any package's tests may use it.
+// rules (and internal/errctx), so that any package's tests may use it.
 package variants
 
 import (
@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"taflab/configs/internal/strict"
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -47,7 +48,7 @@ func Names() []string {
 func File(name string) ([]byte, error) {
 	data, err := files.ReadFile(path.Clean(name) + ".toml")
 	if err != nil || strings.Contains(name, "/") {
-		return nil, fmt.Errorf("variants: unknown rule set %q (embedded: %s; or give a .toml file)", name, strings.Join(Names(), ", "))
+		return nil, errctx.Errorf("variants", "unknown rule set %q (embedded: %s; or give a .toml file)", name, strings.Join(Names(), ", "))
 	}
 	return data, nil
 }
@@ -93,7 +94,7 @@ func Parse(file string, data []byte) (*rules.Variant, error) {
 		if v.Definition().Referee == rules.RefereeOpenTafl {
 			hint = fmt.Sprintf(" (OpenTafl's reading of it is %s%s)", OpenTaflPrefix, v.Name())
 		}
-		return nil, fmt.Errorf("variants: %s: name %q is a shipped rule set's, but the rules differ from it in %s: give the changed rule set a name of its own%s",
+		return nil, errctx.Errorf("variants", "%s: name %q is a shipped rule set's, but the rules differ from it in %s: give the changed rule set a name of its own%s",
 			file, v.Name(), strings.Join(keys, ", "), hint)
 	}
 	return v, nil
@@ -152,18 +153,18 @@ func IsShipped(v *rules.Variant) bool {
 // shipped files themselves.
 func parse(file string, data []byte) (*rules.Variant, error) {
 	var def rules.Definition
-	md, err := strict.Decode("variants: ", file, data, &def)
+	md, err := strict.Decode("variants", file, data, &def)
 	if err != nil {
 		return nil, err
 	}
 	for _, key := range strict.Keys(reflect.TypeFor[rules.Definition](), "") {
 		if !md.IsDefined(key) && !optionalKeys[key] {
-			return nil, fmt.Errorf("variants: %s: missing key %q: every key of a rule set must be given", file, key)
+			return nil, errctx.Errorf("variants", "%s: missing key %q: every key of a rule set must be given", file, key)
 		}
 	}
 	v, err := rules.Compile(def)
 	if err != nil {
-		return nil, fmt.Errorf("variants: %s: %s", file, strict.TrimPrefix(err.Error()))
+		return nil, errctx.Key("variants", file, err)
 	}
 	return v, nil
 }

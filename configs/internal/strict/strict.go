@@ -6,20 +6,20 @@ package strict
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"taflab/internal/errctx"
 	"taflab/internal/tomlbound"
 )
 
 // Decode decodes TOML data into dst (a pointer to a struct with toml tags);
-// file names the file in errors, which start with prefix (such as
-// "configs: "). A file past tomlbound's bounds (size, nesting, key length,
+// file names the file in errors, which are package pkg's (such as
+// "configs"; errctx.Error). A file past tomlbound's bounds (size, nesting, key length,
 // values) is refused before it is decoded, naming the line.
-func Decode(prefix, file string, data []byte, dst any) (toml.MetaData, error) {
+func Decode(pkg, file string, data []byte, dst any) (toml.MetaData, error) {
 	md, err := tomlbound.Decode(data, dst)
 	if err != nil {
 		var perr toml.ParseError
@@ -28,12 +28,12 @@ func Decode(prefix, file string, data []byte, dst any) (toml.MetaData, error) {
 			if len(perr.LastKey) > 0 {
 				key = ", key " + perr.LastKey
 			}
-			return md, fmt.Errorf("%s%s: line %d%s: %s", prefix, file, perr.Position.Line, key, TrimPrefix(perr.Message))
+			return md, errctx.Errorf(pkg, "%s: line %d%s: %s", file, perr.Position.Line, key, perr.Message)
 		}
-		return md, fmt.Errorf("%s%s: %s", prefix, file, TrimPrefix(err.Error()))
+		return md, errctx.Errorf(pkg, "%s: %s", file, tomlMessage(err))
 	}
 	if unknown := md.Undecoded(); len(unknown) > 0 {
-		return md, fmt.Errorf("%s%s: unknown key %q (known keys: %s)", prefix, file, unknown[0].String(), strings.Join(Keys(reflect.TypeOf(dst).Elem(), ""), ", "))
+		return md, errctx.Errorf(pkg, "%s: unknown key %q (known keys: %s)", file, unknown[0].String(), strings.Join(Keys(reflect.TypeOf(dst).Elem(), ""), ", "))
 	}
 	return md, nil
 }
@@ -62,9 +62,8 @@ func Keys(t reflect.Type, prefix string) []string {
 	return keys
 }
 
-// TrimPrefix drops the package prefix of a wrapped message ("toml: ",
-// "rules: ") so that the outer error names one package.
-func TrimPrefix(s string) string {
-	s = strings.TrimPrefix(s, "toml: ")
-	return strings.TrimPrefix(s, "rules: ")
-}
+// tomlMessage is the TOML decoder's message without its "toml: ", so that
+// the outer error names one package: the decoder gives its errors as text
+// alone (a ParseError's Message holds no prefix; its other errors start
+// with it), so this is the one message read as text.
+func tomlMessage(err error) string { return strings.TrimPrefix(err.Error(), "toml: ") }

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"taflab/cmd/internal/cli"
 	"taflab/configs"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/internal/progress"
 	"taflab/loop"
@@ -265,7 +265,7 @@ func (o *options) open(m *prepared, stderr io.Writer) int {
 	case errors.As(err, &pe):
 		return bad(stderr, "-resume: %s: %v (remove the file to play its games again from their starts)", pe.Path, pe.Err)
 	case errors.Is(err, fileio.ErrLocked):
-		fmt.Fprintf(stderr, "eval match: -out: %s\n", strings.TrimPrefix(err.Error(), "match: "))
+		fmt.Fprintf(stderr, "eval match: -out: %s\n", errctx.MessageOf("match", err))
 		return 1
 	}
 	return bad(stderr, "-resume: %v", err)

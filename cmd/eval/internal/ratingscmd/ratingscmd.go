@@ -11,9 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"taflab/cmd/internal/cli"
+	"taflab/internal/errctx"
 	"taflab/internal/fileio"
 	"taflab/ratings"
 )
@@ -118,7 +118,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, maxFiles 
 		if *priorSD == 0 {
 			hint = " (try -prior-sd 400)"
 		}
-		fmt.Fprintf(stderr, "eval ratings: %s%s\n", strings.TrimPrefix(fe.Error(), "ratings: "), hint)
+		fmt.Fprintf(stderr, "eval ratings: %s%s\n", fe.Message(), hint)
 		return 1
 	case errors.As(err, &se) && flags[se.Setting] != "":
 		if se.Value == "" {
@@ -126,7 +126,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, maxFiles 
 		}
 		return bad("%s %s: %s", flags[se.Setting], se.Value, se.Problem)
 	case err != nil:
-		return bad("%s", strings.TrimPrefix(err.Error(), "ratings: "))
+		return bad("%s", errctx.MessageOf("ratings", err))
 	}
 	md := rep.Markdown()
 	fmt.Fprint(stdout, md)

@@ -17,6 +17,7 @@ import (
 	"taflab/configs"
 	"taflab/configs/variants"
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -247,7 +248,7 @@ func (r *replayer) replayFile(name string, in io.Reader) {
 		return nil
 	})
 	if err != nil && r.ctx.Err() == nil {
-		fmt.Fprintf(r.stderr, "eval replay: %s\n", strings.TrimPrefix(err.Error(), "datasets: "))
+		fmt.Fprintf(r.stderr, "eval replay: %s\n", errctx.MessageOf("datasets", err))
 		r.failed = true
 	}
 }
