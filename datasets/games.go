@@ -188,16 +188,12 @@ func readRecordsAsWritten(ctx context.Context, name string, r io.Reader, opt Gam
 	}
 	var out []Game
 	total := 0
-	err = ScanRecordLines(ctx, name, r, func(line int, text string) error {
-		if strings.TrimSpace(text) == "" || line == 1 && rules.IsRecordHeader(text) {
-			return nil
-		}
-		rec, err := rules.ParseRecord(line, text)
-		if err != nil {
-			return errctx.Errorf("datasets", "%s: %w", name, err)
+	err = ScanRecordGames(ctx, name, r, v, v.Start(), func(g *Game) error {
+		if g.Err != nil {
+			return errctx.Errorf("datasets", "%s: %w", name, g.Err)
 		}
 		if opt.keeps(total) {
-			out = append(out, recordGame(total, v, &rec))
+			out = append(out, *g)
 		}
 		total++
 		return nil
@@ -214,9 +210,33 @@ func readRecordsAsWritten(ctx context.Context, name string, r io.Reader, opt Gam
 	return out, total, nil
 }
 
-// recordGame is the game of the record of index i, as written, under v.
-func recordGame(i int, v *rules.Variant, rec *rules.Record) Game {
-	g := Game{Index: i, Line: rec.Line, Variant: v, Start: rec.StartOr(v.Start()), Moves: rec.Moves,
+// ScanRecordGames calls fn with the game of each record of a game-record
+// file read from r a line at a time (name labels it in errors), as written,
+// under v, from start where a record gives no start of its own: blank lines
+// and a header on the first line are skipped; a line that is not a record
+// is a game whose Err (a *rules.RecordError) names the line, and the scan
+// goes on. It stops at the limits of ScanRecordLines, when ctx is done,
+// and with fn's error, returning it.
+func ScanRecordGames(ctx context.Context, name string, r io.Reader, v *rules.Variant, start rules.Position, fn func(*Game) error) error {
+	i := 0
+	return ScanRecordLines(ctx, name, r, func(line int, text string) error {
+		if strings.TrimSpace(text) == "" || line == 1 && rules.IsRecordHeader(text) {
+			return nil
+		}
+		rec, err := rules.ParseRecord(line, text)
+		g := Game{Index: i, Line: line, Variant: v, Start: start, Err: err}
+		if err == nil {
+			g = recordGame(i, v, start, &rec)
+		}
+		i++
+		return fn(&g)
+	})
+}
+
+// recordGame is the game of the record of index i, as written, under v,
+// from start unless the record gives its own.
+func recordGame(i int, v *rules.Variant, start rules.Position, rec *rules.Record) Game {
+	g := Game{Index: i, Line: rec.Line, Variant: v, Start: rec.StartOr(start), Moves: rec.Moves,
 		Winner: rec.Result.Winner(), Recorded: rec.Result.String()}
 	if g.Recorded == "" {
 		g.Recorded = "no result"

@@ -12,6 +12,10 @@ import (
 
 // This file reads and writes games as OpenTafl game records (.otg).
 
+// openTaflResults are an OpenTafl record's result tags by winner ("?" for
+// none).
+var openTaflResults = map[rules.Winner]string{rules.AttackersWin: "1", rules.DefendersWin: "-1", rules.Draw: "0"}
+
 // readOpenTafl reads the game of an OpenTafl record; name labels it in
 // errors.
 func readOpenTafl(name string, data []byte) (Game, error) {
@@ -25,13 +29,10 @@ func readOpenTafl(name string, data []byte) (Game, error) {
 	}
 	g := Game{Variant: v, Start: start, Record: rec, Attackers: rec.Tag(protocol.TagAttackers), Defenders: rec.Tag(protocol.TagDefenders),
 		Recorded: rec.Tag(protocol.TagResult)}
-	switch g.Recorded {
-	case "1":
-		g.Winner = rules.AttackersWin
-	case "-1":
-		g.Winner = rules.DefendersWin
-	case "0":
-		g.Winner = rules.Draw
+	for w, text := range openTaflResults {
+		if text == g.Recorded {
+			g.Winner = w
+		}
 	}
 	if g.Recorded == "" {
 		g.Recorded = "no result"
@@ -105,14 +106,9 @@ func OpenTaflRecord(v *rules.Variant, start rules.Position, moves []rules.Move, 
 		}
 		r.Moves = append(r.Moves, rm)
 	}
-	result := "?"
-	switch o := g.Outcome(); o.Winner {
-	case rules.AttackersWin:
-		result = "1"
-	case rules.DefendersWin:
-		result = "-1"
-	case rules.Draw:
-		result = "0"
+	result, ok := openTaflResults[g.Outcome().Winner]
+	if !ok {
+		result = "?"
 	}
 	r.SetTag(protocol.TagResult, result)
 	if o := g.Outcome(); o.Over() {

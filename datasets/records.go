@@ -97,7 +97,7 @@ func replayRecord(g *rules.Game, v *rules.Variant, i int, rec rules.Record) (Gam
 		return Game{}, fmt.Errorf("line %d, ply %d: move %s: the rules capture %s: are these records of rule set %s?",
 			rec.Line, k, rec.Moves[k-1], captureList(res.Moves[k-1].Captures), v.Name())
 	}
-	game := recordGame(i, v, &rec)
+	game := recordGame(i, v, start, &rec)
 	game.Moves, game.Positions = res.Moves, make([]rules.Position, len(res.Moves))
 	if err := g.ResetTo(start); err != nil {
 		return Game{}, fmt.Errorf("line %d: start: %v", rec.Line, err) // Replay checked it

@@ -1,5 +1,5 @@
 // Package replaycmd is "eval replay": its flags, help and the JSON line of
-// each game, over rules.Replay and datasets.ScanRecordLines.
+// each game, over rules.Replay and datasets.ScanRecordGames.
 package replaycmd
 
 import (
@@ -135,9 +135,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.movesSet {
 		moves, err := rules.ParseMoves(f.moves)
 		if err != nil {
-			r.report(rules.ReplayResult{Position: f.start}, rules.NoResult, err.Error())
+			r.report(rules.ReplayResult{Position: f.start}, "", err.Error())
 		} else {
-			r.replay(f.start, moves, 0, rules.NoResult, "")
+			r.replay(f.start, moves, 0, "", "")
 		}
 	}
 	for _, name := range f.files {
@@ -237,14 +237,18 @@ type replayer struct {
 	failed bool // a game had an error, or a file could not be read
 }
 
-// replayFile replays every game of a game-record file; name labels it in
-// errors.
-// A line or a file past datasets' limits (MaxRecordLineBytes,
-// MaxRecordFileBytes) stops the file with an error naming it and the line;
-// so does ctx, between lines.
+// replayFile replays every game of a game-record file (datasets'
+// reader); name labels it in errors. A line that is not a record is a game
+// with its error. A line or a file past datasets' limits
+// (MaxRecordLineBytes, MaxRecordFileBytes) stops the file with an error
+// naming it and the line; so does ctx, between lines.
 func (r *replayer) replayFile(name string, in io.Reader) {
-	err := datasets.ScanRecordLines(r.ctx, name, in, func(line int, text string) error {
-		r.replayLine(name, line, text)
+	err := datasets.ScanRecordGames(r.ctx, name, in, r.f.variant, r.f.start, func(g *datasets.Game) error {
+		if g.Err != nil {
+			r.report(rules.ReplayResult{Position: r.f.start}, "", name+": "+g.Err.Error())
+			return nil
+		}
+		r.replay(g.Start, g.Moves, g.Line, g.Recorded, name)
 		return nil
 	})
 	if err != nil && r.ctx.Err() == nil {
@@ -253,23 +257,10 @@ func (r *replayer) replayFile(name string, in io.Reader) {
 	}
 }
 
-// replayLine replays the game of one line of a game-record file.
-func (r *replayer) replayLine(name string, line int, text string) {
-	text = strings.TrimRight(text, "\r\n")
-	if strings.TrimSpace(text) == "" || line == 1 && rules.IsRecordHeader(text) {
-		return // a blank line, or the header
-	}
-	rec, err := rules.ParseRecord(line, text)
-	if err != nil {
-		r.report(rules.ReplayResult{Position: r.f.start}, rules.NoResult, name+": "+err.Error())
-		return
-	}
-	r.replay(rec.StartOr(r.f.start), rec.Moves, line, rec.Result, name)
-}
-
-// replay replays one game and reports it; name labels the file in errors
-// ("" for -moves).
-func (r *replayer) replay(start rules.Position, moves []rules.RecordedMove, line int, result rules.RecordResult, name string) {
+// replay replays one game and reports it; recorded is the result its
+// record states ("" for none), and name labels the file in errors ("" for
+// -moves).
+func (r *replayer) replay(start rules.Position, moves []rules.RecordedMove, line int, recorded, name string) {
 	res := rules.Replay(r.f.variant, start, moves, line)
 	errText := ""
 	if res.Err != nil {
@@ -278,11 +269,12 @@ func (r *replayer) replay(start rules.Position, moves []rules.RecordedMove, line
 			errText = name + ": " + errText
 		}
 	}
-	r.report(res, result, errText)
+	r.report(res, recorded, errText)
 }
 
-// report writes the JSON line of one game; errText "" means no error.
-func (r *replayer) report(res rules.ReplayResult, result rules.RecordResult, errText string) {
+// report writes the JSON line of one game; recorded "" means no result
+// stated, errText "" no error.
+func (r *replayer) report(res rules.ReplayResult, recorded, errText string) {
 	r.game++
 	rep := GameReport{
 		Game:              r.game,
@@ -300,9 +292,8 @@ func (r *replayer) report(res rules.ReplayResult, result rules.RecordResult, err
 	if o := res.Outcome; o.Over() {
 		rep.Outcome = &OutcomeReport{Winner: o.Winner.String(), Reason: o.Reason.String(), Ply: int(o.Ply)}
 	}
-	if result != rules.NoResult {
-		s := result.String()
-		rep.RecordResult = &s
+	if recorded != "" {
+		rep.RecordResult = &recorded
 	}
 	if errText != "" {
 		rep.Error = &errText
