@@ -190,7 +190,9 @@ func TestPrecisionsAgree(t *testing.T) {
 	// whose most likely move is float32's.
 	type tol struct{ meanPrior, maxPrior, meanValue, maxValue, sameTop float64 }
 	tols := map[Precision]tol{
-		BF16: {0.02, 0.1, 0.02, 0.1, 0.9},
+		// bfloat16's values differ by 0.016 on average over 512 positions;
+		// the 8 that the portable code runs under -race average 0.023.
+		BF16: {0.02, 0.1, 0.03, 0.1, 0.9},
 		Int8: {0.04, 0.2, 0.04, 0.2, 0.85},
 	}
 	for _, p := range []Precision{BF16, Int8} {
