@@ -10,8 +10,8 @@ import (
 	"taflab/net/kernels"
 )
 
-// lowNet is a network's convolutions in a reduced precision: its weights
-// converted once (immutable, shared by the inferences of one network).
+// lowNet is a network's convolutions in a reduced precision, its weights
+// converted when the inference is made (immutable).
 type lowNet struct {
 	prec   Precision
 	grid   kernels.LowpGrid
@@ -20,16 +20,14 @@ type lowNet struct {
 	pol    *kernels.LowpConv
 	polOut *kernels.LowpConv
 	val    *kernels.LowpConv
-	// The steps of the Int8 layers' inputs (code c stands for c·step):
-	// h[i] of the trunk after the stem (i = 0) and after block i-1, t[i]
-	// inside block i, p after the policy head's 3x3 convolution. 1 for the
-	// input planes, which are 0 or 1.
-	h, t []float32
-	p    float32
+	// The steps of the Int8 layers' inputs (nil for BF16).
+	actScales
 }
 
-// actScales are the steps of an Int8 network's activations (lowNet's h, t
-// and p).
+// actScales are the steps of the activations an Int8 network quantizes
+// (code c stands for c·step): h[i] the trunk's after the stem (i = 0) and
+// after block i-1, t[i] inside block i, p after the policy head's 3x3
+// convolution. The input planes, 0 or 1, need none.
 type actScales struct {
 	h, t []float32
 	p    float32
@@ -51,7 +49,7 @@ func newLowNet(in *Inference, prec Precision, scales *actScales) *lowNet {
 		return kernels.NewLowpConv(lp, g, f.k, f.cin, f.cout, f.w, f.b, inScale)
 	}
 	if scales != nil {
-		ln.h, ln.t, ln.p = scales.h, scales.t, scales.p
+		ln.actScales = *scales
 	}
 	ln.stem = conv(&in.stem, 1)
 	for i := range in.blocks {
