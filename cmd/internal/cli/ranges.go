@@ -51,11 +51,14 @@ var FlagRanges = map[string]Ranges{}
 // derives the flags to try from it.
 var OnRanged func(fs *flag.FlagSet, ranges Ranges)
 
-// Range is a numeric flag's documented range, both ends included. Note, if
-// not "", says what a special value means ("0: one per core").
+// Range is a numeric flag's documented range: from Min to Max, each end
+// included unless MinOpen or MaxOpen leaves it out (a probability strictly
+// between 0 and 1). Note, if not "", says what a special value means ("0:
+// one per core").
 type Range struct {
-	Min, Max float64
-	Note     string
+	Min, Max         float64
+	MinOpen, MaxOpen bool
+	Note             string
 }
 
 // Ranges are the documented ranges of a command's numeric flags, by flag
@@ -71,17 +74,33 @@ func IntRange(min, max int64, note string) Range {
 // (a seed).
 var FullUint64 = Range{Min: 0, Max: math.MaxUint64, Note: "any"}
 
-// String writes the range as the help and the errors show it: "1 to 256"
-// or "1 to 256; 0: one per core".
+// String writes the range as the help and the errors show it: "1 to 256",
+// "1 to 256; 0: one per core", or with open ends "0 to 1; strictly between
+// the two", "0 to 100; more than 0".
 func (r Range) String() string {
 	text := formatBound(r.Min) + " to " + formatBound(r.Max)
 	if r == FullUint64 {
 		text = "0 to 18446744073709551615"
 	}
+	switch {
+	case r.MinOpen && r.MaxOpen:
+		text += "; strictly between the two"
+	case r.MinOpen:
+		text += "; more than " + formatBound(r.Min)
+	case r.MaxOpen:
+		text += "; less than " + formatBound(r.Max)
+	}
 	if r.Note != "" && r.Note != "any" {
 		text += "; " + r.Note
 	}
 	return text
+}
+
+// contains reports whether x is in the range (NaN never is).
+func (r Range) contains(x float64) bool {
+	above := x > r.Min || !r.MinOpen && x == r.Min
+	below := x < r.Max || !r.MaxOpen && x == r.Max
+	return above && below
 }
 
 func formatBound(x float64) string {
@@ -170,7 +189,7 @@ func CheckRanges(fs *flag.FlagSet, ranges Ranges) error {
 		if !numeric || !ok || r == FullUint64 {
 			return
 		}
-		if !(x >= r.Min && x <= r.Max) { // NaN fails too
+		if !r.contains(x) {
 			err = fmt.Errorf("-%s %s: out of range: want %s", f.Name, exact, r)
 		}
 	})
@@ -184,8 +203,9 @@ type RangeCase struct{ Flag, Value string }
 
 // OutOfRange returns, for each of fs's numeric flags (sorted), the values
 // just out of its documented range in ranges: its maximum plus one, its
-// minimum minus one, and NaN for a flag that takes fractions. A flag with
-// no documented range gets none: the tests check that separately.
+// minimum minus one, each open end itself, and NaN for a flag that takes
+// fractions. A flag with no documented range gets none: the tests check
+// that separately.
 func OutOfRange(fs *flag.FlagSet, ranges Ranges) []RangeCase {
 	var out []RangeCase
 	for _, name := range NumericFlags(fs) {
@@ -198,6 +218,12 @@ func OutOfRange(fs *flag.FlagSet, ranges Ranges) []RangeCase {
 			continue
 		}
 		out = append(out, RangeCase{name, formatBound(r.Max + 1)}, RangeCase{name, formatBound(r.Min - 1)})
+		if r.MaxOpen {
+			out = append(out, RangeCase{name, formatBound(r.Max)})
+		}
+		if r.MinOpen {
+			out = append(out, RangeCase{name, formatBound(r.Min)})
+		}
 		if _, fraction := fs.Lookup(name).Value.(flag.Getter).Get().(float64); fraction {
 			out = append(out, RangeCase{name, "NaN"})
 		}

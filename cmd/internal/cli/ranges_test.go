@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,63 @@ func TestCheckRanges(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("case %d: got %v, want %v", i, got[i], want[i])
 			}
+		}
+	})
+}
+
+// TestOpenRange: a range's open end is refused, named in the help and
+// the error, and tried by OutOfRange; a closed end beside it is taken.
+func TestOpenRange(t *testing.T) {
+	ranges := Ranges{
+		"p": {Min: 0, Max: 1, MinOpen: true, MaxOpen: true},
+		"q": {Min: 0, Max: 100, MinOpen: true, Note: "at most -r"},
+		"r": {Min: 0, Max: 100, MaxOpen: true},
+	}
+	newSet := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("cmd", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Float64("p", 0.5, "")
+		fs.Float64("q", 5, "")
+		fs.Float64("r", 5, "")
+		return fs
+	}
+	cases := []struct {
+		args []string
+		want string // "" for no error
+	}{
+		{[]string{"-p", "0.001", "-q", "100", "-r", "0"}, ""},
+		{[]string{"-p", "0.999"}, ""},
+		{[]string{"-p", "0"}, "-p 0: out of range: want 0 to 1; strictly between the two"},
+		{[]string{"-p", "1"}, "-p 1: out of range: want 0 to 1; strictly between the two"},
+		{[]string{"-p", "NaN"}, "-p NaN: out of range: want 0 to 1; strictly between the two"},
+		{[]string{"-q", "0"}, "-q 0: out of range: want 0 to 100; more than 0; at most -r"},
+		{[]string{"-r", "100"}, "-r 100: out of range: want 0 to 100; less than 100"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			fs := newSet()
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckRanges(fs, ranges)
+			if (err == nil) != (c.want == "") || err != nil && err.Error() != c.want {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+	t.Run("documented in the help", func(t *testing.T) {
+		fs := newSet()
+		DocumentRanges(fs, ranges)
+		if got, want := fs.Lookup("p").Usage, "(range 0 to 1; strictly between the two)"; !strings.Contains(got, want) {
+			t.Errorf("got usage %q, want it to hold %q", got, want)
+		}
+	})
+	t.Run("out of range values", func(t *testing.T) {
+		got := OutOfRange(newSet(), ranges)
+		want := []RangeCase{{"p", "2"}, {"p", "-1"}, {"p", "1"}, {"p", "0"}, {"p", "NaN"},
+			{"q", "101"}, {"q", "-1"}, {"q", "0"}, {"q", "NaN"}, {"r", "101"}, {"r", "-1"}, {"r", "100"}, {"r", "NaN"}}
+		if !slices.Equal(got, want) {
+			t.Errorf("got %v, want %v", got, want)
 		}
 	})
 }

@@ -193,7 +193,7 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 	fs.StringVar(&f.strengths, "strengths", "", "comma-separated playout `budgets` replacing the player's playouts, one run each")
 	fs.IntVar(&cfg.MaxGames, "games", def.MaxGames, cli.IntRange(1, 1_000_000, ""), "the most `games` of each run")
 	fs.Float64Var(&cfg.Width, "width", def.Width, cli.Range{Min: 0, Max: 1, Note: "0: never stop early"}, "stop a run when every interval is at most `W` wide (0: never early)")
-	fs.Float64Var(&cfg.Confidence, "confidence", def.Confidence, cli.Range{Min: 0, Max: 1, Note: "strictly between the two"}, "`confidence` of the intervals")
+	fs.Float64Var(&cfg.Confidence, "confidence", def.Confidence, cli.Range{Min: 0, Max: 1, MinOpen: true, MaxOpen: true}, "`confidence` of the intervals")
 	fs.IntVar(&cfg.MinGames, "min-games", def.MinGames, cli.IntRange(0, 1_000_000, ""), "`games` a run plays before it may stop early")
 	f.records.Split = true
 	fs.Var(&f.records, "records", "game-record `file` to report on as well (repeatable or comma-separated; - for standard input)")
@@ -224,8 +224,6 @@ func parseFlags(ctx context.Context, args []string, stdin io.Reader, stderr io.W
 		return bad("unexpected argument %q (flags only; game records go in -records)", fs.Arg(0))
 	case f.out == "":
 		return bad("-out is required")
-	case !(cfg.Confidence > 0 && cfg.Confidence < 1):
-		return bad("-confidence %v: want a level strictly between 0 and 1, such as 0.95", cfg.Confidence)
 	case f.openings != "start" && f.openings != "suite":
 		return bad("-openings %q: want start or suite", f.openings)
 	}
