@@ -91,7 +91,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*flags, int) {
 	fs.IntVar(&f.cfg.Parallel, "parallel", f.cfg.Parallel, cli.IntRange(1, 64, ""), "search this many stretches of a game side by side, in one batch")
 	fs.IntVar(&f.cfg.PVMoves, "pv", f.cfg.PVMoves, cli.IntRange(1, 100, ""), "the most `moves` of a principal variation")
 	noReuse := fs.Bool("no-reuse", false, "search every position afresh, without the tree of the move before")
-	fs.Float64Var(&f.cfg.Thresholds.Inaccuracy, "inaccuracy", f.cfg.Thresholds.Inaccuracy, cli.Range{Min: 0, Max: 100, Note: "more than 0, at most -mistake"}, "`points` of win chance lost from which a move is an inaccuracy")
+	fs.Float64Var(&f.cfg.Thresholds.Inaccuracy, "inaccuracy", f.cfg.Thresholds.Inaccuracy, cli.Range{Min: 0, Max: 100, MinOpen: true, Note: "at most -mistake"}, "`points` of win chance lost from which a move is an inaccuracy")
 	fs.Float64Var(&f.cfg.Thresholds.Mistake, "mistake", f.cfg.Thresholds.Mistake, cli.Range{Min: 0, Max: 100, Note: "at most -blunder"}, "`points` of win chance lost from which a move is a mistake")
 	fs.Float64Var(&f.cfg.Thresholds.Blunder, "blunder", f.cfg.Thresholds.Blunder, cli.Range{Min: 0, Max: 100}, "`points` of win chance lost from which a move is a blunder")
 	fs.Uint64Var(&f.cfg.Seed, "seed", f.cfg.Seed, cli.FullUint64, "the `seed` of the network's board symmetries")
