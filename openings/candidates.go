@@ -89,11 +89,17 @@ type Candidates struct {
 
 // CandidateError is a source of candidates that failed: its Key is the
 // source, "records", "suite" or "random", and its Error "openings: SOURCE:
-// MESSAGE".
-type CandidateError = errctx.KeyError
+// MESSAGE" (errctx.KeyError's). A type of its own, so that errors.As tells
+// a source's failure from any other key's error.
+type CandidateError struct{ errctx.KeyError }
+
+// Package is "openings", for errctx.MessageOf.
+func (e *CandidateError) Package() string { return e.Pkg }
 
 // candidateError returns err as source's failure.
-func candidateError(source string, err error) error { return errctx.Key("openings", source, err) }
+func candidateError(source string, err error) error {
+	return &CandidateError{errctx.KeyError{Pkg: "openings", Key: source, Err: err}}
+}
 
 // GatherCandidates reads the human prefixes, the suite's positions and
 // draws the random openings of cfg, in that order; stopped by ctx it

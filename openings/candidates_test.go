@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/internal/varianttest"
 	"taflab/match"
 	"taflab/rules"
@@ -104,5 +105,25 @@ func TestSuiteHeader(t *testing.T) {
 		if i >= len(h) || !strings.HasPrefix(h[i], want) {
 			t.Errorf("line %d: got %q, want it to start %q", i, h, want)
 		}
+	}
+}
+
+// TestCandidateErrorOwnType: errors.As finds a *CandidateError in a
+// source's failure only, not in another key's error, and the error reads
+// as a key error of this package.
+func TestCandidateErrorOwnType(t *testing.T) {
+	var ce *CandidateError
+	if other := errctx.Key("openings", "suite", errors.New("x")); errors.As(other, &ce) {
+		t.Errorf("errors.As(%v, *CandidateError): got true, want false for a key error that is no source's", other)
+	}
+	err := candidateError("suite", errctx.Errorf("datasets", "s.txt: line 2: bad"))
+	if !errors.As(err, &ce) || ce.Key != "suite" {
+		t.Fatalf("errors.As(%v, *CandidateError): got false or key %q, want the suite's", err, ce.Key)
+	}
+	if got, want := err.Error(), "openings: suite: s.txt: line 2: bad"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := errctx.MessageOf("openings", err), "suite: s.txt: line 2: bad"; got != want {
+		t.Errorf("MessageOf: got %q, want %q", got, want)
 	}
 }
