@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"taflab/chart"
+	"taflab/internal/errctx"
 )
 
 // WriteChart draws a review's graph as a PNG at path (chart.SavePNG):
@@ -30,7 +31,7 @@ func WriteChart(path, title string, rev *Review) error {
 	}
 	even, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 50}, {X: float64(max(len(line)-1, 1)), Y: 50}})
 	if err != nil {
-		return fmt.Errorf("analysis: chart: %w", err)
+		return errctx.Errorf("analysis", "chart: %w", err)
 	}
 	even.Color = chart.Hex("#999999")
 	even.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
@@ -38,7 +39,7 @@ func WriteChart(path, title string, rev *Review) error {
 	if len(line) > 0 {
 		l, err := plotter.NewLine(line)
 		if err != nil {
-			return fmt.Errorf("analysis: chart: %w", err)
+			return errctx.Errorf("analysis", "chart: %w", err)
 		}
 		l.Color = chart.Color(0)
 		l.Width = vg.Points(1.5)
@@ -66,7 +67,7 @@ func WriteChart(path, title string, rev *Review) error {
 		}
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
-			return fmt.Errorf("analysis: chart: %w", err)
+			return errctx.Errorf("analysis", "chart: %w", err)
 		}
 		s.GlyphStyle.Shape = m.shape
 		s.GlyphStyle.Color = chart.Color(m.color)

@@ -2,8 +2,8 @@ package analysis
 
 import (
 	"errors"
-	"fmt"
 
+	"taflab/internal/errctx"
 	"taflab/mcts"
 )
 
@@ -48,22 +48,20 @@ func DefaultConfig() Config {
 // Validate reports every setting out of range.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.Playouts != 0 {
-		if err := mcts.CheckPlayouts(c.Playouts); err != nil {
-			errs = append(errs, fmt.Errorf("analysis: %w", err))
-		}
+	if c.Playouts < 0 || c.Playouts > mcts.MaxPlayouts {
+		errs = append(errs, errctx.Errorf("analysis", "playouts %d: want 0 (no search) to %d", c.Playouts, mcts.MaxPlayouts))
 	}
 	if c.Top < 1 || c.Top > 100 {
-		errs = append(errs, fmt.Errorf("analysis: top %d: want 1 to 100 moves", c.Top))
+		errs = append(errs, errctx.Errorf("analysis", "top %d: want 1 to 100 moves", c.Top))
 	}
 	if c.PVMoves < 1 || c.PVMoves > 100 {
-		errs = append(errs, fmt.Errorf("analysis: pv moves %d: want 1 to 100", c.PVMoves))
+		errs = append(errs, errctx.Errorf("analysis", "pv moves %d: want 1 to 100", c.PVMoves))
 	}
 	if c.Parallel < 1 || c.Parallel > 64 {
-		errs = append(errs, fmt.Errorf("analysis: parallel %d: want 1 to 64 stretches", c.Parallel))
+		errs = append(errs, errctx.Errorf("analysis", "parallel %d: want 1 to 64 stretches", c.Parallel))
 	}
 	if err := c.Search.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("analysis: search: %w", err))
+		errs = append(errs, errctx.Key("analysis", "search", err))
 	}
 	errs = append(errs, c.Thresholds.Validate())
 	return errors.Join(errs...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -21,20 +22,20 @@ type replayed struct {
 // (or one played after the game ended).
 func replay(g *datasets.Game) (*replayed, error) {
 	if g.Variant == nil {
-		return nil, fmt.Errorf("analysis: a game without a rule set")
+		return nil, errctx.Errorf("analysis", "a game without a rule set")
 	}
 	game, err := rules.NewGameFrom(g.Variant, g.Start)
 	if err != nil {
-		return nil, fmt.Errorf("analysis: start: %v", err)
+		return nil, errctx.Key("analysis", "start", err)
 	}
 	r := &replayed{game: game, played: make([]rules.RecordedMove, 0, len(g.Moves)), positions: []rules.Position{game.Position()}}
 	for i, rm := range g.Moves {
 		m := rm.Move
 		if o := game.Outcome(); o.Over() {
-			return nil, fmt.Errorf("analysis: ply %d: %s is played after the game ended at ply %d (%s)", i+1, m, o.Ply, o)
+			return nil, errctx.Errorf("analysis", "ply %d: %s is played after the game ended at ply %d (%s)", i+1, m, o.Ply, o)
 		}
 		if err := game.Play(m); err != nil {
-			return nil, fmt.Errorf("analysis: ply %d: %v", i+1, err)
+			return nil, errctx.Key("analysis", fmt.Sprintf("ply %d", i+1), err)
 		}
 		_, captured := game.LastMove()
 		r.played = append(r.played, rules.RecordedMove{Move: m, Captures: captured})
@@ -119,7 +120,7 @@ func evaluate(e mcts.Evaluator, g *rules.Game, top int) (view, error) {
 	moves := g.GenerateMoves(nil)
 	policy, value, err := mcts.EvaluatePosition(e, g.Variant(), g.Position(), moves, top)
 	if err != nil {
-		return view{}, fmt.Errorf("analysis: evaluating %s: %w", g.Position(), err)
+		return view{}, errctx.Key("analysis", "evaluating "+g.Position().String(), err)
 	}
 	out := view{policy: policy, value: float64(value)}
 	if w, ok := e.(wdlSource); ok {
@@ -144,10 +145,10 @@ func Analyze(ctx context.Context, cfg *Config, e mcts.Evaluator, game *datasets.
 	}
 	g := rg.game
 	if o := g.Outcome(); o.Over() {
-		return nil, fmt.Errorf("analysis: the game is over (%s): nothing to analyse", o)
+		return nil, errctx.Errorf("analysis", "the game is over (%s): nothing to analyse", o)
 	}
 	if !g.HasMove() {
-		return nil, fmt.Errorf("analysis: the %s have no legal move: nothing to analyse", g.ToMove())
+		return nil, errctx.Errorf("analysis", "the %s have no legal move: nothing to analyse", g.ToMove())
 	}
 	if s, ok := e.(seeded); ok {
 		s.Seed(cfg.Seed)
@@ -173,7 +174,7 @@ func Analyze(ctx context.Context, cfg *Config, e mcts.Evaluator, game *datasets.
 	}
 	s := mcts.NewSearch(&cfg.Search, g, cfg.Seed)
 	if err := mcts.NewRunner(e).SearchContext(ctx, s, cfg.Playouts); err != nil {
-		return nil, fmt.Errorf("analysis: search: %w", err)
+		return nil, errctx.Key("analysis", "search", err)
 	}
 	rep.Search = searchReport(cfg, s, v.wdl)
 	return rep, nil

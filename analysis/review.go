@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/rules"
 )
@@ -147,7 +148,7 @@ func NewReviewer(cfg *Config, e mcts.Evaluator, game *datasets.Game) (*Reviewer,
 		return nil, err
 	}
 	if cfg.Playouts < 1 {
-		return nil, fmt.Errorf("analysis: a review needs a search: playouts %d, want 1 or more", cfg.Playouts)
+		return nil, errctx.Errorf("analysis", "a review needs a search: playouts %d, want 1 or more", cfg.Playouts)
 	}
 	rg, err := replay(game)
 	if err != nil {
@@ -168,7 +169,7 @@ func NewReviewer(cfg *Config, e mcts.Evaluator, game *datasets.Game) (*Reviewer,
 		}
 		g, err := rules.NewGameFrom(game.Variant, game.Start)
 		if err != nil {
-			return nil, fmt.Errorf("analysis: start: %v", err)
+			return nil, errctx.Key("analysis", "start", err)
 		}
 		for _, m := range rg.played[:from] {
 			g.Make(m.Move) // the moves before, so that repetitions count
@@ -226,7 +227,7 @@ func (r *Reviewer) Step(ctx context.Context) ([]Ply, error) {
 			return nil, err
 		}
 		if err := r.runner.Step(r.searches); err != nil {
-			return nil, fmt.Errorf("analysis: %w", err)
+			return nil, errctx.Key("analysis", "search", err)
 		}
 	}
 	var out []Ply
@@ -243,7 +244,7 @@ func (r *Reviewer) Step(ctx context.Context) ([]Ply, error) {
 		r.views[c.next] = a
 		if c.next < c.last {
 			if err := s.Advance(r.played[c.next].Move); err != nil {
-				return nil, fmt.Errorf("analysis: ply %d: %w", c.next+1, err)
+				return nil, errctx.Key("analysis", fmt.Sprintf("ply %d", c.next+1), err)
 			}
 		}
 		c.next++

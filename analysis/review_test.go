@@ -274,3 +274,47 @@ func TestReviewParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameOnePackage: an analysis's and a review's errors name
+// this package once, the rules' and the search's reasons under it without
+// their own package's name.
+func TestErrorsNameOnePackage(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	illegal := handGame(t, v, v.Start().String(), "d1-d3 d3-d1")
+	badSearch := analysis.DefaultConfig()
+	badSearch.Search.CPuct = -1
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"an illegal move analysed", func() error {
+			cfg := analysis.DefaultConfig()
+			_, err := analysis.Analyze(context.Background(), &cfg, mcts.NewHeuristic(), illegal)
+			return err
+		}, "analysis: ply 2: move d3-d1: defenders to move, but an attacker stands on d3"},
+		{"an illegal move reviewed", func() error {
+			cfg := analysis.DefaultConfig()
+			_, err := analysis.ReviewGame(context.Background(), &cfg, mcts.NewHeuristic(), illegal, nil)
+			return err
+		}, "analysis: ply 2: move d3-d1: defenders to move, but an attacker stands on d3"},
+		{"a search setting out of range", func() error {
+			_, err := analysis.Analyze(context.Background(), &badSearch, mcts.NewHeuristic(), randomGame(v, 1, 2))
+			return err
+		}, "analysis: search: cpuct = -1: want more than 0"},
+		{"playouts out of range", func() error {
+			cfg := analysis.DefaultConfig()
+			cfg.Playouts = -1
+			_, err := analysis.Analyze(context.Background(), &cfg, mcts.NewHeuristic(), randomGame(v, 1, 2))
+			return err
+		}, "analysis: playouts -1: want 0 (no search) to 16777216"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "rules: ") || strings.Contains(err.Error(), "mcts: ") {
+				t.Errorf("got %v, want an error starting %q, naming no other package", err, c.want)
+			}
+		})
+	}
+}

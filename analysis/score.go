@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
+
+	"taflab/internal/errctx"
 )
 
 // This file holds the arithmetic of a review: win chances, labels and
@@ -83,7 +84,7 @@ func DefaultThresholds() Thresholds { return Thresholds{Inaccuracy: 5, Mistake: 
 // Validate reports thresholds out of order or out of (0, 100].
 func (t Thresholds) Validate() error {
 	if !(t.Inaccuracy > 0 && t.Inaccuracy <= t.Mistake && t.Mistake <= t.Blunder && t.Blunder <= 100) {
-		return fmt.Errorf("analysis: thresholds %g, %g, %g points: want 0 < inaccuracy <= mistake <= blunder <= 100", t.Inaccuracy, t.Mistake, t.Blunder)
+		return errctx.Errorf("analysis", "thresholds %g, %g, %g points: want 0 < inaccuracy <= mistake <= blunder <= 100", t.Inaccuracy, t.Mistake, t.Blunder)
 	}
 	return nil
 }
