@@ -211,13 +211,14 @@ func (r *Reviewer) Step(ctx context.Context) ([]Ply, error) {
 	if len(active) == 0 {
 		return nil, nil
 	}
-	draws := make([]float64, len(active))
+	draws := make([]float64, len(active)) // the evaluator's, which split a search's value (searchWDL)
+	_, hasWDL := r.eval.(wdlSource)
 	for i, c := range active {
-		view, err := evaluate(r.eval, c.search.Game(), 1)
-		if err != nil {
-			return nil, err
-		}
-		if view.wdl != nil {
+		if hasWDL { // an evaluator without draws is not asked for nothing
+			view, err := evaluate(r.eval, c.search.Game(), 1)
+			if err != nil {
+				return nil, err
+			}
 			draws[i] = view.wdl.Draw
 		}
 		c.search.Start(r.cfg.Playouts, false)
