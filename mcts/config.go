@@ -144,7 +144,7 @@ const MaxPlayouts = 1 << 24
 // they parse a count (a flag, a config key, a request, a protocol line).
 func CheckPlayouts(n int) error {
 	if n < 1 || n > MaxPlayouts {
-		return fmt.Errorf("mcts: playouts %d: want from 1 to %d", n, MaxPlayouts)
+		return errctx.Errorf("mcts", "playouts %d: want from 1 to %d", n, MaxPlayouts)
 	}
 	return nil
 }
@@ -230,12 +230,12 @@ func (c *Config) TreeBudget() int64 {
 	return c.TreeBytes
 }
 
-// treeNodes returns the nodes the memory budget holds.
 // RoundBytes returns the tree memory one round of a game's search may add
 // past its budget: LeavesPerGame leaves' expansions of rules.MaxMoves
-// nodes each (node size: 28 bytes).
+// nodes each.
 func (c *Config) RoundBytes() int64 {
 	return int64(max(c.LeavesPerGame, 1)) * rules.MaxMoves * int64(nodeBytes)
 }
 
+// treeNodes returns the nodes the memory budget holds.
 func (c *Config) treeNodes() int { return int(max(c.TreeBudget(), MinTreeBytes) / int64(nodeBytes)) }
