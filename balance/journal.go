@@ -245,7 +245,7 @@ func (j *journal) begin(id runIdentity, v *rules.Variant) (priorRun, error) {
 	for _, g := range j.games[k] {
 		pg, err := replayJournalGame(v, g.entry)
 		if err != nil {
-			return prior, errctx.Errorf("balance", "%s: line %d: game %d of %s %s: %w", j.path, g.line, g.entry.Index, k.Variant, k.Player, err)
+			return prior, errctx.Key("balance", fmt.Sprintf("%s: line %d: game %d of %s %s", j.path, g.line, g.entry.Index, k.Variant, k.Player), err)
 		}
 		if _, dup := prior.games[g.entry.Index]; dup {
 			return prior, errctx.Errorf("balance", "%s: line %d: game %d of %s %s a second time", j.path, g.line, g.entry.Index, k.Variant, k.Player)
@@ -255,7 +255,7 @@ func (j *journal) begin(id runIdentity, v *rules.Variant) (priorRun, error) {
 	seen := map[int]bool{}
 	for _, p := range j.pairs[k] {
 		if err := replayPair(v, p.entry.Pair, seen); err != nil {
-			return prior, errctx.Errorf("balance", "%s: line %d: pair %d of %s %s: %w", j.path, p.line, p.entry.Pair.Index, k.Variant, k.Player, err)
+			return prior, errctx.Key("balance", fmt.Sprintf("%s: line %d: pair %d of %s %s", j.path, p.line, p.entry.Pair.Index, k.Variant, k.Player), err)
 		}
 		prior.pairs = append(prior.pairs, p.entry.Pair)
 	}
@@ -320,7 +320,7 @@ func replayPair(v *rules.Variant, p match.Pair, seen map[int]bool) error {
 		out, err := replayMoves(v, start, g.Moves)
 		switch {
 		case err != nil:
-			return fmt.Errorf("game %d: %w", half+1, err)
+			return errctx.Key("balance", fmt.Sprintf("game %d", half+1), err)
 		case g.Forfeit == "" && out != g.Outcome:
 			return fmt.Errorf("game %d ends %v by the rules, the line says %v", half+1, out, g.Outcome)
 		case g.Forfeit != "" && out.Over():
@@ -342,7 +342,7 @@ func replayMoves(v *rules.Variant, start rules.Position, moves []rules.Move) (ru
 			return rules.Outcome{}, fmt.Errorf("ply %d: %s after the rules ended the game (%v)", i+1, m, game.Outcome())
 		}
 		if err := game.Play(m); err != nil {
-			return rules.Outcome{}, fmt.Errorf("ply %d: %w", i+1, err)
+			return rules.Outcome{}, errctx.Key("balance", fmt.Sprintf("ply %d", i+1), err)
 		}
 	}
 	return game.Outcome(), nil

@@ -138,7 +138,7 @@ func readDatasetGames(name string, data []byte, opt *GameOptions) ([]Game, int, 
 	}
 	v, err := rules.Compile(meta.Definition)
 	if err != nil {
-		return nil, 0, errctx.Errorf("datasets", "%s: rule set: %w", name, err)
+		return nil, 0, errctx.Key("datasets", name+": rule set", err)
 	}
 	var out []Game
 	for i := range rows {
@@ -289,7 +289,7 @@ func recordsVariant(name string, m *matchFile) (*rules.Variant, error) {
 			return nil, errctx.Errorf("datasets", "%w", archive.Stat(name))
 		}
 		if v, err = variants.Load(a.Variant); err != nil {
-			return nil, errctx.Errorf("datasets", "%s: %w", name, err)
+			return nil, errctx.Key("datasets", name, err)
 		}
 		return v, nil
 	case m == nil:
@@ -300,7 +300,7 @@ func recordsVariant(name string, m *matchFile) (*rules.Variant, error) {
 		v, err = variants.Load(m.Variant)
 	}
 	if err != nil {
-		return nil, errctx.Errorf("datasets", "%s beside %s: %w", MatchFileName, name, err)
+		return nil, errctx.Key("datasets", MatchFileName+" beside "+name, err)
 	}
 	return v, nil
 }

@@ -92,7 +92,7 @@ func (c *Config) Validate() error {
 	if c.Variant != nil {
 		for i, o := range c.Openings {
 			if err := checkOpening(c.Variant, o); err != nil {
-				errs = append(errs, errctx.Errorf("match", "opening %d: %w", i, err))
+				errs = append(errs, errctx.Key("match", fmt.Sprintf("opening %d", i), err))
 				break
 			}
 		}
@@ -117,7 +117,7 @@ func (c *Config) Validate() error {
 	for _, p := range []*Player{&c.A, &c.B} {
 		if p.Search != nil {
 			if err := p.Search.Validate(); err != nil {
-				errs = append(errs, errctx.Errorf("match", "player %s: %w", p.Name, err))
+				errs = append(errs, errctx.Key("match", "player "+p.Name, err))
 			}
 		}
 	}
@@ -168,7 +168,7 @@ func (c *Config) CheckUnfinished() error {
 		}
 		last := len(u.Moves) - 1
 		if err := checkOpening(c.Variant, Opening{Start: o.Start, Moves: u.Moves[:max(last, len(o.Moves))]}); err != nil {
-			return errctx.Errorf("match", "unfinished game %d/%d: %w", u.Pair, u.Half, err)
+			return errctx.Key("match", fmt.Sprintf("unfinished game %d/%d", u.Pair, u.Half), err)
 		}
 		if last >= len(o.Moves) { // the last move may end the game
 			g, _ := startGame(c.Variant, o)
@@ -176,7 +176,7 @@ func (c *Config) CheckUnfinished() error {
 				g.Make(m)
 			}
 			if err := g.Play(u.Moves[last]); err != nil {
-				return errctx.Errorf("match", "unfinished game %d/%d: move %d: %w", u.Pair, u.Half, last+1, err)
+				return errctx.Key("match", fmt.Sprintf("unfinished game %d/%d: move %d", u.Pair, u.Half, last+1), err)
 			}
 		}
 		if f := u.Forfeit; f != nil && f.Winner != rules.AttackersWin && f.Winner != rules.DefendersWin {
@@ -207,7 +207,7 @@ func checkOpening(v *rules.Variant, o Opening) error {
 	}
 	for i, m := range o.Moves {
 		if err := g.Play(m); err != nil {
-			return fmt.Errorf("move %d: %w", i+1, err)
+			return errctx.Key("match", fmt.Sprintf("move %d", i+1), err)
 		}
 		if g.Outcome().Over() {
 			return fmt.Errorf("move %d %s ends the game", i+1, m)

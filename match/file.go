@@ -182,7 +182,7 @@ func ReadFile(path string) (File, error) {
 			return File{}, errctx.Errorf("match", "match file %s: rules named %q for variant %q", path, f.Rules.Name, f.Variant)
 		}
 		if _, err := rules.Compile(*f.Rules); err != nil {
-			return File{}, errctx.Errorf("match", "match file %s: rules: %w", path, err)
+			return File{}, errctx.Key("match", "match file "+path+": rules", err)
 		}
 	}
 	for i, g := range f.Games {

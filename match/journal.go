@@ -110,7 +110,7 @@ func (c *Config) CheckJournal(path string, pairs []Pair) error {
 	seen := map[int]bool{}
 	for k, p := range pairs {
 		if err := c.checkPair(p, seen); err != nil {
-			return errctx.Errorf("match", "%s: line %d: pair %d: %w", path, k+1, p.Index, err)
+			return errctx.Key("match", fmt.Sprintf("%s: line %d: pair %d", path, k+1, p.Index), err)
 		}
 	}
 	return nil
@@ -133,7 +133,7 @@ func (c *Config) checkPair(p Pair, seen map[int]bool) error {
 			return fmt.Errorf("the game of %s is another pair's or half's (pair %d, A attacking %v)", name, g.Pair, g.AAttacks)
 		}
 		if err := c.replayGame(o, g); err != nil {
-			return fmt.Errorf("the game of %s: %w", name, err)
+			return errctx.Key("match", "the game of "+name, err)
 		}
 	}
 	return nil
@@ -156,7 +156,7 @@ func (c *Config) replayGame(o Opening, g Game) error {
 			return fmt.Errorf("ply %d: %s after the rules ended the game (%v)", i+1, m, game.Outcome())
 		}
 		if err := game.Play(m); err != nil {
-			return fmt.Errorf("ply %d: %w", i+1, err)
+			return errctx.Key("match", fmt.Sprintf("ply %d", i+1), err)
 		}
 		if _, captured := game.LastMove(); captured != g.Captures[i] {
 			return fmt.Errorf("ply %d: %s captures %v by the rules, the journal says %v", i+1, m, captured, g.Captures[i])

@@ -58,7 +58,7 @@ func newWorker(cfg *Config, slots int, takePair func() (int, bool)) (*worker, er
 		}
 		eval, err := p.NewEvaluator()
 		if err != nil {
-			return nil, errctx.Errorf("match", "player %s: %w", p.Name, err)
+			return nil, errctx.Key("match", "player "+p.Name, err)
 		}
 		w.runners[i] = mcts.NewRunner(eval)
 	}
@@ -414,7 +414,7 @@ func (w *worker) newGame(pair, half int) (*liveGame, error) {
 		if n := len(w.idle[p]); n > 0 {
 			e, w.idle[p] = w.idle[p][n-1], w.idle[p][:n-1]
 		} else if e, err = player.NewProgram(); err != nil {
-			return nil, errctx.Errorf("match", "player %s: %w", player.Name, err)
+			return nil, errctx.Key("match", "player "+player.Name, err)
 		}
 		g.engines[p] = e
 		side := rules.Attackers

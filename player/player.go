@@ -339,14 +339,14 @@ func (l *Loader) Load(s Spec) (match.Player, error) {
 		var planesOf *rules.Variant
 		if s.Planes != "" {
 			if planesOf, err = variants.Load(s.Planes); err != nil {
-				return p, errctx.Errorf("player", "planes=%s: %w", s.Planes, err)
+				return p, errctx.Key("player", "planes="+s.Planes, err)
 			}
 			p.Name += "-as-" + s.Planes
 		}
 		prec := net.DefaultPrecision()
 		if s.Precision != "" {
 			if prec, err = net.ParsePrecision(s.Precision); err != nil {
-				return p, errctx.Errorf("player", "%w", err)
+				return p, err // net's, naming the precision
 			}
 			p.Name += "-" + s.Precision
 		}
