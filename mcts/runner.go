@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -124,7 +125,7 @@ func (r *Runner) Step(searches []*Search) error {
 		for _, leaf := range r.pending {
 			leaf.search.cancel(r.paths[leaf.pathStart : leaf.pathStart+leaf.pathN])
 		}
-		return fmt.Errorf("mcts: evaluator %s: %w", r.eval.ID(), err)
+		return errctx.Key("mcts", "evaluator "+r.eval.ID(), err)
 	}
 	for i, leaf := range r.pending {
 		s := leaf.search

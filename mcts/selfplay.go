@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -197,10 +198,10 @@ func (p *SelfPlayer) newGame(next GameSource, reuse *slot) (*slot, error) {
 		g.Reset()
 	} else {
 		if err := p.variant.CheckStart(spec.Start); err != nil {
-			return nil, fmt.Errorf("mcts: game %d: %w", spec.Index, err)
+			return nil, errctx.Key("mcts", fmt.Sprintf("game %d", spec.Index), err)
 		}
 		if err := g.ResetTo(spec.Start); err != nil {
-			return nil, fmt.Errorf("mcts: game %d: %w", spec.Index, err) // CheckStart passed
+			return nil, errctx.Key("mcts", fmt.Sprintf("game %d", spec.Index), err) // CheckStart passed
 		}
 	}
 	sl.search.Reset(g, spec.Seed)
