@@ -439,3 +439,37 @@ func TestSharedBudget(t *testing.T) {
 		t.Errorf("a budget that never fills changed the games")
 	}
 }
+
+// TestSharedBudgetAfterError: a worker that stops at a game it cannot
+// start gives back what it holds of the budget, but not the bytes of the
+// games it handed on, which their reader releases.
+func TestSharedBudgetAfterError(t *testing.T) {
+	v := variants.MustLoad("copenhagen")
+	cfg := DefaultConfig()
+	cfg.Playouts, cfg.CheapPlayouts = 16, 4
+	p, err := NewSelfPlayer(cfg, v, NewHeuristic(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBudget(1 << 30)
+	p.ShareBudget(b)
+	n := 0
+	source := func() (GameSpec, bool) {
+		n++
+		if n == 1 {
+			return GameSpec{Index: 0, Seed: 1}, true
+		}
+		return GameSpec{Index: 1, Seed: 2, Start: rules.Position{Size: 9}}, true // not a position of the rule set
+	}
+	var handed int64
+	err = p.Play(context.Background(), source, func(r *GameRecord) error {
+		handed += r.Bytes()
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "game 1") {
+		t.Fatalf("got %v, want an error naming game 1", err)
+	}
+	if got := b.Used(); handed == 0 || got != handed {
+		t.Errorf("after play: the budget holds %d bytes, want the %d of the game handed on", got, handed)
+	}
+}

@@ -121,7 +121,9 @@ func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameR
 			s.releaseBudget()
 		}
 		for _, sl := range slots {
-			p.shared.Release(sl.record.Bytes()) // games unfinished, dropped
+			if sl.record != nil { // a game unfinished, dropped
+				p.shared.Release(sl.record.Bytes())
+			}
 		}
 	}()
 	newGame := func(reuse *slot) (*slot, error) {
@@ -165,6 +167,7 @@ func (p *SelfPlayer) Play(ctx context.Context, next GameSource, done func(*GameR
 			if err := done(sl.record); err != nil {
 				return err
 			}
+			sl.record = nil // the reader's, which releases its bytes
 			fresh, err := newGame(sl)
 			if err != nil {
 				return err
