@@ -46,11 +46,11 @@ func switchPlanes(v *rules.Variant) ([InputPlanes]bool, error) {
 func (n *Network) AdoptPlanes(from, to *rules.Variant) error {
 	a, err := switchPlanes(from)
 	if err != nil {
-		return errctx.Errorf("net", "adopt planes: %s: %w", from.Name(), err)
+		return errctx.Key("net", "adopt planes: "+from.Name(), err)
 	}
 	b, err := switchPlanes(to)
 	if err != nil {
-		return errctx.Errorf("net", "adopt planes: %s: %w", to.Name(), err)
+		return errctx.Key("net", "adopt planes: "+to.Name(), err)
 	}
 	var on, off []int // planes to sets and from does not; the reverse
 	for c := firstSwitchPlane; c < InputPlanes; c++ {

@@ -1,8 +1,7 @@
 package net
 
 import (
-	"fmt"
-
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -50,7 +49,7 @@ func Encode(dst []float32, v *rules.Variant, p *rules.Position) error {
 		if size == BoardSize {
 			size = v.Size()
 		}
-		return fmt.Errorf("net: the network plays %dx%d boards, not %dx%d", BoardSize, BoardSize, size, size)
+		return errctx.Errorf("net", "the network plays %dx%d boards, not %dx%d", BoardSize, BoardSize, size, size)
 	}
 	def := v.Definition()
 	var consts [InputPlanes]float32

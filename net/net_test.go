@@ -499,7 +499,8 @@ func TestLearnsSyntheticTarget(t *testing.T) {
 }
 
 // TestValueTargetRefusesBadSamples checks that a sample whose value target
-// is out of range is an error naming it, not a silent NaN.
+// is out of range, or whose board the network does not play, is an error
+// naming it and package net once, not a silent NaN.
 func TestValueTargetRefusesBadSamples(t *testing.T) {
 	n, err := New(tinyConfig(), 7)
 	if err != nil {
@@ -520,14 +521,15 @@ func TestValueTargetRefusesBadSamples(t *testing.T) {
 		{"value below -1", func(s *Sample) { s.SearchWeight, s.SearchValue = 0.5, -2 }, "search value -2"},
 		{"value weight", func(s *Sample) { s.ValueWeight = -0.5 }, "value weight -0.5"},
 		{"sample weight", func(s *Sample) { s.Weight = -2 }, "weight -2"},
+		{"board size", func(s *Sample) { s.Position.Size = 9 }, "the network plays 11x11 boards, not 9x9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			batch := randomSamples(t, 2, 3)
 			tt.edit(&batch[1])
 			_, err := tr.Gradients(batch)
-			if err == nil || !strings.Contains(err.Error(), "sample 1: "+tt.substr) {
-				t.Fatalf("got error %v, want one naming sample 1: %s", err, tt.substr)
+			if err == nil || !strings.Contains(err.Error(), "sample 1: "+tt.substr) || strings.Count(err.Error(), "net: ") != 1 {
+				t.Fatalf("got error %v, want one naming sample 1: %s, and package net once", err, tt.substr)
 			}
 		})
 	}

@@ -499,7 +499,7 @@ func (t *Trainer) Gradients(batch []Sample) (Losses, error) {
 	t.grow(b)
 	for i := range batch {
 		if err := Encode(t.x0[i*Squares*InputPlanes:(i+1)*Squares*InputPlanes], batch[i].Variant, &batch[i].Position); err != nil {
-			return Losses{}, errctx.Errorf("net", "sample %d: %w", i, err)
+			return Losses{}, errctx.Key("net", fmt.Sprintf("sample %d", i), err)
 		}
 	}
 	t.setWino()
@@ -549,7 +549,7 @@ func (t *Trainer) lossGradients(batch []Sample) (Losses, error) {
 			t.scratch = rules.NewGame(s.Variant)
 		}
 		if err := t.scratch.ResetTo(s.Position); err != nil {
-			return losses, errctx.Errorf("net", "sample %d: %w", i, err)
+			return losses, errctx.Key("net", fmt.Sprintf("sample %d", i), err)
 		}
 		t.legal = t.scratch.GenerateMoves(t.legal[:0])
 		logits := t.logits[i*PolicySize : (i+1)*PolicySize]
