@@ -3,6 +3,8 @@ package balance
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,6 +118,9 @@ func TestJournalRefusals(t *testing.T) {
 			return bytes.Replace(good, []byte(`"winner":"defenders"`), []byte(`"winner":"attackers"`), 1)
 		}, "the line was changed or damaged"},
 		{"torn tail", func(c *Config) []byte { return append(bytes.Clone(good), `{"game":{"varia`...) }, ""},
+		{"an illegal move, its checksum made to fit", func(c *Config) []byte {
+			return refit(t, good, 1, `"moves":"`, `"moves":"a1-a2 `)
+		}, "line 2: game "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,11 +136,25 @@ func TestJournalRefusals(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), cfg.Journal) {
-				t.Errorf("got %v, want an error naming %s and %q", err, cfg.Journal, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), cfg.Journal) || strings.Contains(err.Error(), "rules: ") {
+				t.Errorf("got %v, want an error naming %s and %q, and package balance alone", err, cfg.Journal, tt.want)
 			}
 		})
 	}
+}
+
+// refit returns journal with old replaced by new once in its line of index
+// i (from 0), the line's checksum made to fit.
+func refit(t *testing.T, journal []byte, i int, old, new string) []byte {
+	t.Helper()
+	lines := bytes.SplitAfter(journal, []byte("\n"))
+	tab := bytes.LastIndexByte(lines[i], '\t')
+	if tab < 0 || !bytes.Contains(lines[i][:tab], []byte(old)) {
+		t.Fatalf("line %d %q: no checksum, or no %q", i+1, lines[i], old)
+	}
+	text := bytes.Replace(lines[i][:tab], []byte(old), []byte(new), 1)
+	lines[i] = fmt.Appendf(text, "\t%08x\n", crc32.Checksum(text, journalCRC))
+	return bytes.Join(lines, nil)
 }
 
 // TestOwnNetworks: a net=own player plays each rule set with its own
