@@ -102,6 +102,15 @@ func TestMatchGames(t *testing.T) {
 	if _, err := datasets.LoadGames(filepath.Join(dir, "games.csv"), datasets.GameOptions{}); err == nil || !strings.Contains(err.Error(), "match.json") {
 		t.Errorf("a broken match.json: got %v, want an error naming it", err)
 	}
+	// One that names no rule set there is is an error naming both, under
+	// package datasets' name alone.
+	if err := os.WriteFile(filepath.Join(dir, match.FileName), []byte(`{"variant":"nope"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := datasets.LoadGames(filepath.Join(dir, "games.csv"), datasets.GameOptions{}); err == nil || !strings.Contains(err.Error(), "match.json beside") ||
+		!strings.Contains(err.Error(), `"nope"`) || strings.Count(err.Error(), ": unknown rule set") != 1 || strings.Contains(err.Error(), "variants: ") {
+		t.Errorf("a match.json of an unknown rule set: got %v, want an error naming it and the rule set, under package datasets' name alone", err)
+	}
 }
 
 // TestDatasetGames: a dataset's games table is read with its rules, starts
