@@ -447,11 +447,11 @@ func ruleSetName(name string) string {
 // first (start:), and atkf says who moves first.
 func RulesString(def rules.Definition) (string, error) {
 	if err := def.Validate(); err != nil {
-		return "", errctx.Errorf("protocol", "%w", err)
+		return "", errctx.Key("protocol", "rule set "+def.Name, err)
 	}
 	start, err := rules.ParsePosition(def.Start)
 	if err != nil {
-		return "", errctx.Errorf("protocol", "%w", err)
+		return "", errctx.Key("protocol", "rule set "+def.Name, err)
 	}
 	yn := func(b bool) string {
 		if b {

@@ -186,6 +186,29 @@ func TestCompileOpenTaflCopenhagen(t *testing.T) {
 	}
 }
 
+// TestRulesStringRefuses: a rule set that is not one has no rules string:
+// the error names it and the rules' reason, under package protocol's name
+// alone.
+func TestRulesStringRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*rules.Definition)
+		want string
+	}{
+		{"a size out of range", func(d *rules.Definition) { d.Size = 4 }, "protocol: rule set fetlar: "},
+		{"a start that is not a position", func(d *rules.Definition) { d.Start = "x a" }, "protocol: rule set fetlar: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			def := variants.MustLoad("fetlar").Definition()
+			c.edit(&def)
+			_, err := RulesString(def)
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "rules: ") {
+				t.Errorf("got %v, want an error starting %q, naming no other package", err, c.want)
+			}
+		})
+	}
+}
+
 // TestRulesStringRoundTrip: each shipped rule set has a rules string that
 // compiles back to it.
 func TestRulesStringRoundTrip(t *testing.T) {
