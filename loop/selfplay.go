@@ -141,7 +141,7 @@ func generationGames(dataDir, worker string) ([]datasets.GameRow, error) {
 		}
 		rows, _, err := datasets.ReadGamesFile(f)
 		if err != nil {
-			return nil, errctx.Errorf("loop", "%w", err)
+			return nil, err // datasets', naming the file
 		}
 		games = append(games, rows...)
 	}
