@@ -87,6 +87,7 @@ import (
 	"sync/atomic"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/rules"
 )
 
@@ -289,7 +290,7 @@ func Measure(ctx context.Context, v *rules.Variant, games []datasets.Game, preds
 		for _, p := range preds {
 			s, err := p.NewScorer()
 			if err != nil {
-				return nil, fmt.Errorf("fit: %s: %w", p.Name(), err)
+				return nil, errctx.Key("fit", p.Name(), err)
 			}
 			scorers[w] = append(scorers[w], s)
 		}
@@ -342,7 +343,7 @@ func Measure(ctx context.Context, v *rules.Variant, games []datasets.Game, preds
 				for p, s := range scorers[w] {
 					clear(scores)
 					if err := s.Score(v, g, scores); err != nil {
-						fail(fmt.Errorf("fit: %s: line %d: %w", preds[p].Name(), g.Line, err))
+						fail(errctx.Key("fit", fmt.Sprintf("%s: line %d", preds[p].Name(), g.Line), err))
 						return
 					}
 					sums[p][gi] = sumGame(g, scores, &rates)

@@ -417,6 +417,9 @@ func TestMeasureErrors(t *testing.T) {
 	illegal := append([]datasets.Game(nil), games...)
 	illegal[1].Moves = append([]rules.RecordedMove(nil), illegal[1].Moves...)
 	illegal[1].Moves[2] = illegal[1].Moves[0] // h1-h3 again, at ply 3
+	small := append([]datasets.Game(nil), games...)
+	small[1].Positions = append([]rules.Position(nil), small[1].Positions...)
+	small[1].Positions[0].Size = 9 // a board the network does not play
 	cases := []struct {
 		name  string
 		games []datasets.Game
@@ -428,6 +431,7 @@ func TestMeasureErrors(t *testing.T) {
 		{"illegal move, uniform", illegal, Uniform(), []string{"line 2", "ply 3", "h1-h3"}},
 		{"illegal move, builtin", illegal, Builtin(4), []string{"line 2", "ply 3", "h1-h3"}},
 		{"no playouts", games, Builtin(0), []string{"0 playouts"}},
+		{"a board the network does not play", small, Network(handNetwork(t), "hand"), []string{"hand: line 2: ply 1: the network plays 11x11 boards, not 9x9"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -436,6 +440,9 @@ func TestMeasureErrors(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), w) {
 					t.Errorf("got %v, want an error naming %q", err, w)
 				}
+			}
+			if err != nil && (strings.Count(err.Error(), "fit: ") != 1 || strings.Contains(err.Error(), "rules: ") || strings.Contains(err.Error(), "mcts: ")) {
+				t.Errorf("got %v, want an error naming package fit alone, once", err)
 			}
 		})
 	}

@@ -4,10 +4,15 @@ import (
 	"fmt"
 
 	"taflab/datasets"
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
 )
+
+// atPly puts err, an error at a ply of a game (from 1), under the ply:
+// another package's reason is named under package fit alone.
+func atPly(ply int, err error) error { return errctx.Key("fit", fmt.Sprintf("ply %d", ply), err) }
 
 // legalMoves returns the legal moves of position p under v (a scratch game
 // g reset to p) and the index of move m among them, or an error naming the
@@ -17,7 +22,7 @@ func legalMoves(g **rules.Game, v *rules.Variant, p rules.Position, m rules.Move
 		*g = rules.NewGame(v)
 	}
 	if err := (*g).ResetTo(p); err != nil {
-		return buf, -1, fmt.Errorf("ply %d: %w", ply+1, err)
+		return buf, -1, atPly(ply+1, err)
 	}
 	buf = (*g).GenerateMoves(buf[:0])
 	for i, lm := range buf {
@@ -124,7 +129,7 @@ func (s *searchScorer) Score(v *rules.Variant, g *datasets.Game, out []Score) er
 	}
 	game, err := rules.NewGameFrom(v, g.Positions[0])
 	if err != nil {
-		return fmt.Errorf("ply 1: %w", err)
+		return atPly(1, err)
 	}
 	for i, m := range g.Moves {
 		if game.Position() != g.Positions[i] {
@@ -136,16 +141,16 @@ func (s *searchScorer) Score(v *rules.Variant, g *datasets.Game, out []Score) er
 			s.search.Reset(game, searchSeed(g.Line, i))
 		}
 		if err := s.runner.Search(s.search, s.playouts); err != nil {
-			return fmt.Errorf("ply %d: %w", i+1, err)
+			return atPly(i+1, err)
 		}
 		s.stats = s.search.Stats(s.stats[:0])
 		rank, err := searchRank(s.stats, s.search.BestMove(), m.Move)
 		if err != nil {
-			return fmt.Errorf("ply %d: %w", i+1, err)
+			return atPly(i+1, err)
 		}
 		out[i].Top1, out[i].Top5 = topK(rank)
 		if err := s.search.Advance(m.Move); err != nil {
-			return fmt.Errorf("ply %d: %w", i+1, err)
+			return atPly(i+1, err)
 		}
 	}
 	return nil
@@ -218,7 +223,7 @@ func (s *networkScorer) Score(v *rules.Variant, g *datasets.Game, out []Score) e
 		x := s.in.Input(b)
 		for i := range b {
 			if err := net.Encode(x[i*planes:(i+1)*planes], v, &g.Positions[start+i]); err != nil {
-				return fmt.Errorf("ply %d: %w", start+i+1, err)
+				return atPly(start+i+1, err)
 			}
 		}
 		logits, wdl := s.in.Forward(b)
