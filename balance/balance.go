@@ -134,7 +134,7 @@ func DefaultConfig() Config {
 // Validate checks the settings, without loading anything.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, errctx.Errorf("balance", ""+format, a...)) }
+	bad := func(format string, a ...any) { errs = append(errs, errctx.Errorf("balance", format, a...)) }
 	if c.MaxGames < 1 {
 		bad("MaxGames %d: want at least 1", c.MaxGames)
 	}

@@ -51,7 +51,7 @@ func DefaultCandidateConfig() CandidateConfig {
 // Validate checks the settings.
 func (c CandidateConfig) Validate() error {
 	var errs []error
-	add := func(format string, a ...any) { errs = append(errs, errctx.Errorf("openings", ""+format, a...)) }
+	add := func(format string, a ...any) { errs = append(errs, errctx.Errorf("openings", format, a...)) }
 	if c.Variant == nil {
 		add("candidates: no rule set")
 	}
