@@ -24,6 +24,7 @@ import (
 	"taflab/balance"
 	"taflab/configs"
 	"taflab/configs/variants"
+	"taflab/internal/errctx"
 	"taflab/mcts"
 	"taflab/net"
 	"taflab/rules"
@@ -113,7 +114,7 @@ func (c Config) Validate() error {
 			}
 		}
 		if err := c.balanceConfig(nil, "").Validate(); err != nil {
-			errs = append(errs, errors.New("adapt: "+err.Error()))
+			errs = append(errs, errctx.Key("adapt", "balance", err))
 		}
 	}
 	return errors.Join(errs...)

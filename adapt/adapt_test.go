@@ -171,13 +171,14 @@ func TestRunRefusals(t *testing.T) {
 		{"7x7", func(c *Config) { c.Variant = varianttest.Small(t) }, "7x7 boards"},
 		{"no network", func(c *Config) { c.Networks = nil }, "no network to start from"},
 		{"strength twice", func(c *Config) { c.Strengths = []int{4, 4} }, "Strengths"},
+		{"the study's settings", func(c *Config) { c.Width, c.Confidence = 2, 2 }, "adapt: balance: Width 2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tinyConfig(t, file)
 			tt.edit(&c)
 			fresh := filepath.Join(t.TempDir(), "run")
-			if _, err := Run(context.Background(), fresh, c, Options{}); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want an error naming %q", err, tt.want)
+			if _, err := Run(context.Background(), fresh, c, Options{}); err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\nbalance: ") {
+				t.Errorf("got %v, want an error naming %q, under package adapt's name alone", err, tt.want)
 			}
 			if _, err := os.Stat(fresh); err == nil {
 				t.Errorf("%s was made, want nothing written", fresh)
