@@ -15,7 +15,8 @@ import (
 )
 
 // BenchmarkReview reviews the first 150 plies of the human archive's first
-// game that long with the shipped network at 400 playouts a position (on
+// game that long with the network trained on the archive
+// (networks/copenhagen-classic.safetensors, the archive's rule set's) at 400 playouts a position (on
 // every core, the review's default settings), with and without tree
 // reuse, in float32 (what every CPU runs) and in the precision the
 // commands choose on this CPU (auto: bf16 where it has AMX). The issue's
@@ -23,9 +24,9 @@ import (
 //
 //	go test ./analysis -run '^$' -bench Review -benchtime 1x -count 3
 func BenchmarkReview(b *testing.B) {
-	file := filepath.Join("..", "networks", "copenhagen.safetensors")
+	file := filepath.Join("..", "networks", "copenhagen-classic.safetensors")
 	if _, err := os.Stat(file); err != nil {
-		b.Skipf("the shipped network: %v", err)
+		b.Skipf("the network trained on the archive: %v", err)
 	}
 	a, _ := archive.Lookup(archive.Copenhagen)
 	v := variants.MustLoad(a.Variant)

@@ -85,10 +85,12 @@ func TestCalibrationPositions(t *testing.T) {
 	}
 }
 
-// shippedNetwork loads networks/copenhagen.safetensors.
-func shippedNetwork(t testing.TB) *Network {
+// humanNetwork loads networks/copenhagen-classic.safetensors, the network
+// trained on the archive's games (the held-out ones aside), whose positions
+// the precision tests evaluate.
+func humanNetwork(t testing.TB) *Network {
 	t.Helper()
-	n, _, err := Load("../networks/copenhagen.safetensors")
+	n, _, err := Load("../networks/copenhagen-classic.safetensors")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,12 +180,12 @@ func compare(wantP, gotP [][]float32, wantV, gotV []float32) agreement {
 }
 
 // TestPrecisionsAgree evaluates held-out positions of the human archive
-// with the shipped network in each reduced precision, on every
+// with the network trained on the archive (humanNetwork) in each reduced precision, on every
 // implementation this CPU runs, and checks the priors and values against
 // float32's within the tolerances below. The portable implementation runs
 // on fewer positions: it is slow.
 func TestPrecisionsAgree(t *testing.T) {
-	n := shippedNetwork(t)
+	n := humanNetwork(t)
 	// tolerances per precision: the mean total-variation distance of the
 	// priors, the largest difference of a prior, the mean and largest
 	// difference of a value (-1 to 1), and the least share of positions

@@ -402,17 +402,47 @@ func TestShippedNetworks(t *testing.T) {
 		}
 	}
 	save("fetlar.safetensors", "")
-	save("copenhagen.safetensors", "copenhagen-classic") // as the human-trained network shipped
-	save("x-human.safetensors", "copenhagen-classic")
+	save("copenhagen.safetensors", "copenhagen")
+	save("copenhagen-classic.safetensors", "copenhagen-classic")
+	save("a-human.safetensors", "copenhagen-classic") // the file name goes first
+	save("x-eleven.safetensors", "hnefatafl11")
+	save("y-eleven.safetensors", "hnefatafl11")
 	os.WriteFile(filepath.Join(dir, "networks", "broken.safetensors"), []byte("not a network"), 0o644)
 	t.Chdir(dir)
 	got := ShippedNetworks()
 	want := map[string]string{
 		"fetlar":             filepath.Join("networks", "fetlar.safetensors"),
 		"copenhagen":         filepath.Join("networks", "copenhagen.safetensors"),
-		"copenhagen-classic": filepath.Join("networks", "copenhagen.safetensors"), // the first, in name order, whose file says so
+		"copenhagen-classic": filepath.Join("networks", "copenhagen-classic.safetensors"),
+		"hnefatafl11":        filepath.Join("networks", "x-eleven.safetensors"), // the first, in name order, whose file says so
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestShippedNetworksOfTheProject: the networks in the project's networks/
+// are copenhagen's (the self-play network, ShippedNetworkFile) and
+// copenhagen-classic's (the one trained on people's games), and each file
+// names its own rule set's planes, which every command then shows it.
+func TestShippedNetworksOfTheProject(t *testing.T) {
+	t.Chdir("..")
+	got := ShippedNetworks()
+	for _, name := range []string{"copenhagen", "copenhagen-classic"} {
+		want := filepath.Join("networks", name+".safetensors")
+		if got[name] != want {
+			t.Errorf("%s: got %q, want %q", name, got[name], want)
+			continue
+		}
+		n, _, err := net.Load(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := n.PlanesOf(); p == nil || p.Name() != name {
+			t.Errorf("%s: got planes of %v, want %s's", want, p, name)
+		}
+	}
+	if got["copenhagen"] != ShippedNetworkFile || ShippedNetwork() != ShippedNetworkFile {
+		t.Errorf("got %q for copenhagen and %q as the shipped network, want both %q", got["copenhagen"], ShippedNetwork(), ShippedNetworkFile)
 	}
 }

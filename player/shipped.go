@@ -10,8 +10,13 @@ import (
 	"taflab/net"
 )
 
-// ShippedNetworkFile is where the network that ships with taflab lies in
-// the project, and beside an installed executable.
+// ShippedNetworkFile is where the network that ships with taflab for
+// copenhagen, the main job's rule set, lies in the project, and beside an
+// installed executable: the network commands play and analyse with when
+// given none. Its file names copenhagen's planes (net.Network.PlanesOf).
+// The network trained on people's games of the archive's rule set lies
+// beside it under that rule set's name (networks/copenhagen-classic.safetensors;
+// ShippedNetworks).
 var ShippedNetworkFile = filepath.Join("networks", "copenhagen.safetensors")
 
 // BuiltinName is the value of a -net flag that names the network-free

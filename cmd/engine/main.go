@@ -40,8 +40,10 @@ playouts, or -movetime milliseconds, or what the host's clock allows (OTEP's
 clock, UCI's go movetime / nodes); under a time budget an explicit -playouts
 caps the search too, and -movetime caps the clock's budget: whichever limit
 comes first ends the search. The network is -net; by default the
-shipped one (networks/copenhagen.safetensors, looked for in the working
-folder and beside the executable) if it is there, else the built-in
+shipped one (networks/copenhagen.safetensors, copenhagen's, shown
+copenhagen's planes whatever the host plays, OpenTafl's Copenhagen among
+them; looked for in the working folder and beside the executable) if it
+is there, else the built-in
 network-free searcher (-net builtin chooses it). Messages go to standard
 error. Exit status: 0 at the end of the session, 1 on a failure, 2 on bad
 flags.
@@ -63,7 +65,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	playouts := fs.Int("playouts", 800, cli.PlayoutsRange, "playouts a move (`N`) without a time budget, and when given the most with one")
 	movetime := fs.Int("movetime", 0, cli.IntRange(0, 24*3600*1000, "0: playouts; a day at most"), "milliseconds a move (`MS`); 0 = playouts (a host's clock may set less)")
 	threads := fs.Int("threads", 1, cli.IntRange(1, 256, ""), "the network's threads (`N`)")
-	planes := fs.String("planes", "", "show the network the input planes of this embedded rule set (`name`) whatever the host plays; default: the rule set its file names, if any (one it learnt from alone, like the shipped network's copenhagen-classic), else the played one")
+	planes := fs.String("planes", "", "show the network the input planes of this embedded rule set (`name`) whatever the host plays; default: the rule set its file names, if any (copenhagen's in the shipped network, copenhagen-classic's in the human-trained one), else the played one")
 	variantArg := fs.String("variant", "copenhagen", "rule set until the host sends one: an embedded `name`, a rule-set file or otr:RULES")
 	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
 		return code

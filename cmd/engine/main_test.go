@@ -78,18 +78,21 @@ func TestPlayoutsUnderAClock(t *testing.T) {
 }
 
 // TestPlanesFlag: -planes names the rule set whose planes the network is
-// shown, and says so; without it the shipped network is shown the planes
-// its file names; a name that is no embedded rule set is refused before a
-// line is read.
+// shown, and says so; without it each shipped network is shown the planes
+// its file names (copenhagen's, and the human-trained one
+// copenhagen-classic's); a name that is no embedded rule set is refused
+// before a line is read.
 func TestPlanesFlag(t *testing.T) {
 	netFile := filepath.Join("..", "..", "networks", "copenhagen.safetensors")
+	classicFile := filepath.Join("..", "..", "networks", "copenhagen-classic.safetensors")
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
 		{[]string{"-net", netFile, "-planes", "fetlar"}, 0, "shown the planes of fetlar"},
-		{[]string{"-net", netFile}, 0, "shown the planes of copenhagen-classic"}, // the file's own
+		{[]string{"-net", netFile}, 0, "shown the planes of copenhagen\n"}, // the file's own
+		{[]string{"-net", classicFile}, 0, "shown the planes of copenhagen-classic\n"},
 		{[]string{"-net", netFile, "-planes", "nope"}, 2, "-planes"},
 	} {
 		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {

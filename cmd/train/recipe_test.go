@@ -9,12 +9,14 @@ import (
 	"taflab/net"
 )
 
-// TestShippedNetworkRecipe: networks/copenhagen-train.toml, the config the
-// shipped network was trained with (networks/README.md), is a valid
-// training config whose architecture is the shipped network's, trained on
-// the human archive alone for the steps its metadata records.
+// TestShippedNetworkRecipe: networks/copenhagen-classic-train.toml, the
+// config the network trained on people's games was trained with
+// (networks/README.md), is a valid training config whose architecture is
+// that network's, trained on the human archive alone for the steps its
+// metadata records, and the network's file names the archive's rule set's
+// planes.
 func TestShippedNetworkRecipe(t *testing.T) {
-	const recipe, shipped = "../../networks/copenhagen-train.toml", "../../networks/copenhagen.safetensors"
+	const recipe, shipped = "../../networks/copenhagen-classic-train.toml", "../../networks/copenhagen-classic.safetensors"
 	data, err := os.ReadFile(recipe)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +34,9 @@ func TestShippedNetworkRecipe(t *testing.T) {
 	}
 	if !cfg.Records.Only() || cfg.Records.Variant != "copenhagen-classic" {
 		t.Errorf("records: got %+v, want the archive (copenhagen-classic) alone", cfg.Records)
+	}
+	if p := n.PlanesOf(); p == nil || p.Name() != cfg.Records.Variant {
+		t.Errorf("planes of: got %v, want the records' rule set %s", p, cfg.Records.Variant)
 	}
 	if got, want := meta["taflab.step"], strconv.Itoa(cfg.Steps); got != want {
 		t.Errorf("steps: got %s in the network, want the recipe's %s", got, want)
