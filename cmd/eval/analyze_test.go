@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"taflab/internal/nettest"
+	"taflab/net"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -72,8 +73,13 @@ func TestAnalyzeDefaults(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.WDL == nil || rep.PlanesOf != "copenhagen-classic" || !strings.HasPrefix(rep.Evaluator, "net-") {
-		t.Errorf("got evaluator %q, planes of %q, WDL %v; want the shipped network (which learnt copenhagen-classic)", rep.Evaluator, rep.PlanesOf, rep.WDL)
+	shipped, _, err := net.Load(filepath.Join("networks", "copenhagen.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := strings.CutPrefix(rep.Evaluator, "net-")
+	if rep.WDL == nil || rep.PlanesOf != "copenhagen" || id == "" || !strings.HasPrefix(shipped.Hash(), id) {
+		t.Errorf("got evaluator %q, planes of %q, WDL %v; want the shipped network, net-%s (whose file names copenhagen's planes)", rep.Evaluator, rep.PlanesOf, rep.WDL, shipped.Hash()[:16])
 	}
 	t.Chdir(t.TempDir())
 	out.Reset()
