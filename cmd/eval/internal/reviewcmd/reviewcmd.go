@@ -63,8 +63,11 @@ lines as its comments: OpenTafl opens it). Every file is written whole.
 The same seed and settings give the same review.
 
 -net defaults to the shipped network (networks/copenhagen.safetensors, in
-the working folder or beside the executable); -net builtin reviews with the
-network-free searcher.
+the working folder or beside the executable: copenhagen's, shown
+copenhagen's planes whatever the game's rule set); for people's games of
+the archive (copenhagen-classic), -net networks/copenhagen-classic.safetensors
+is the network trained on them. -net builtin reviews with the network-free
+searcher.
 
 Exit status: 0, 1 when a game could not be reviewed (the others are), 2 for
 bad flags or a file that cannot be read, 130 stopped by a signal (the games
