@@ -446,3 +446,54 @@ func TestShippedNetworksOfTheProject(t *testing.T) {
 		t.Errorf("got %q for copenhagen and %q as the shipped network, want both %q", got["copenhagen"], ShippedNetwork(), ShippedNetworkFile)
 	}
 }
+
+// TestNetworkOrShipped: with no -net, a rule set's own shipped network is
+// taken where one ships, else the shipped network; a -net is taken as it is.
+func TestNetworkOrShipped(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "networks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"copenhagen", "copenhagen-classic"} {
+		n, err := net.New(net.Config{Blocks: 1, Channels: 8, ValueChannels: 2, ValueHidden: 8}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.SetPlanesOf(variants.MustLoad(name))
+		if err := n.Save(filepath.Join(dir, "networks", name+".safetensors"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	tests := []struct {
+		name    string
+		flag    string
+		variant string
+		want    string
+	}{
+		{"the archive's rule set", "", "copenhagen-classic", filepath.Join("networks", "copenhagen-classic.safetensors")},
+		{"copenhagen", "", "copenhagen", ShippedNetworkFile},
+		{"a rule set with no network of its own", "", "fetlar", ShippedNetworkFile},
+		{"several rule sets", "", "", ShippedNetworkFile},
+		{"a -net", "mine.safetensors", "copenhagen-classic", "mine.safetensors"},
+		{"builtin", BuiltinName, "copenhagen-classic", BuiltinName},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var v *rules.Variant
+			if tc.variant != "" {
+				v = variants.MustLoad(tc.variant)
+			}
+			got, err := NetworkOrShipped(tc.flag, v)
+			if err != nil || got != tc.want {
+				t.Errorf("got %q, %v, want %q", got, err, tc.want)
+			}
+		})
+	}
+	if err := os.Rename(filepath.Join("networks", "copenhagen.safetensors"), "elsewhere.safetensors"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := NetworkOrShipped("", variants.MustLoad("fetlar")); err == nil || !strings.Contains(err.Error(), "give -net FILE") {
+		t.Errorf("got %q, %v, want an error saying to give -net", got, err)
+	}
+}

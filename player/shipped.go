@@ -8,6 +8,7 @@ import (
 	"taflab/configs/variants"
 	"taflab/mcts"
 	"taflab/net"
+	"taflab/rules"
 )
 
 // ShippedNetworkFile is where the network that ships with taflab for
@@ -41,11 +42,18 @@ func ShippedNetwork() string {
 }
 
 // NetworkOrShipped returns the network file a -net flag names: the flag's
-// value, or the shipped network's path when it is "" (an error when that
-// is not found). "builtin" is returned as it is.
-func NetworkOrShipped(flagValue string) (string, error) {
+// value, or when it is "" the network that ships for rule set v
+// (ShippedNetworks), or the shipped network (ShippedNetwork) when none
+// ships for v or v is nil; an error when none is found. "builtin" is
+// returned as it is.
+func NetworkOrShipped(flagValue string, v *rules.Variant) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
+	}
+	if v != nil {
+		if p := ShippedNetworks()[v.Name()]; p != "" && variants.IsShipped(v) {
+			return p, nil
+		}
 	}
 	if p := ShippedNetwork(); p != "" {
 		return p, nil
@@ -53,12 +61,13 @@ func NetworkOrShipped(flagValue string) (string, error) {
 	return "", fmt.Errorf("no network given, and the shipped one (%s) is not in the working folder or beside the executable: give -net FILE, or -net %s for the network-free searcher", ShippedNetworkFile, BuiltinName)
 }
 
-// AnalysisEvaluator returns the evaluator a -net flag names (NetworkOrShipped): the
-// built-in searcher's for "builtin", else the network's on threads
-// threads (0: one per core), with random board symmetries drawn from the
-// analysis's seed, and the file it read ("builtin" for none).
-func AnalysisEvaluator(flagValue string, threads int) (mcts.Evaluator, string, error) {
-	path, err := NetworkOrShipped(flagValue)
+// AnalysisEvaluator returns the evaluator a -net flag names
+// (NetworkOrShipped, for games of rule set v; nil when they are of
+// several): the built-in searcher's for "builtin", else the network's on
+// threads threads (0: one per core), with random board symmetries drawn
+// from the analysis's seed, and the file it read ("builtin" for none).
+func AnalysisEvaluator(flagValue string, v *rules.Variant, threads int) (mcts.Evaluator, string, error) {
+	path, err := NetworkOrShipped(flagValue, v)
 	if err != nil {
 		return nil, "", err
 	}

@@ -31,8 +31,9 @@ best move with the principal variation, and its top moves by visits.
                      "wdl": {...}, "pv": [M, ...],
                      "moves": [{"move": M, ..., "visits": N, "value": V}, ...]}}
 
--net defaults to the shipped network (networks/copenhagen.safetensors, in
-the working folder or beside the executable); -net builtin analyses with the
+-net defaults to the network that ships for -variant (networks/NAME.safetensors,
+in the working folder or beside the executable), or to copenhagen's
+(networks/copenhagen.safetensors) when none ships for it; -net builtin analyses with the
 network-free searcher (no win/draw/loss, uniform priors). -position defaults
 to the rule set's start; -moves are played from it first, so that
 repetitions count as in the game. Values are for the side to move, from -1
@@ -48,7 +49,7 @@ Flags:
 func Run(args []string, stdout, stderr io.Writer) int {
 	fs := cli.NewFlags("eval analyze", help, stderr)
 	cli.Precision(fs.FlagSet)
-	netFile := fs.String("net", "", "the network `file`, or builtin (default: the shipped network)")
+	netFile := fs.String("net", "", "the network `file`, or builtin (default: the one that ships for the rule set)")
 	variantArg := fs.String("variant", "copenhagen", "rule set: an embedded `name`, a rule-set file or otr:RULES (an OpenTafl rules string)")
 	position := fs.String("position", "", "the `position` in notation (default: the start)")
 	movesArg := fs.String("moves", "", "`moves` played from the position first, \"d1-d3 e5-e2\"")
@@ -78,7 +79,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if game.Moves, err = rules.ParseMoves(*movesArg); err != nil {
 		return fail(2, "-moves: %v", err)
 	}
-	eval, _, err := player.AnalysisEvaluator(*netFile, 0)
+	eval, _, err := player.AnalysisEvaluator(*netFile, v, 0)
 	if err != nil {
 		return fail(2, "-net: %v", err)
 	}

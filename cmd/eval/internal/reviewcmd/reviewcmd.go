@@ -62,12 +62,12 @@ game-N.otg (game N as an OpenTafl record, the labels, losses and better
 lines as its comments: OpenTafl opens it). Every file is written whole.
 The same seed and settings give the same review.
 
--net defaults to the shipped network (networks/copenhagen.safetensors, in
-the working folder or beside the executable: copenhagen's, shown
-copenhagen's planes whatever the game's rule set); for people's games of
-the archive (copenhagen-classic), -net networks/copenhagen-classic.safetensors
-is the network trained on them. -net builtin reviews with the network-free
-searcher.
+-net defaults to the network that ships for the games' rule set
+(networks/NAME.safetensors, in the working folder or beside the
+executable: copenhagen-classic's, trained on people's games, for the
+archive's), or to copenhagen's (networks/copenhagen.safetensors) when none
+ships for it or the games are of several rule sets. -net builtin reviews
+with the network-free searcher.
 
 Exit status: 0, 1 when a game could not be reviewed (the others are), 2 for
 bad flags or a file that cannot be read, 130 stopped by a signal (the games
@@ -152,7 +152,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.game > 0 {
 		games = games[f.game-1 : f.game]
 	}
-	eval, netFile, err := player.AnalysisEvaluator(f.net, 0)
+	eval, netFile, err := player.AnalysisEvaluator(f.net, gamesVariant(games), 0)
 	if err != nil {
 		return fail(2, "-net: %v", err)
 	}
@@ -299,4 +299,19 @@ func acc(a *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", *a)
+}
+
+// gamesVariant returns the rule set every game is of, nil when they are of
+// several (or there are none).
+func gamesVariant(games []datasets.Game) *rules.Variant {
+	var v *rules.Variant
+	for i := range games {
+		switch {
+		case v == nil:
+			v = games[i].Variant
+		case games[i].Variant.Definition() != v.Definition():
+			return nil
+		}
+	}
+	return v
 }
