@@ -15,7 +15,10 @@
 #                    reads: set thinktime there, 5 for the published figures)
 #   NET              taflab's network, default networks/copenhagen.safetensors
 #   PLANES           the embedded rule set whose input planes the network is
-#                    shown; "" (default) for those its file names
+#                    shown; "" (default) for those its file names, or, for
+#                    a file that names none, OpenTafl's Copenhagen's own,
+#                    which no taflab rule set has: give a loop generation
+#                    its run's (PLANES=copenhagen for configs/strong.toml)
 #   LADDER           taflab's playouts a move, rung by rung, default
 #                    "1 4 16 64"; "" for none (the last match alone)
 #   PAIRS            game pairs a rung, default 5 (each random opening once
