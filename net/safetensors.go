@@ -416,6 +416,21 @@ func (n *Network) Save(path string, extra map[string]string) error {
 	return WriteSafetensors(path, n.tensors, meta)
 }
 
+// ExtraMeta returns the metadata of a network file (Load's) that are not
+// Save's own keys (a training step, say): what a copy passes to Save as
+// extra to keep them.
+func ExtraMeta(meta map[string]string) map[string]string {
+	extra := map[string]string{}
+	for k, v := range meta {
+		switch k {
+		case MetaFormat, MetaFormatVersion, MetaConfig, MetaInputEncoding, MetaPolicySize, MetaPlanesOf:
+		default:
+			extra[k] = v
+		}
+	}
+	return extra
+}
+
 // planesOfMeta returns the value of MetaPlanesOf, "" when the network has
 // no PlanesOf. Save and ExportONNX write it.
 func (n *Network) planesOfMeta() (string, error) {

@@ -66,7 +66,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if *format == "onnx" {
 		err = n.ExportONNX(*out)
 	} else {
-		err = n.Save(*out, extraMeta(meta))
+		err = n.Save(*out, net.ExtraMeta(meta))
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "train export:", err)
@@ -78,18 +78,4 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	return 0
-}
-
-// extraMeta returns the metadata of a network file that are not
-// net.Network.Save's own (a training step, say), for a copy to keep.
-func extraMeta(meta map[string]string) map[string]string {
-	extra := map[string]string{}
-	for k, v := range meta {
-		switch k {
-		case net.MetaFormat, net.MetaFormatVersion, net.MetaConfig, net.MetaInputEncoding, net.MetaPolicySize, net.MetaPlanesOf:
-		default:
-			extra[k] = v
-		}
-	}
-	return extra
 }
