@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,31 +21,34 @@ import (
 // /dev/zero is for b = 0. It counts what was read.
 type endless struct {
 	b    byte
-	read int64
+	read atomic.Int64 // bytes read: a command's stdin copier may still read it after the command returns
 }
 
 func (e *endless) Read(p []byte) (int, error) {
 	for i := range p {
 		p[i] = e.b
 	}
-	e.read += int64(len(p))
+	e.read.Add(int64(len(p)))
 	return len(p), nil
 }
 
 // blankLines is a reader of lines of 1 MiB of spaces, without end: every
 // line within the line limit and skipped as blank, so that only the file
 // limit stops a reader of it.
-type blankLines struct{ read int64 }
+type blankLines struct {
+	read atomic.Int64 // bytes read: a command's stdin copier may still read it after the command returns
+}
 
 func (b *blankLines) Read(p []byte) (int, error) {
+	at := b.read.Load()
 	for i := range p {
-		if (b.read+int64(i))%(1<<20) == 1<<20-1 {
+		if (at+int64(i))%(1<<20) == 1<<20-1 {
 			p[i] = '\n'
 		} else {
 			p[i] = ' '
 		}
 	}
-	b.read += int64(len(p))
+	b.read.Add(int64(len(p)))
 	return len(p), nil
 }
 
@@ -79,9 +83,9 @@ func TestReplayHostileInput(t *testing.T) {
 			var read int64
 			switch r := in.(type) {
 			case *endless:
-				read = r.read
+				read = r.read.Load()
 			case *blankLines:
-				read = r.read
+				read = r.read.Load()
 			}
 			if read > c.maxRead {
 				t.Errorf("got %d bytes read, want at most %d", read, c.maxRead)
@@ -105,8 +109,8 @@ func TestReplayHostileInput(t *testing.T) {
 		if code != 130 || !strings.Contains(stderr.String(), "stopped") {
 			t.Errorf("got exit %d and %q, want 130 and a message that it stopped", code, stderr.String())
 		}
-		if in.read > 12<<20 {
-			t.Errorf("got %d bytes read, want the reading to stop within a line or two of the stop at %d", in.read, 10<<20)
+		if in.read.Load() > 12<<20 {
+			t.Errorf("got %d bytes read, want the reading to stop within a line or two of the stop at %d", in.read.Load(), 10<<20)
 		}
 	})
 }
@@ -115,14 +119,14 @@ func TestReplayHostileInput(t *testing.T) {
 // signal arriving while a command reads.
 type cancelAfter struct {
 	r      io.Reader
-	read   int64
+	read   atomic.Int64 // bytes read: a command's stdin copier may still read it after the command returns
 	after  int64
 	cancel func()
 }
 
 func (c *cancelAfter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	if c.read += int64(n); c.read >= c.after {
+	if c.read.Add(int64(n)) >= c.after {
 		c.cancel()
 	}
 	return n, err
@@ -212,16 +216,16 @@ func TestBalanceHostileRecords(t *testing.T) {
 	in := &endless{b: 0}
 	code := runBalanceCtx(context.Background(), []string{"-variants", "", "-records", "-", "-out", dir}, in, &stdout, &stderr)
 	want := "eval balance: -records: stdin: line 1: longer than 1048576 bytes"
-	if code != 2 || !strings.Contains(stderr.String(), want) || in.read > 2<<20 {
-		t.Errorf("got exit %d, %q after %d bytes, want 2 and %q within 2 MiB", code, stderr.String(), in.read, want)
+	if code != 2 || !strings.Contains(stderr.String(), want) || in.read.Load() > 2<<20 {
+		t.Errorf("got exit %d, %q after %d bytes, want 2 and %q within 2 MiB", code, stderr.String(), in.read.Load(), want)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stderr.Reset()
 	lines := &cancelAfter{r: &blankLines{}, after: 4 << 20, cancel: cancel}
 	code = runBalanceCtx(ctx, []string{"-variants", "", "-records", "-", "-out", dir}, lines, &stdout, &stderr)
-	if code != 130 || !strings.Contains(stderr.String(), "stopped while reading -records") || lines.read > 6<<20 {
-		t.Errorf("got exit %d and %q after %d bytes, want 130 and a stop within 6 MiB", code, stderr.String(), lines.read)
+	if code != 130 || !strings.Contains(stderr.String(), "stopped while reading -records") || lines.read.Load() > 6<<20 {
+		t.Errorf("got exit %d and %q after %d bytes, want 130 and a stop within 6 MiB", code, stderr.String(), lines.read.Load())
 	}
 }
 
