@@ -32,10 +32,7 @@ func TestCheckRanges(t *testing.T) {
 		fs.String("s", "", "")
 		return fs
 	}
-	cases := []struct {
-		args []string
-		want string // "" for no error
-	}{
+	cases := []rangeCase{
 		{nil, ""},
 		{[]string{"-n", "1", "-n", "10", "-w", "256", "-r", "1", "-seed", "18446744073709551615", "-d", "60s"}, ""},
 		{[]string{"-n", "11"}, "-n 11: out of range: want 1 to 10"},
@@ -46,18 +43,7 @@ func TestCheckRanges(t *testing.T) {
 		{[]string{"-r", "1.5"}, "-r 1.5: out of range: want 0 to 1"},
 		{[]string{"-d", "61s"}, "-d 1m1s: out of range: want 0 to 60"},
 	}
-	for _, c := range cases {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			fs := newSet()
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			err := CheckRanges(fs, ranges)
-			if (err == nil) != (c.want == "") || err != nil && err.Error() != c.want {
-				t.Errorf("got %v, want %q", err, c.want)
-			}
-		})
-	}
+	checkRangeCases(t, newSet, ranges, cases)
 	t.Run("a numeric flag without a range", func(t *testing.T) {
 		fs := newSet()
 		fs.Int("new", 0, "")
@@ -105,10 +91,7 @@ func TestOpenRange(t *testing.T) {
 		fs.Float64("r", 5, "")
 		return fs
 	}
-	cases := []struct {
-		args []string
-		want string // "" for no error
-	}{
+	cases := []rangeCase{
 		{[]string{"-p", "0.001", "-q", "100", "-r", "0"}, ""},
 		{[]string{"-p", "0.999"}, ""},
 		{[]string{"-p", "0"}, "-p 0: out of range: want 0 to 1; strictly between the two"},
@@ -117,18 +100,7 @@ func TestOpenRange(t *testing.T) {
 		{[]string{"-q", "0"}, "-q 0: out of range: want 0 to 100; more than 0; at most -r"},
 		{[]string{"-r", "100"}, "-r 100: out of range: want 0 to 100; less than 100"},
 	}
-	for _, c := range cases {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			fs := newSet()
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			err := CheckRanges(fs, ranges)
-			if (err == nil) != (c.want == "") || err != nil && err.Error() != c.want {
-				t.Errorf("got %v, want %q", err, c.want)
-			}
-		})
-	}
+	checkRangeCases(t, newSet, ranges, cases)
 	t.Run("documented in the help", func(t *testing.T) {
 		fs := newSet()
 		DocumentRanges(fs, ranges)
@@ -144,6 +116,31 @@ func TestOpenRange(t *testing.T) {
 			t.Errorf("got %v, want %v", got, want)
 		}
 	})
+}
+
+// rangeCase is a command line and the error CheckRanges must give for it
+// ("" for none).
+type rangeCase struct {
+	args []string
+	want string
+}
+
+// checkRangeCases parses each case's arguments into a new set and checks
+// CheckRanges' error against the case's.
+func checkRangeCases(t *testing.T, newSet func() *flag.FlagSet, ranges Ranges, cases []rangeCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			fs := newSet()
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckRanges(fs, ranges)
+			if (err == nil) != (c.want == "") || err != nil && err.Error() != c.want {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
 }
 
 func TestReadConfigLimit(t *testing.T) {
