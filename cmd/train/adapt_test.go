@@ -74,10 +74,7 @@ func TestAdaptKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the command")
 	}
-	bin := filepath.Join(t.TempDir(), "train")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildTrain(t)
 	run := filepath.Join(t.TempDir(), "run")
 	args := adaptArgs(t, run, "30")
 	cmd := exec.Command(bin, args...)

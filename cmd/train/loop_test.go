@@ -115,10 +115,7 @@ func TestLoopKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the command")
 	}
-	bin := filepath.Join(t.TempDir(), "train")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildTrain(t)
 	run := filepath.Join(t.TempDir(), "run")
 	args := []string{"loop", "-config", "../../configs/tiny.toml", "-run", run}
 	cmd := exec.Command(bin, args...)

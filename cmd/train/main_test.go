@@ -151,10 +151,7 @@ func TestKilled(t *testing.T) {
 		t.Skip("builds and runs the command")
 	}
 	data, cfg := tinyData(t), tinyConfig(t, 2)
-	bin := filepath.Join(t.TempDir(), "train")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildTrain(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "-data", data, "-out", dir, "-config", cfg, "-steps", "100000")
 	var out bytes.Buffer
@@ -228,4 +225,15 @@ func TestFlagsAndPrintConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildTrain builds this command into a temporary folder and returns the
+// executable's path, for the tests that kill it.
+func buildTrain(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "train")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
