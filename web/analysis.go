@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"taflab/analysis"
+	"taflab/configs/variants"
 	"taflab/datasets"
 	"taflab/mcts"
 	"taflab/net"
@@ -17,19 +19,31 @@ import (
 )
 
 // Network ids: "builtin" is the network-free searcher (mcts.Heuristic),
-// "net" the -net file, "run:REL" a network.safetensors inside the run
-// folder.
+// "net" the -net file, "own" the network that ships for the rule set of
+// the request (Config.OwnNetworks), "run:REL" a network.safetensors inside
+// the run folder.
 const (
 	builtinID = "builtin"
 	netFileID = "net"
+	ownID     = "own"
 	runPrefix = "run:"
 )
 
-// networkList lists the players the page offers.
+// ownKeyPrefix starts the key under which a rule set's own network is kept
+// loaded, "own:NAME": "own" names a network for each rule set, and two
+// rule sets' networks must not be taken for one another.
+const ownKeyPrefix = "own:"
+
+// networkList lists the players the page offers, the built-in searcher
+// first, then the one the page chooses by default: the -net file when one
+// was given, else each rule set's own network.
 func (s *Server) networkList() []NetworkInfo {
-	out := []NetworkInfo{{builtinID, "built-in searcher (no network)"}}
+	out := []NetworkInfo{{ID: builtinID, Label: "built-in searcher (no network)"}}
 	if s.cfg.NetFile != "" {
-		out = append(out, NetworkInfo{netFileID, "network " + s.cfg.NetFile})
+		out = append(out, NetworkInfo{ID: netFileID, Label: "network " + s.cfg.NetFile})
+	}
+	if len(s.cfg.OwnNetworks) > 0 {
+		out = append(out, NetworkInfo{ID: ownID, Label: "each rule set's own network", Files: s.cfg.OwnNetworks})
 	}
 	if s.run != nil {
 		var found []string
@@ -47,7 +61,7 @@ func (s *Server) networkList() []NetworkInfo {
 		})
 		sort.Strings(found)
 		for _, p := range found {
-			out = append(out, NetworkInfo{runPrefix + p, "run " + path.Dir(p)})
+			out = append(out, NetworkInfo{ID: runPrefix + p, Label: "run " + path.Dir(p)})
 		}
 	}
 	return out
@@ -62,35 +76,68 @@ func (s *Server) handleNetworks(w http.ResponseWriter, r *http.Request) {
 // game or an analysis asks for it.
 const maxNetworks = 8
 
-// network loads the network an id names, or returns it loaded.
-func (s *Server) network(id string) (*net.Network, error) {
+// networkKey returns the key of the network a player id names for games
+// of v (its id, or "own:NAME" for v's own network), or the error that
+// refuses the id for v.
+func (s *Server) networkKey(id string, v *rules.Variant) (string, error) {
+	switch {
+	case id == ownID:
+		if variants.IsShipped(v) && s.cfg.OwnNetworks[v.Name()] != "" {
+			return ownKeyPrefix + v.Name(), nil
+		}
+		why := "no network ships for " + v.Name()
+		if !variants.IsShipped(v) {
+			why = "rule set " + v.Name() + " is not one of the embedded rule sets, the only ones with networks of their own"
+		}
+		others := fmt.Sprintf("the built-in searcher (engine %q) or a network file (eval serve -net FILE, engine %q)", builtinID, netFileID)
+		if s.cfg.NetFile != "" {
+			others = fmt.Sprintf("the built-in searcher (engine %q) or the network %s (engine %q)", builtinID, s.cfg.NetFile, netFileID)
+		}
+		return "", errorf(http.StatusUnprocessableEntity, "network %q: %s: play %s with %s", id, why, v.Name(), others)
+	case strings.HasPrefix(id, ownKeyPrefix):
+		// Only "own" leads to these, for its request's rule set: another
+		// rule set's network learnt another rule set's planes.
+		return "", errorf(http.StatusBadRequest, "network %q: no such network: %q plays each rule set's own network (GET /api/networks lists them)", id, ownID)
+	}
+	return id, nil
+}
+
+// network loads the network a key (networkKey) names, or returns it
+// loaded.
+func (s *Server) network(key string) (*net.Network, error) {
 	s.netMu.Lock()
 	defer s.netMu.Unlock()
-	if n, ok := s.networks[id]; ok {
-		s.netOrder = append(slices.DeleteFunc(s.netOrder, func(o string) bool { return o == id }), id)
+	if n, ok := s.networks[key]; ok {
+		s.netOrder = append(slices.DeleteFunc(s.netOrder, func(o string) bool { return o == key }), key)
 		return n, nil
 	}
 	var data []byte
 	var name string
 	var err error
 	switch {
-	case id == netFileID && s.cfg.NetFile != "":
+	case key == netFileID && s.cfg.NetFile != "":
 		name = s.cfg.NetFile
 		data, err = datasets.ReadFileLimit(s.cfg.NetFile, s.cfg.MaxFileBytes, "a file the server reads") // the file the command line named
 		if err != nil {
 			return nil, errorf(http.StatusInternalServerError, "%v", err) // the error names the file
 		}
-	case strings.HasPrefix(id, runPrefix):
-		rel := strings.TrimPrefix(id, runPrefix)
+	case strings.HasPrefix(key, ownKeyPrefix) && s.cfg.OwnNetworks[strings.TrimPrefix(key, ownKeyPrefix)] != "":
+		name = s.cfg.OwnNetworks[strings.TrimPrefix(key, ownKeyPrefix)]
+		data, err = datasets.ReadFileLimit(name, s.cfg.MaxFileBytes, "a file the server reads") // a file the command gave
+		if err != nil {
+			return nil, errorf(http.StatusInternalServerError, "%v", err)
+		}
+	case strings.HasPrefix(key, runPrefix):
+		rel := strings.TrimPrefix(key, runPrefix)
 		if path.Base(rel) != "network.safetensors" {
-			return nil, errorf(http.StatusBadRequest, "network %q: a run's network is a network.safetensors file", id)
+			return nil, errorf(http.StatusBadRequest, "network %q: a run's network is a network.safetensors file", key)
 		}
 		name = "run/" + rel
 		if data, err = s.readFile("run", rel); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, errorf(http.StatusBadRequest, "network %q: no such network (GET /api/networks lists them)", id)
+		return nil, errorf(http.StatusBadRequest, "network %q: no such network (GET /api/networks lists them)", key)
 	}
 	n, _, err := net.LoadBytes(name, data)
 	if err != nil {
@@ -100,8 +147,8 @@ func (s *Server) network(id string) (*net.Network, error) {
 		delete(s.networks, s.netOrder[0])
 		s.netOrder = s.netOrder[1:]
 	}
-	s.networks[id] = n
-	s.netOrder = append(s.netOrder, id)
+	s.networks[key] = n
+	s.netOrder = append(s.netOrder, key)
 	return n, nil
 }
 
@@ -120,15 +167,19 @@ func (s *Server) evaluator(id string, v *rules.Variant) (mcts.Evaluator, error) 
 	return n.NewInference(1, "net-"+n.Hash()), nil
 }
 
-// checkEngine loads the network id names (nil for the built-in searcher)
-// and checks that it plays v's board, without building an evaluator and
-// its buffers: what a request is refused for before it waits for a search
-// slot.
+// checkEngine loads the network id names for games of v (nil for the
+// built-in searcher) and checks that it plays v's board, without building
+// an evaluator and its buffers: what a request is refused for before it
+// waits for a search slot.
 func (s *Server) checkEngine(id string, v *rules.Variant) (*net.Network, error) {
 	if id == builtinID || id == "" {
 		return nil, nil
 	}
-	n, err := s.network(id)
+	key, err := s.networkKey(id, v)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.network(key)
 	if err != nil {
 		return nil, err
 	}

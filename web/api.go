@@ -41,7 +41,7 @@ type Info struct {
 	Variants    []string `json:"variants"`     // the embedded rule sets' names
 	Data        bool     `json:"data"`         // whether a data folder is served (Config.DataDir)
 	Run         bool     `json:"run"`          // whether a run folder is served (Config.RunDir)
-	Net         bool     `json:"net"`          // whether a network file is offered (Config.NetFile)
+	Net         bool     `json:"net"`          // whether a network file is offered for every rule set (Config.NetFile)
 	MaxPlayouts int      `json:"max_playouts"` // the most playouts a search may ask for (Config.MaxPlayouts)
 	Searches    Load     `json:"searches"`     // the searches running and queued
 	Reads       Load     `json:"reads"`        // the file reads running and queued
@@ -55,10 +55,17 @@ type Load struct {
 }
 
 // NetworkInfo is a player the page offers: the built-in searcher, the
-// network file, or a network of the run folder.
+// network file, each rule set's own network, or a network of the run
+// folder. GET /api/networks lists the built-in searcher first and the
+// page's default player second: the network file when the server has one,
+// else each rule set's own network.
 type NetworkInfo struct {
-	ID    string `json:"id"`    // "builtin", "net" or "run:REL" (a network.safetensors in the run folder)
+	ID    string `json:"id"`    // "builtin", "net", "own" or "run:REL" (a network.safetensors in the run folder)
 	Label string `json:"label"` // for people
+	// Files is, for "own" only, the network file that plays each embedded
+	// rule set, by the rule set's name (Config.OwnNetworks): a game or an
+	// analysis of a rule set absent from it is refused "own" (422).
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // NewGameRequest is the body of POST /api/games.
@@ -67,7 +74,7 @@ type NewGameRequest struct {
 	VariantTOML string `json:"variant_toml"` // or a rule-set file's text
 	Start       string `json:"start"`        // a start position in notation; "" for the rule set's
 	Human       string `json:"human"`        // "attackers", "defenders" or "both"
-	Engine      string `json:"engine"`       // "builtin" or a network id (GET /api/networks)
+	Engine      string `json:"engine"`       // "builtin" or a network id (GET /api/networks); "own" plays the rule set's own network
 	Playouts    int    `json:"playouts"`     // the engine's playouts a move
 }
 

@@ -280,6 +280,9 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(shippedNetwork); err == nil {
 		cfg.NetFile = shippedNetwork // the screenshot shows what a trained network thinks
 	}
+	// Own networks for two rule sets, none for the others.
+	own := map[string]string{"copenhagen": nettest.TinyFile(t, 2), "copenhagen-classic": nettest.TinyFile(t, 3)}
+	cfg.OwnNetworks = own
 	srv, err := web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -640,6 +643,57 @@ func TestBrowser(t *testing.T) {
 		if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.arrows line").length`)); err != nil || n == 0 {
 			t.Fatalf("built-in searcher's search: %d arrows (%v), want some", n, err)
 		}
+	})
+
+	t.Run("own network", func(t *testing.T) {
+		b.t = t
+		// The menus name the file of the rule set's own network; for a rule
+		// set with none the option says so and is disabled, and the
+		// person's choice of it comes back with a rule set that has one.
+		type menu struct {
+			Text     string `json:"text"`
+			Disabled bool   `json:"disabled"`
+			Value    string `json:"value"`
+		}
+		read := func(id string) menu {
+			t.Helper()
+			m, err := chromedp.Run(b.ctx, chromedp.Evaluate[menu](`(() => { const s = document.getElementById("`+id+`"), o = [...s.options].find((o) => o.value === "own");
+				return { text: o ? o.text : "", disabled: o ? o.disabled : false, value: s.value }; })()`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		choose := func(id, value string) {
+			b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("` + id + `"); s.value = "` + value + `"; s.dispatchEvent(new Event("change")); })()`))
+		}
+		choose("analysis-network", "own")
+		for _, c := range []struct {
+			menu, variantMenu, variant string
+			want                       menu
+		}{
+			{"analysis-network", "analysis-variant", "copenhagen", menu{"own network (" + own["copenhagen"] + ")", false, "own"}},
+			{"analysis-network", "analysis-variant", "fetlar", menu{"own network (none ships for fetlar)", true, "builtin"}},
+			{"analysis-network", "analysis-variant", "copenhagen-classic", menu{"own network (" + own["copenhagen-classic"] + ")", false, "own"}},
+			{"play-engine", "play-variant", "file", menu{"each rule set's own network", false, "net"}},
+			{"play-engine", "play-variant", "hnefatafl11", menu{"own network (none ships for hnefatafl11)", true, "net"}},
+			{"play-engine", "play-variant", "copenhagen-classic", menu{"own network (" + own["copenhagen-classic"] + ")", false, "net"}},
+		} {
+			choose(c.variantMenu, c.variant)
+			if got := read(c.menu); got != c.want {
+				t.Errorf("%s with %s: got %+v, want %+v", c.menu, c.variant, got, c.want)
+			}
+		}
+		// The replay's menu names the own network of the game shown, the
+		// dataset's copenhagen game.
+		if got, want := read("replay-network").Text, "own network ("+own["copenhagen"]+")"; got != want {
+			t.Errorf("replay-network: got %v, want %v", got, want)
+		}
+		// Copenhagen-classic's position evaluated by its own network.
+		b.do(chromedp.Click("#tab-analysis"))
+		b.wait(`!document.getElementById("view-analysis").hidden`)
+		b.do(chromedp.Click("#analysis-eval"))
+		b.wait(`document.getElementById("analysis-wdl").children.length === 3`)
 	})
 
 	t.Run("review", func(t *testing.T) {

@@ -2,10 +2,14 @@ package web
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
+	"taflab/configs/variants"
 	"taflab/mcts"
 )
 
@@ -25,9 +29,18 @@ type Config struct {
 	// RunDir is a run folder of the training loop, or a folder of run
 	// folders; its match games can be replayed too. "" serves none.
 	RunDir string
-	// NetFile is a network file to play against and to analyse with; the
-	// networks of RunDir's generations are offered too. "" for none.
+	// NetFile is a network file to play against and to analyse with, for
+	// every rule set (player id "net"); the networks of RunDir's
+	// generations are offered too. "" for none.
 	NetFile string
+	// OwnNetworks maps an embedded rule set's name (configs/variants) to
+	// the network file that ships for it: player id "own" plays and
+	// analyses a game of an embedded rule set with that rule set's own
+	// network, one that learnt its input planes, and is refused (422) for
+	// a rule set absent here. cmd/eval fills it from
+	// player.ShippedNetworks(): the server itself searches no folder for
+	// networks. nil or empty offers no "own" player.
+	OwnNetworks map[string]string
 	// MaxGames bounds the games kept in memory; the one played least
 	// recently is dropped for a new one (default 64).
 	MaxGames int
@@ -172,6 +185,27 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("web: network: %w", err)
 		} else if st.IsDir() {
 			return fmt.Errorf("web: network %s is a folder, not a file", c.NetFile)
+		}
+	}
+	return c.validateOwnNetworks()
+}
+
+// validateOwnNetworks checks OwnNetworks, in the order of the rule sets'
+// names so that the first problem reported is always the same one.
+func (c *Config) validateOwnNetworks() error {
+	names := slices.Sorted(maps.Keys(c.OwnNetworks))
+	for _, name := range names {
+		file := c.OwnNetworks[name]
+		if !slices.Contains(variants.Names(), name) {
+			return fmt.Errorf("web: own network %s: %q is not an embedded rule set (have %s)", file, name, strings.Join(variants.Names(), ", "))
+		}
+		if file == "" {
+			return fmt.Errorf("web: own network of %s: no file given", name)
+		}
+		if st, err := os.Stat(file); err != nil {
+			return fmt.Errorf("web: own network of %s: %w", name, err)
+		} else if st.IsDir() {
+			return fmt.Errorf("web: own network of %s: %s is a folder, not a file", name, file)
 		}
 	}
 	return nil

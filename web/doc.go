@@ -12,7 +12,8 @@
 // Its main use is `go run ./cmd/eval serve`, which wires flags to a Config:
 //
 //	cfg := web.DefaultConfig()
-//	cfg.DataDir, cfg.RunDir, cfg.NetFile = "data", "runs/loop", "networks/copenhagen.safetensors"
+//	cfg.DataDir, cfg.RunDir = "data", "runs/loop"
+//	cfg.OwnNetworks = player.ShippedNetworks() // rule set name -> its own network file
 //	srv, err := web.New(cfg)
 //	if err != nil { ... }
 //	hs := srv.HTTPServer() // the Config's read, write and idle timeouts
@@ -25,6 +26,12 @@
 // by its own mutex, so any number of requests at once see and change it one
 // at a time; a search runs without the lock and is played only if the game
 // did not change meanwhile.
+//
+// A player is the built-in searcher, a network file for every rule set
+// (NetFile), the network of a request's own rule set (OwnNetworks: the one
+// that learnt that rule set's input planes) or a run folder's network. The
+// server reads networks only from the files its Config names and the run
+// folder; it searches no other folder for them.
 //
 // Its load is bounded (Config): at most MaxSearches searches run at once
 // (others queue briefly, then are answered 503 with Retry-After), each of

@@ -155,7 +155,7 @@ var pageReads = []struct {
 	types  []any
 	own    []string
 }{
-	{"analysis.js", []any{web.Analysis{}, web.AnalyzeRequest{}, web.Info{}, web.NetworkInfo{}},
+	{"analysis.js", []any{web.Analysis{}, web.AnalyzeRequest{}, web.Info{}},
 		[]string{"length", "message", "style"}},
 	{"api.js", []any{web.ErrorReply{}},
 		[]string{"body", "headers", "ok", "status"}}, // a fetch Response and its options
@@ -169,9 +169,10 @@ var pageReads = []struct {
 		"color", "marker", "name", "points", "shift", "hi", "lo", "x", "y", // series and their points
 		"percent", "zero"}}, // options
 	{"dom.js", []any{}, []string{"scope"}},
-	{"play.js", []any{web.GameState{}, web.NewGameRequest{}, web.Info{}, web.NetworkInfo{}},
-		[]string{"cells", "clipboard", "dataset", "detail", "files", "hidden", "key", "last", "length", "message", "name", "search", "status", "value"}},
-	{"replay.js", []any{web.FileGames{}, web.ReplayedGame{}, web.FileInfo{}, web.Info{}, web.NetworkInfo{}, web.ReviewRequest{}},
+	{"engines.js", []any{web.NetworkInfo{}}, []string{"chosen", "dataset", "disabled", "length", "options", "value"}},
+	{"play.js", []any{web.GameState{}, web.NewGameRequest{}, web.Info{}},
+		[]string{"cells", "chosen", "clipboard", "dataset", "detail", "files", "hidden", "key", "last", "length", "message", "name", "search", "status", "value"}},
+	{"replay.js", []any{web.FileGames{}, web.ReplayedGame{}, web.FileInfo{}, web.Info{}, web.ReviewRequest{}},
 		[]string{"children", "dataset", "disabled", "hidden", "key", "length", "message", "target", "value"}},
 	{"review.js", []any{web.ReviewEvent{}, web.ReviewRequest{}},
 		[]string{"children", "dataset", "hidden", "left", "length", "max", "message", "name", "signal", "title", "value", "width", // the browser's

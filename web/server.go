@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	stdnet "net"
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,11 +67,17 @@ func New(cfg Config) (*Server, error) {
 		searches: newLimiter("searches", cfg.MaxSearches, cfg.MaxQueue, cfg.QueueWait),
 		reads:    newLimiter("file reads", cfg.MaxReads, cfg.MaxQueue, cfg.QueueWait),
 		reviews:  newLimiter("reviews", cfg.MaxSearches, cfg.MaxQueue, cfg.QueueWait)}
+	s.cfg.OwnNetworks = maps.Clone(cfg.OwnNetworks) // the caller's map may change; s.cfg may not
+	// The networks are loaded now, so that a file that is not a network
+	// fails the start rather than every request that uses it.
 	if cfg.NetFile != "" {
-		// Loaded now, so that a file that is not a network fails the start
-		// rather than every request that uses it.
 		if _, err := s.network(netFileID); err != nil {
 			return nil, fmt.Errorf("web: network file: %v", err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.cfg.OwnNetworks)) {
+		if _, err := s.network(ownKeyPrefix + name); err != nil {
+			return nil, fmt.Errorf("web: own network of %s: %v", name, err)
 		}
 	}
 	var err error

@@ -333,6 +333,10 @@ func TestConfigValidate(t *testing.T) {
 		{"data is a file", func(c *web.Config) { c.DataDir = file }, "is not a folder"},
 		{"missing net", func(c *web.Config) { c.NetFile = "/nonexistent/n" }, "network"},
 		{"net is a folder", func(c *web.Config) { c.NetFile = t.TempDir() }, "is a folder"},
+		{"own network of no embedded rule set", func(c *web.Config) { c.OwnNetworks = map[string]string{"brandubh": file} }, `"brandubh" is not an embedded rule set`},
+		{"own network missing", func(c *web.Config) { c.OwnNetworks = map[string]string{"fetlar": "/nonexistent/n"} }, "own network of fetlar"},
+		{"own network is a folder", func(c *web.Config) { c.OwnNetworks = map[string]string{"fetlar": t.TempDir()} }, "own network of fetlar: "},
+		{"own network with no file", func(c *web.Config) { c.OwnNetworks = map[string]string{"fetlar": ""} }, "own network of fetlar: no file given"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := web.DefaultConfig()

@@ -5,11 +5,13 @@
 import * as api from "./api.js";
 import { Board } from "./board.js";
 import { $, addOptions, table } from "./dom.js";
+import { fillEngines, showOwn } from "./engines.js";
 import { showView } from "./views.js";
 
 let game = null;          // the game to analyse: {variant, variant_toml, start, moves}
 let lastPosition = null;  // the position the field showed when game was set
 let board;
+let networks = [];         // the NetworkInfo list the server sent
 
 // openAnalysis shows the analysis view on a game from play or replay:
 // {variant, variant_toml, start, moves, board (a BoardInfo), position}.
@@ -17,6 +19,7 @@ export function openAnalysis(a) {
   game = { variant: a.variant, variant_toml: a.variant_toml, start: a.start, moves: a.moves };
   lastPosition = a.position;
   if (a.variant) $("analysis-variant").value = a.variant;
+  showOwn($("analysis-network"), networks, a.variant || "");
   $("analysis-position").value = a.position;
   showView("analysis");
   board.render(a.board, a.position, {});
@@ -86,13 +89,14 @@ async function analyse(playouts) {
 }
 
 // initAnalysis sets up the view with the server's Info and NetworkInfo
-// list; the first network, if any, is chosen (the built-in searcher
-// comes first).
-export function initAnalysis(info, networks) {
+// list; the server's default network, if any, is chosen (fillEngines).
+export function initAnalysis(info, list) {
+  networks = list;
   board = new Board($("analysis-board"), {});
   addOptions($("analysis-variant"), info.variants.map((v) => [v, v]));
-  addOptions($("analysis-network"), networks.map((n) => [n.label, n.id]));
-  if (networks.length > 1) $("analysis-network").value = networks[1].id;
+  fillEngines($("analysis-network"), networks);
+  showOwn($("analysis-network"), networks, $("analysis-variant").value);
+  $("analysis-variant").addEventListener("change", () => showOwn($("analysis-network"), networks, $("analysis-variant").value));
   $("analysis-eval").addEventListener("click", () => analyse(0));
   $("analysis-search").addEventListener("click", () => analyse(parseInt($("analysis-playouts").value, 10) || 1));
 }

@@ -4,6 +4,7 @@
 import * as api from "./api.js";
 import { Board, parsePosition } from "./board.js";
 import { $, addOptions } from "./dom.js";
+import { fillEngines, showOwn } from "./engines.js";
 import { openAnalysis } from "./analysis.js";
 import { reviewPlayed } from "./replay.js";
 
@@ -187,13 +188,17 @@ export function initPlay(info, networks) {
     onEscape: () => { selected = null; render(); },
   });
   addOptions($("play-variant"), [...info.variants.map((v) => [v, v]), ["rule-set file…", "file"]]);
-  $("play-variant").addEventListener("change", () => { $("play-toml-label").hidden = $("play-variant").value !== "file"; });
+  const variantChosen = () => $("play-variant").value === "file" ? "" : $("play-variant").value;
+  $("play-variant").addEventListener("change", () => {
+    $("play-toml-label").hidden = $("play-variant").value !== "file";
+    showOwn($("play-engine"), networks, variantChosen());
+  });
   $("play-toml").addEventListener("change", async () => {
     const f = $("play-toml").files[0];
     toml = f ? await f.text() : "";
     if (f) $("play-status").textContent = `Rule-set file ${f.name} read: start a new game to play it.`;
   });
-  addOptions($("play-engine"), networks.map((n) => [n.label, n.id]));
+  fillEngines($("play-engine"), networks);
   $("play-playouts").max = info.max_playouts;
   $("play-form").addEventListener("submit", newGame);
   $("play-undo").addEventListener("click", undo);
@@ -227,4 +232,6 @@ export function initPlay(info, networks) {
   });
   const q = new URLSearchParams(location.search);
   for (const k of ["variant", "start", "human", "engine", "playouts"]) if (q.get(k)) $("play-" + k).value = q.get(k);
+  $("play-engine").dataset.chosen = $("play-engine").value;
+  showOwn($("play-engine"), networks, variantChosen());
 }

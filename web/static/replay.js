@@ -4,6 +4,7 @@
 import * as api from "./api.js";
 import { Board } from "./board.js";
 import { $, addOptions } from "./dom.js";
+import { fillEngines, showOwn } from "./engines.js";
 import { openAnalysis } from "./analysis.js";
 import { initReview, reviewPly, startReview, stopReview } from "./review.js";
 import { showView } from "./views.js";
@@ -12,6 +13,7 @@ let files = []; // the FileInfo list the file select offers
 let game = null; // the ReplayedGame shown
 let ply = 0;     // the position shown: 0 before the first move
 let board;
+let networks = []; // the NetworkInfo list the server sent
 
 // loadFiles asks the server for the games files and offers them.
 export async function loadFiles() {
@@ -73,6 +75,7 @@ async function loadGame() {
 // showGame shows a ReplayedGame from its start.
 function showGame(g) {
   game = g;
+  showOwn($("replay-network"), networks, g.board.variant);
   const ol = $("replay-moves");
   ol.textContent = "";
   game.moves.forEach((m, i) => {
@@ -141,13 +144,13 @@ function showPly(n) {
 }
 
 // initReplay sets up the view with the server's Info and NetworkInfo
-// list; the review takes the first network, if any (the built-in searcher
-// comes first).
-export function initReplay(info, networks) {
+// list; the review takes the server's default network, if any
+// (fillEngines), and the own network of the game shown's rule set.
+export function initReplay(info, list) {
+  networks = list;
   board = new Board($("replay-board"), {});
   addOptions($("replay-variant"), info.variants.map((v) => [v, v]));
-  addOptions($("replay-network"), networks.map((n) => [n.label, n.id]));
-  if (networks.length > 1) $("replay-network").value = networks[1].id;
+  fillEngines($("replay-network"), networks);
   $("replay-playouts").max = info.max_playouts;
   initReview({ board, goto: showPly, onGame: showGame, current: () => ply });
   $("replay-review").addEventListener("click", reviewFileGame);

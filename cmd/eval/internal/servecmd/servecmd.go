@@ -30,16 +30,21 @@ position, and read a run folder's generations, ratings and balance as
 charts. The page is built into the binary. Only files inside -data and
 -run are served.
 
--net defaults to the shipped network (networks/copenhagen.safetensors, in
-the working folder or beside the executable), offered as the opponent and
-the analyser beside the built-in searcher; -net none offers no network.
+Each rule set with a network of its own (networks/NAME.safetensors, in
+the working folder or beside the executable: copenhagen's, trained by
+self-play, and copenhagen-classic's, trained on people's games) is played
+and analysed with it by default ("own network" on the page). -net FILE
+offers that file too, for every rule set, and makes it the default; -net
+none offers no network, only the built-in searcher (and -run's networks).
 
 It listens on the loopback address unless -addr names another, and then
 warns: anyone who reaches that address can use the page. Ctrl-C stops it.
 
-A network file (-net) is read at the start: one that is not a network fails
-it. A network plays only 11x11 boards; a game or an analysis of another
-rule set with it is refused, with the built-in searcher offered instead.
+The network files (-net and the rule sets' own) are read at the start: one
+that is not a network fails it. A network plays only 11x11 boards; a game
+or an analysis of another rule set with it is refused, with the built-in
+searcher offered instead, and so is "own network" for a rule set that has
+none (a rule-set file that differs from the embedded ones has none).
 At most -max-searches searches run at once (each until its page goes
 away), and one request reads files at a time; others wait up to 10 s, then
 are answered 503. A request's body is at most 1 MiB and must arrive within
@@ -66,7 +71,7 @@ func Flags(cfg *web.Config, addr *string, stderr io.Writer) *cli.Flags {
 	fs.StringVar(addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (loopback by default)")
 	fs.StringVar(&cfg.RunDir, "run", "", "a run `folder` of the loop, or a folder of them")
 	fs.StringVar(&cfg.DataDir, "data", "", "a `folder` of games to replay (*.games.arrow, *.csv)")
-	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with, or none (default: the shipped network, if found)")
+	fs.StringVar(&cfg.NetFile, "net", "", "a network `file` to play against and analyse with for every rule set, or none for no network (default: each rule set's own network, where one ships)")
 	fs.IntVar(&cfg.MaxPlayouts, "max-playouts", cfg.MaxPlayouts, Ranges["max-playouts"], "the most `playouts` a request may ask (a search takes about 3 KB a playout, and ends early at 128 MiB)")
 	fs.IntVar(&cfg.MaxSearches, "max-searches", cfg.MaxSearches, Ranges["max-searches"], "the `searches` that run at once; more wait briefly, then are answered 503 (busy)")
 	fs.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", cfg.MaxFileBytes, Ranges["max-file-bytes"], "the largest games file, report or network read, in `bytes` (listing a games file's games takes about 11 times its size)")
@@ -78,17 +83,9 @@ func Flags(cfg *web.Config, addr *string, stderr io.Writer) *cli.Flags {
 // exit status: 130 once a signal stopped it (as every command), 2 for bad
 // flags, 1 for a server that could not start or failed.
 func Run(args []string, stdout, stderr io.Writer) int {
-	cfg := web.DefaultConfig()
-	var addr string
-	fs := Flags(&cfg, &addr, stderr)
-	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
+	cfg, addr, code, done := parse(args, stdout, stderr)
+	if done {
 		return code
-	}
-	switch cfg.NetFile {
-	case "":
-		cfg.NetFile = player.ShippedNetwork() // "" when it is not found
-	case "none":
-		cfg.NetFile = ""
 	}
 	loopback, err := IsLoopback(addr)
 	if err != nil {
@@ -132,6 +129,31 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	<-shutDown
 	return 130 // stopped by a signal, as every command
+}
+
+// parse reads eval serve's arguments into a Config and the address to
+// listen on; done is true when the command ends here, with exit status
+// code (bad flags, or -h).
+func parse(args []string, stdout, stderr io.Writer) (cfg web.Config, addr string, code int, done bool) {
+	cfg = web.DefaultConfig()
+	fs := Flags(&cfg, &addr, stderr)
+	if code, done := fs.Parse(args, nil, nil, stdout, stderr); done {
+		return cfg, addr, code, true
+	}
+	offerNetworks(&cfg, player.ShippedNetworks)
+	return cfg, addr, 0, false
+}
+
+// offerNetworks sets the networks the page offers from -net's value in
+// cfg.NetFile: for "none", none; else the networks that ship for the
+// embedded rule sets (shipped, which looks for them on the disk), each
+// playing its own rule set, beside the -net file if one was given.
+func offerNetworks(cfg *web.Config, shipped func() map[string]string) {
+	if cfg.NetFile == "none" {
+		cfg.NetFile, cfg.OwnNetworks = "", nil
+		return
+	}
+	cfg.OwnNetworks = shipped()
 }
 
 // IsLoopback reports whether a listening address HOST:PORT stays on this
