@@ -9,7 +9,7 @@ import (
 )
 
 // Precision is the arithmetic an Inference runs its convolutions in.
-// Training always runs in float32.
+// Training runs in float32 unless its config asks for bf16 (TrainConfig.Precision, Trainer.SetPrecision).
 type Precision int
 
 // The precisions.

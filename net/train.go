@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"taflab/internal/errctx"
 	"taflab/net/kernels"
@@ -38,12 +39,30 @@ type TrainConfig struct {
 	BatchNormMomentum float64 `toml:"batch_norm_momentum" json:"batch_norm_momentum"`
 	// Threads is the number of threads a step uses; 0 means every core.
 	Threads int `toml:"threads" json:"threads"`
+	// Precision is the arithmetic of the 3x3 convolutions (Trainer.
+	// SetPrecision): "float32", "bf16" (bfloat16 products on AMX tiles,
+	// everything else in float32; refused where the CPU has none) or
+	// "auto" (bf16 where the CPU has AMX, else float32). Default
+	// "float32"; "" means the default.
+	Precision string `toml:"precision" json:"precision,omitempty"`
 }
 
 // DefaultTrainConfig returns the default training settings.
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{Optimizer: "adam", LearningRate: 0.002, Momentum: 0.9, L2: 1e-4, WarmupSteps: 100,
-		Schedule: "cosine", TotalSteps: 10000, BatchNormMomentum: 0.05}
+		Schedule: "cosine", TotalSteps: 10000, BatchNormMomentum: 0.05, Precision: "float32"}
+}
+
+// trainPrecision is the precision c names ("" the default, Float32).
+func (c TrainConfig) trainPrecision() (Precision, error) {
+	if c.Precision == "" {
+		return Float32, nil
+	}
+	p, err := ParsePrecision(c.Precision)
+	if err != nil || p == Int8 {
+		return 0, fmt.Errorf("want \"float32\", \"bf16\" or \"auto\"")
+	}
+	return p, nil
 }
 
 // Validate reports every setting out of range.
@@ -78,6 +97,9 @@ func (c TrainConfig) Validate() error {
 	}
 	if c.Threads < 0 {
 		bad("threads", c.Threads, "0 (every core) or more")
+	}
+	if _, err := c.trainPrecision(); err != nil {
+		bad("precision", fmt.Sprintf("%q", c.Precision), `"float32", "bf16" or "auto"`)
 	}
 	return errors.Join(errs...)
 }
@@ -197,6 +219,9 @@ type Trainer struct {
 	// direct runs the 3x3 convolutions as im2col GEMMs throughout: the
 	// reference the tests compare with. Set only by tests, before use.
 	direct bool
+	// low runs the 3x3 convolutions' forward passes and input gradients
+	// in bfloat16 (nil: float32); see SetPrecision.
+	low *trainLow
 }
 
 // convWino is one 3x3 convolution as Winograd convolutions.
@@ -235,6 +260,10 @@ func NewTrainer(n *Network, cfg TrainConfig, threads int) (*Trainer, error) {
 	t.m = make([]float32, len(n.params))
 	if cfg.Optimizer == "adam" {
 		t.v = make([]float32, len(n.params))
+	}
+	p, _ := cfg.trainPrecision()
+	if err := t.SetPrecision(p); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -289,20 +318,18 @@ func (t *Trainer) grow(b int) {
 	t.rows = rows
 }
 
-// setWino gives every 3x3 convolution's Winograd convolutions the
-// network's current weights (making them at the first call).
+// setWino gives every 3x3 convolution's Winograd convolutions, or its
+// bfloat16 ones (SetPrecision), the network's current weights (making
+// them at the first call).
 func (t *Trainer) setWino() {
 	n := t.net
 	if t.wino == nil {
 		t.wino = map[*conv]*convWino{}
 		t.zeros = make([]float32, max(n.cfg.Channels, InputPlanes))
 	}
-	convs := []*conv{&n.stem.conv, &n.polConv.conv, &n.valConv.conv}
-	for i := range n.blocks {
-		convs = append(convs, &n.blocks[i].a.conv, &n.blocks[i].b.conv)
-	}
-	for _, l := range convs {
-		if l.k != 3 {
+	for _, l := range t.convs3() {
+		if t.low != nil {
+			t.low.setLow(l, l == &n.stem.conv)
 			continue
 		}
 		cw := t.wino[l]
@@ -317,19 +344,35 @@ func (t *Trainer) setWino() {
 			// stem a nil dx): no backward convolution to keep.
 			continue
 		}
-		// dL/dx[q][c] = Σt Σo w[t][c][o]·dout[q-off(t)][o], and off(8-t) =
-		// -off(t): the convolution of dout with w'[t][o][c] = w[8-t][c][o].
-		for tap := range 9 {
-			for c := range l.cin {
-				for o := range l.cout {
-					cw.flipped[((8-tap)*l.cout+o)*l.cin+c] = l.w[(tap*l.cin+c)*l.cout+o]
-				}
-			}
-		}
+		flipTaps(cw.flipped, l.w, l.cin, l.cout)
 		if cw.bwd == nil {
 			cw.bwd = kernels.NewWinograd3x3(BoardSize, BoardSize, l.cout, l.cin, cw.flipped)
 		} else {
 			cw.bwd.SetWeights(cw.flipped)
+		}
+	}
+}
+
+// convs3 returns the network's 3x3 convolutions.
+func (t *Trainer) convs3() []*conv {
+	n := t.net
+	convs := []*conv{&n.stem.conv, &n.polConv.conv, &n.valConv.conv}
+	for i := range n.blocks {
+		convs = append(convs, &n.blocks[i].a.conv, &n.blocks[i].b.conv)
+	}
+	return slices.DeleteFunc(convs, func(l *conv) bool { return l.k != 3 })
+}
+
+// flipTaps writes into dst the weights of the convolution that takes a 3x3
+// layer's output gradient to its input gradient: dL/dx[q][c] = Σt Σo
+// w[t][c][o]·dout[q-off(t)][o], and off(8-t) = -off(t), so it is the
+// convolution of dout with w'[t][o][c] = w[8-t][c][o].
+func flipTaps(dst, w []float32, cin, cout int) {
+	for tap := range 9 {
+		for c := range cin {
+			for o := range cout {
+				dst[((8-tap)*cout+o)*cin+c] = w[(tap*cin+c)*cout+o]
+			}
 		}
 	}
 }
@@ -359,12 +402,16 @@ func (t *Trainer) winoPart(p int) {
 
 // convForward is l.forward, with a Winograd convolution for a 3x3 layer.
 func (t *Trainer) convForward(l *conv, x []float32, rows int, out []float32) {
-	cw := t.wino[l]
-	if cw == nil || t.direct {
+	cw, lp := t.wino[l], t.lowPair(l)
+	switch {
+	case t.direct || (cw == nil && lp == nil):
 		l.forward(t.threads, x, rows, out, t.cols)
 		return
+	case lp != nil:
+		t.lowConv(lp.fwd, l.cin, x, rows, out, l.cout)
+	default:
+		t.winoConv(cw.fwd, l.cin, l.cout, x, rows, out)
 	}
-	t.winoConv(cw.fwd, l.cin, l.cout, x, rows, out)
 	if l.b != nil {
 		kernels.AddBiasPerCol(out, rows, l.cout, l.cout, l.b, false)
 	}
@@ -373,9 +420,13 @@ func (t *Trainer) convForward(l *conv, x []float32, rows int, out []float32) {
 // convBackward is l.backward, with Winograd convolutions for a 3x3
 // layer: its weight gradient and its input gradient.
 func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float32) {
-	cw := t.wino[l]
-	if cw == nil || t.direct {
+	cw, lp := t.wino[l], t.lowPair(l)
+	switch {
+	case t.direct || (cw == nil && lp == nil):
 		l.backwardPar(t.run, t.threads, x, rows, dout, dx, t.cols, t.dcols)
+		return
+	case lp != nil:
+		t.lowBackward(l, lp, x, rows, dout, dx)
 		return
 	}
 	// The weight gradient in the transformed domain, a fixed block of

@@ -14,8 +14,9 @@
 //	go run ./bench/compare-pytorch-go -save net.safetensors   # the measured network, for train export
 //
 // Inference runs in -precision (auto by default: bfloat16 on AMX, else
-// float32); training in float32 always. Each figure names what ran it
-// (Figure.How).
+// float32); training's 3x3 convolutions in -train-precision (auto by
+// default: bfloat16 on AMX, the rest of the step in float32; else
+// float32). Each figure names what ran it (Figure.How).
 //
 // With -serve it prints a line of JSON about itself (the Report without
 // figures), then reads figure names, one a line, from standard input and
@@ -88,10 +89,19 @@ func main() {
 	serve := flag.Bool("serve", false, "measure the figures named on standard input, one a line, answering each with a line of JSON")
 	save := flag.String("save", "", "write the measured network (its weights are the same in every figure) to this safetensors `file` and exit")
 	precision := flag.String("precision", "auto", "inference's arithmetic `P`: auto, float32, bf16 or int8 (net.ParsePrecision)")
+	trainPrecision := flag.String("train-precision", "auto", "training's arithmetic `P`: auto, float32 or bf16 (net.TrainConfig.Precision)")
 	flag.Parse()
 	p, err := net.ParsePrecision(*precision)
 	if err == nil {
 		err = p.Check()
+	}
+	if err == nil {
+		tc := net.DefaultTrainConfig()
+		tc.Precision = *trainPrecision
+		if err = tc.Validate(); err == nil {
+			tp, _ := net.ParsePrecision(*trainPrecision)
+			err = tp.Check()
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compare-pytorch-go:", err)
@@ -108,7 +118,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*threads, *seconds, *only, *cpuprofile, *blocks, *channels, *serve); err != nil {
+	if err := run(*threads, *seconds, *only, *cpuprofile, *blocks, *channels, *serve, *trainPrecision); err != nil {
 		fmt.Fprintln(os.Stderr, "compare-pytorch-go:", err)
 		os.Exit(1)
 	}
@@ -140,7 +150,7 @@ func batchOf(name string) (int, error) {
 	return b, nil
 }
 
-func run(threads int, seconds float64, only, cpuprofile string, blocks, channels int, serve bool) error {
+func run(threads int, seconds float64, only, cpuprofile string, blocks, channels int, serve bool, trainPrecision string) error {
 	cfg := net.DefaultConfig()
 	cfg.Blocks, cfg.Channels = blocks, channels
 	names := slices.Clone(allFigures)
@@ -186,6 +196,9 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 		how := fmt.Sprintf("%s on %s", net.DefaultPrecision().Resolve(), net.DefaultPrecision().Kernel())
 		if strings.HasPrefix(name, "train-b") {
 			how = "float32 on " + kernels.Implementation()
+			if tp, _ := net.ParsePrecision(trainPrecision); tp.Resolve() == net.BF16 {
+				how = "bf16 convolutions on " + net.BF16.Kernel() + ", the rest float32 on " + kernels.Implementation()
+			}
 		}
 		if call, ok := calls[name]; ok {
 			return measure(name, b, how, call, budget)
@@ -214,6 +227,7 @@ func run(threads int, seconds float64, only, cpuprofile string, blocks, channels
 			tc := net.DefaultTrainConfig()
 			tc.Optimizer, tc.LearningRate = "sgd", 0.02 // PyTorch's side is SGD with momentum
 			tc.Threads = threads
+			tc.Precision = trainPrecision
 			tr, err := net.NewTrainer(n, tc, threads)
 			if err != nil {
 				return Figure{}, err

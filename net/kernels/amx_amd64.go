@@ -121,3 +121,49 @@ func amxConv(l *LowpConv, a *LowpArgs, lb *lowpBuffers, rowmap []int32) {
 		amxConvInt8(&args)
 	}
 }
+
+// amxGradArgs are the arguments of amxWeightGradBF16: one 32×32 block of
+// a weight gradient over steps steps of 32 pixels. Byte strides.
+type amxGradArgs struct {
+	cfg    *[64]byte      // the tile configuration
+	a0, a1 unsafe.Pointer // rows 0-15 and 16-31 of A (a channel a row) at the first pixel
+	lda    int            // bytes between A's rows
+	b      unsafe.Pointer // B's first pair row at the block's first column
+	ldb    int            // bytes between B's pair rows
+	steps  int            // steps of 32 pixels, at least 1
+	out    *float32       // the 32×32 block, 32 floats a row
+}
+
+//go:noescape
+func amxWeightGradBF16(a *amxGradArgs)
+
+// platformWeightGrad returns the assembly weight gradient if this CPU runs
+// it (AMX-BF16, granted by the OS), else nil.
+func platformWeightGrad() func(*WeightGradArgs, []float32) {
+	for _, im := range platformLowp(BF16) {
+		if im.name == "amx" {
+			return amxWeightGrad
+		}
+	}
+	return nil
+}
+
+// amxWeightGrad is LowpWeightGrad on the AMX tiles, a 32×32 block at a
+// time.
+func amxWeightGrad(a *WeightGradArgs, block []float32) {
+	args := amxGradArgs{cfg: &amxConfig, lda: 2 * a.LdX, ldb: 4 * a.CoutP, steps: (a.P1 - a.P0) / 32,
+		out: &block[0]}
+	x := unsafe.Pointer(&a.X[0])
+	d := unsafe.Pointer(&a.D[0])
+	for t, off := range a.Grid.taps3() {
+		for m := 0; m < a.CinP; m += 32 {
+			args.a0 = unsafe.Add(x, 2*(m*a.LdX+a.P0+off))
+			args.a1 = unsafe.Add(args.a0, 16*args.lda)
+			for n := 0; n < a.CoutP; n += 32 {
+				args.b = unsafe.Add(d, 2*((a.P0-a.Grid.Lead())*a.CoutP+2*n))
+				amxWeightGradBF16(&args)
+				a.addBlock(t, m, n, block)
+			}
+		}
+	}
+}

@@ -956,3 +956,45 @@ amxConvInt8_done:
 	VZEROUPPER
 	RET
 
+// The weight gradient's 32×32 blocks (LowpWeightGrad): see genWeightGrad
+// in gen_amx.go.
+
+// func amxWeightGradBF16(a *amxGradArgs)
+TEXT ·amxWeightGradBF16(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R8
+	MOVQ amxGradArgs_cfg(R8), AX
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0x00 // LDTILECFG (AX)
+	MOVQ amxGradArgs_a0(R8), SI
+	MOVQ amxGradArgs_a1(R8), DI
+	MOVQ amxGradArgs_lda(R8), CX
+	MOVQ amxGradArgs_b(R8), DX
+	MOVQ amxGradArgs_ldb(R8), BX
+	MOVQ BX, R11
+	SHLQ $4, R11
+	MOVQ amxGradArgs_steps(R8), R10
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC0 // TILEZERO tmm0
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC8 // TILEZERO tmm1
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD0 // TILEZERO tmm2
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD8 // TILEZERO tmm3
+amxWeightGradBF16_steps:
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x24; BYTE $0x0E // TILELOADD tmm4, 0(SI)(CX*1)
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x2C; BYTE $0x0F // TILELOADD tmm5, 0(DI)(CX*1)
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x34; BYTE $0x1A // TILELOADD tmm6, 0(DX)(BX*1)
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x7C; BYTE $0x1A; BYTE $0x40 // TILELOADD tmm7, 64(DX)(BX*1)
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x4A; BYTE $0x5C; BYTE $0xC4 // TDPBF16PS tmm0, tmm4, tmm6
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x42; BYTE $0x5C; BYTE $0xCC // TDPBF16PS tmm1, tmm4, tmm7
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x4A; BYTE $0x5C; BYTE $0xD5 // TDPBF16PS tmm2, tmm5, tmm6
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x42; BYTE $0x5C; BYTE $0xDD // TDPBF16PS tmm3, tmm5, tmm7
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ R11, DX
+	DECQ R10
+	JNZ amxWeightGradBF16_steps
+	MOVQ amxGradArgs_out(R8), AX
+	MOVQ $128, CX
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x04; BYTE $0x08 // TILESTORED 0(AX)(CX*1), tmm0
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x4C; BYTE $0x08; BYTE $0x40 // TILESTORED 64(AX)(CX*1), tmm1
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x94; BYTE $0x08; BYTE $0x00; BYTE $0x08; BYTE $0x00; BYTE $0x00 // TILESTORED 2048(AX)(CX*1), tmm2
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $0x9C; BYTE $0x08; BYTE $0x40; BYTE $0x08; BYTE $0x00; BYTE $0x00 // TILESTORED 2112(AX)(CX*1), tmm3
+	BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0 // TILERELEASE
+	RET

@@ -205,6 +205,8 @@ type Workspace struct {
 	ws   workspace
 	wino winoBuffers
 	lowp lowpBuffers
+	// gradBlock is LowpWeightGrad's 32×32 block of accumulators.
+	gradBlock []float32
 }
 
 // Gemm is [Gemm] on the calling goroutine with w's buffers; the result is

@@ -177,6 +177,7 @@ func main() {
 	for _, v := range []variant{{"amxConvBF16", tdpbf16ps, false, 2}, {"amxConvInt8", tdpbusd, true, 2}} {
 		gen(&w, v)
 	}
+	genWeightGrad(&w)
 	if err := os.WriteFile("amx_amd64.s", w.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -380,4 +381,58 @@ func epilogueRow(w *bytes.Buffer, v variant, p func(string, ...any), L func(stri
 	p("%s:", l("next"))
 	p("\tINCQ R14")
 	p("\tDECQ R15")
+}
+
+// genWeightGrad writes amxWeightGradBF16, a 32×32 block of a weight
+// gradient: C = A·B over a run of pixels, A two 16-row tiles of a
+// transposed input grid (a channel a row, 32 pixels a step), B two 16-column
+// tiles of the output gradient's pixel pairs (16 pairs a step), C the four
+// accumulator tiles, stored to a 32×32 float32 block.
+//
+// Registers: R8 the arguments, SI and DI A's two halves, CX A's row
+// stride, DX B, BX B's row stride, R11 B's advance per step (16 rows),
+// R10 the steps left, AX the output block.
+func genWeightGrad(w *bytes.Buffer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("// The weight gradient's 32×32 blocks (LowpWeightGrad): see genWeightGrad")
+	p("// in gen_amx.go.")
+	p("")
+	p("// func amxWeightGradBF16(a *amxGradArgs)")
+	p("TEXT ·amxWeightGradBF16(SB), NOSPLIT, $0-8")
+	p("\tMOVQ a+0(FP), R8")
+	p("\tMOVQ amxGradArgs_cfg(R8), AX")
+	ldtilecfg(w, rAX)
+	p("\tMOVQ amxGradArgs_a0(R8), SI")
+	p("\tMOVQ amxGradArgs_a1(R8), DI")
+	p("\tMOVQ amxGradArgs_lda(R8), CX")
+	p("\tMOVQ amxGradArgs_b(R8), DX")
+	p("\tMOVQ amxGradArgs_ldb(R8), BX")
+	p("\tMOVQ BX, R11")
+	p("\tSHLQ $4, R11")
+	p("\tMOVQ amxGradArgs_steps(R8), R10")
+	for t := range 4 {
+		tilezero(w, t)
+	}
+	p("amxWeightGradBF16_steps:")
+	tileloadd(w, 4, rSI, rCX, 0)
+	tileloadd(w, 5, rDI, rCX, 0)
+	tileloadd(w, 6, rDX, rBX, 0)
+	tileloadd(w, 7, rDX, rBX, 64)
+	tdpbf16ps.emit(w, 0, 4, 6)
+	tdpbf16ps.emit(w, 1, 4, 7)
+	tdpbf16ps.emit(w, 2, 5, 6)
+	tdpbf16ps.emit(w, 3, 5, 7)
+	p("\tADDQ $64, SI")
+	p("\tADDQ $64, DI")
+	p("\tADDQ R11, DX")
+	p("\tDECQ R10")
+	p("\tJNZ amxWeightGradBF16_steps")
+	p("\tMOVQ amxGradArgs_out(R8), AX")
+	p("\tMOVQ $128, CX")
+	tilestored(w, 0, rAX, rCX, 0)
+	tilestored(w, 1, rAX, rCX, 64)
+	tilestored(w, 2, rAX, rCX, 16*128)
+	tilestored(w, 3, rAX, rCX, 16*128+64)
+	tilerelease(w)
+	p("\tRET")
 }

@@ -283,6 +283,50 @@ func (l *LowpConv) pack(wq []int32) {
 	}
 }
 
+// SetWeights gives a BF16 layer new weights, in NewLowpConv's layout and
+// of its sizes, keeping its bias: a training step's, packed in place
+// without allocating. The layer must not be running a convolution
+// meanwhile. It panics if l is not BF16 or w is too short: a programmer's
+// error.
+func (l *LowpConv) SetWeights(w []float32) {
+	if l.prec != BF16 || len(w) < l.k*l.k*l.cin*l.cout {
+		panic(fmt.Sprintf("kernels: LowpConv(%v).SetWeights: %d weights, need %d in bfloat16", l.prec, len(w), l.k*l.k*l.cin*l.cout))
+	}
+	taps, ks := l.k*l.k, l.cinP/l.prec.kStep()
+	i := 0
+	for np := range l.coutP / 32 {
+		for t := range taps {
+			for s := range ks {
+				for half := range 2 {
+					for r := range 16 {
+						for j := range 16 {
+							o := np*32 + half*16 + j
+							for e := range 2 {
+								c := s*l.prec.kStep() + r*2 + e
+								var q uint16
+								if c < l.cin && o < l.cout {
+									q = ToBF16(w[(t*l.cin+c)*l.cout+o])
+								}
+								l.b[i], l.b[i+1] = byte(q), byte(q>>8)
+								i += 2
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if l.wf != nil { // the portable implementation's copy, made before
+		for t := range l.taps {
+			for c := range l.cinP {
+				for o := range l.coutP {
+					l.wf[(t*l.cinP+c)*l.coutP+o] = FromBF16(uint16(l.weight(t, c, o)))
+				}
+			}
+		}
+	}
+}
+
 // weight returns the code of the weight from input channel c at tap t to
 // output channel o, from the packed layout.
 func (l *LowpConv) weight(t, c, o int) int32 {
