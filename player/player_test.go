@@ -422,13 +422,14 @@ func TestShippedNetworks(t *testing.T) {
 }
 
 // TestShippedNetworksOfTheProject: the networks in the project's networks/
-// are copenhagen's (the self-play network, ShippedNetworkFile) and
-// copenhagen-classic's (the one trained on people's games), and each file
-// names its own rule set's planes, which every command then shows it.
+// are copenhagen's (the self-play network, ShippedNetworkFile),
+// copenhagen-classic's (the one trained on people's games) and fetlar's
+// (adapted from it by self-play), and each file names its own rule set's
+// planes, which every command then shows it.
 func TestShippedNetworksOfTheProject(t *testing.T) {
 	t.Chdir("..")
 	got := ShippedNetworks()
-	for _, name := range []string{"copenhagen", "copenhagen-classic"} {
+	for _, name := range []string{"copenhagen", "copenhagen-classic", "fetlar"} {
 		want := filepath.Join("networks", name+".safetensors")
 		if got[name] != want {
 			t.Errorf("%s: got %q, want %q", name, got[name], want)

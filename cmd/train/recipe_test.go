@@ -42,3 +42,42 @@ func TestShippedNetworkRecipe(t *testing.T) {
 		t.Errorf("steps: got %s in the network, want the recipe's %s", got, want)
 	}
 }
+
+// TestAdaptRecipe: networks/adapt.toml, the loop train adapt adapted the
+// human-trained network to fetlar with (networks/README.md), is a valid
+// loop config that starts from that network, keeps people's games in its
+// batches, and trains candidates of the shipped network's architecture
+// for the steps its file records; the adapted network's file names
+// fetlar's planes.
+func TestAdaptRecipe(t *testing.T) {
+	const recipe, human = "../../networks/adapt.toml", "networks/copenhagen-classic.safetensors"
+	data, err := os.ReadFile(recipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configs.ParseLoop(recipe, data)
+	if err != nil {
+		t.Fatalf("got %v, want a valid loop config", err)
+	}
+	if cfg.Train.Init != human {
+		t.Errorf("train.init: got %q, want the human-trained network %s", cfg.Train.Init, human)
+	}
+	if cfg.Train.Records.Variant != "copenhagen-classic" || cfg.Train.Records.Share <= 0 || cfg.Train.Records.Only() {
+		t.Errorf("records: got %+v, want people's games (copenhagen-classic) beside self-play", cfg.Train.Records)
+	}
+	for _, name := range []string{"fetlar"} {
+		n, meta, err := net.Load("../../networks/" + name + ".safetensors")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := cfg.Train.Network, n.Config(); got != want {
+			t.Errorf("%s: architecture: got %+v in the recipe, want the network's %+v", name, got, want)
+		}
+		if got, want := meta["taflab.step"], strconv.Itoa(cfg.Train.Steps); got != want {
+			t.Errorf("%s: steps: got %s in the network, want the recipe's %s a generation", name, got, want)
+		}
+		if p := n.PlanesOf(); p == nil || p.Name() != name {
+			t.Errorf("%s: planes of: got %v, want %s's", name, p, name)
+		}
+	}
+}

@@ -17,13 +17,14 @@ import (
 
 // TestNetworksOffered: by default eval serve offers each embedded rule set
 // the network that ships for it (player.ShippedNetworks), as the page's
-// default player, and an analysis of copenhagen and of copenhagen-classic
-// under it is by that rule set's own network; -net FILE is offered for
+// default player, and an analysis of copenhagen, copenhagen-classic and
+// fetlar under it is by that rule set's own network; -net FILE is offered for
 // every rule set before it; -net none offers the built-in searcher alone.
 func TestNetworksOffered(t *testing.T) {
-	t.Chdir(filepath.Join("..", "..", "..", "..")) // the project, where networks/ lies
+	ownNetworks := []string{"copenhagen", "copenhagen-classic", "fetlar"} // the rule sets with a network in networks/
+	t.Chdir(filepath.Join("..", "..", "..", ".."))                        // the project, where networks/ lies
 	shipped := player.ShippedNetworks()
-	for _, name := range []string{"copenhagen", "copenhagen-classic"} {
+	for _, name := range ownNetworks {
 		if got, want := shipped[name], filepath.Join("networks", name+".safetensors"); got != want {
 			t.Fatalf("player.ShippedNetworks()[%q]: got %v, want %v", name, got, want)
 		}
@@ -68,7 +69,7 @@ func TestNetworksOffered(t *testing.T) {
 			if c.own == nil {
 				return
 			}
-			for _, name := range []string{"copenhagen", "copenhagen-classic"} {
+			for _, name := range ownNetworks {
 				var a web.Analysis
 				get(t, ts.URL+"/api/analyze", `{"variant":"`+name+`","network":"own"}`, &a)
 				if a.PlanesOf != name {
