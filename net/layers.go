@@ -182,14 +182,7 @@ func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnSta
 		p := part[i*c : (i+1)*c]
 		clear(p)
 		r0, r1 := blockRows(rows, i)
-		for r := r0; r < r1; r++ {
-			row := z[r*c : (r+1)*c]
-			p, m := p[:len(row)], mean[:len(row)]
-			for j, v := range row {
-				d := v - m[j]
-				p[j] += d * d
-			}
-		}
+		kernels.BNSumSq(z[r0*c:r1*c], r1-r0, c, c, mean, p)
 	})
 	variance := st.invstd[:c] // reuse: variance first, then invstd
 	clear(variance)
@@ -206,16 +199,7 @@ func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnSta
 	gamma, beta := l.gamma[:c], l.beta[:c]
 	run(bnBlocks, func(i int) {
 		r0, r1 := blockRows(rows, i)
-		for r := r0; r < r1; r++ {
-			zr, xr, or := z[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c], out[r*c:(r+1)*c]
-			xr, or = xr[:len(zr)], or[:len(zr)]
-			m, is, g, b := mean[:len(zr)], invstd[:len(zr)], gamma[:len(zr)], beta[:len(zr)]
-			for j, v := range zr {
-				x := (v - m[j]) * is[j]
-				xr[j] = x
-				or[j] = g[j]*x + b[j]
-			}
-		}
+		kernels.BNApply(z[r0*c:r1*c], r1-r0, c, c, mean, invstd, gamma, beta, st.xhat[r0*c:r1*c], out[r0*c:r1*c])
 	})
 }
 
@@ -238,14 +222,7 @@ func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnStat
 		clear(ps)
 		clear(pd)
 		r0, r1 := blockRows(rows, i)
-		for r := r0; r < r1; r++ {
-			dr, xr := dout[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c]
-			xr, ps, pd := xr[:len(dr)], ps[:len(dr)], pd[:len(dr)]
-			for j, d := range dr {
-				ps[j] += d
-				pd[j] += d * xr[j]
-			}
-		}
+		kernels.BNGradSums(dout[r0*c:r1*c], st.xhat[r0*c:r1*c], r1-r0, c, c, ps, pd)
 	})
 	sumDy, dotXhat := st.mean[:c], st.dot[:c]
 	clear(sumDy)
@@ -266,14 +243,7 @@ func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnStat
 	}
 	run(bnBlocks, func(i int) {
 		r0, r1 := blockRows(rows, i)
-		for r := r0; r < r1; r++ {
-			dr, xr, zr := dout[r*c:(r+1)*c], st.xhat[r*c:(r+1)*c], dz[r*c:(r+1)*c]
-			xr, zr = xr[:len(dr)], zr[:len(dr)]
-			k, s, d := k[:len(dr)], sumDy[:len(dr)], dotXhat[:len(dr)]
-			for j, v := range dr {
-				zr[j] = k[j] * (n*v - s[j] - xr[j]*d[j])
-			}
-		}
+		kernels.BNGradInput(dout[r0*c:r1*c], st.xhat[r0*c:r1*c], r1-r0, c, c, k, sumDy, dotXhat, n, dz[r0*c:r1*c])
 	})
 }
 

@@ -408,7 +408,7 @@ func (t *Trainer) convForward(l *conv, x []float32, rows int, out []float32) {
 		l.forward(t.threads, x, rows, out, t.cols)
 		return
 	case lp != nil:
-		t.lowConv(lp.fwd, l.cin, x, rows, out, l.cout)
+		t.lowForward(l, lp, x, rows, out)
 	default:
 		t.winoConv(cw.fwd, l.cin, l.cout, x, rows, out)
 	}
@@ -426,7 +426,7 @@ func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float3
 		l.backwardPar(t.run, t.threads, x, rows, dout, dx, t.cols, t.dcols)
 		return
 	case lp != nil:
-		t.lowBackward(l, lp, x, rows, dout, dx)
+		t.lowBackward(l, lp, rows, dout, dx)
 		return
 	}
 	// The weight gradient in the transformed domain, a fixed block of

@@ -1,6 +1,6 @@
 // Hot file: a training step's 3x3 convolutions in bfloat16 on the AMX
-// tiles. Keep lowForward and lowInputGrad allocation-free in steady state;
-// measure with bench/compare-pytorch-go -only train-b256 after any change.
+// tiles. Keep lowConv and lowBackward allocation-free in steady state;
+// measure with `go test ./net -bench TrainStep` after any change.
 
 package net
 
@@ -13,21 +13,22 @@ import (
 // trainLow is what a Trainer in BF16 keeps for its convolutions: each 3x3
 // layer's forward pass and input gradient as bfloat16 convolutions, given
 // the float32 master weights at every step, and the bfloat16 grids their
-// inputs are rounded into. Gradients, batch norm and the optimizer stay in
-// float32, as do the weight gradients (Winograd, from the float32
-// activations).
+// inputs are rounded into. Batch norm, the heads, the losses and the
+// optimizer stay in float32; the weight gradients are bfloat16 products
+// summed in float32 (kernels.LowpWeightGrad).
+//
+// Every grid holds images images and lowSlack pixels more (so that the
+// part of a batch from any image on is a whole grid of its own), and only
+// its images' pixels are ever written: the layout's zero pixels stay zero.
 type trainLow struct {
 	grid kernels.LowpGrid
-	// convs are each 3x3 layer's bfloat16 convolutions: fwd of its input,
-	// bwd of its output's gradient (the taps reversed, the channels
-	// swapped: convWino.flipped), nil for the stem.
+	// convs are each 3x3 layer's bfloat16 convolutions and its input's
+	// grid, kept from the forward pass for the weight gradient.
 	convs map[*conv]*lowPair
-	// grids are the input grids by channel count, for images images and
-	// lowSlack pixels more (the images' parts are read as grids of their
-	// own); only their images' pixels are ever written, so the layout's
-	// zero pixels stay zero.
-	grids  map[int][]uint16
-	images int
+	// dgrid is the grid of the running layer's output gradient (its
+	// CoutP channels), made when a layer first needs it.
+	dgrid  []uint16
+	images int // the images the grids hold
 	// xT and pairs are the weight gradient's operands (WeightGradArgs):
 	// the layer's input transposed (rows of ldX pixels) and its output's
 	// gradient in pixel pairs; gw each block of pixels' share of the
@@ -46,14 +47,14 @@ type trainLow struct {
 
 // lowPair is one 3x3 layer in bfloat16: its forward convolution, the
 // convolution to its input gradient (nil for the stem, whose input needs
-// none) and that one's weights.
+// none) and that one's weights, and the grid of the layer's input.
 type lowPair struct {
 	fwd, bwd *kernels.LowpConv
 	flipped  []float32
+	in       []uint16
 }
 
-// lowSlack is the pixels past Pixels(images) a grid holds, so that the
-// part of a batch from any image on is a whole grid of its own.
+// lowSlack is the pixels past Pixels(images) a grid holds.
 const lowSlack = 32
 
 // SetPrecision sets the arithmetic of the trainer's 3x3 convolutions:
@@ -74,7 +75,7 @@ func (t *Trainer) SetPrecision(p Precision) error {
 		}
 		if t.low == nil {
 			t.low = &trainLow{grid: kernels.LowpGrid{H: BoardSize, W: BoardSize}, convs: map[*conv]*lowPair{},
-				grids: map[int][]uint16{}, args: make([]kernels.LowpArgs, t.threads),
+				args:  make([]kernels.LowpArgs, t.threads),
 				zeros: make([]float32, max(t.net.cfg.Channels, InputPlanes))}
 		}
 		return nil
@@ -119,30 +120,43 @@ func (t *Trainer) lowPair(l *conv) *lowPair {
 	return t.low.convs[l]
 }
 
-// gridFor returns the input grid of c channels for images images.
-func (tl *trainLow) gridFor(c, images int) []uint16 {
-	tl.growTo(images)
-	g := tl.grids[c]
-	if g == nil {
-		g = make([]uint16, (tl.grid.Pixels(tl.images)+lowSlack)*c)
-		tl.grids[c] = g
+// growTo makes the grids hold images images (new, zeroed, when they
+// grow).
+func (tl *trainLow) growTo(images int) {
+	if images <= tl.images {
+		return
 	}
-	return g
+	tl.images = images
+	for _, p := range tl.convs {
+		p.in = nil
+	}
+	tl.dgrid, tl.xT, tl.pairs = nil, nil, nil
+	tl.ldX = tl.grid.Pixels(images) + lowSlack
 }
 
-// lowConv computes out = lc(x) (rows × cout from rows × cin) in bfloat16:
-// x rounded into the grid, then the convolution, the images split over the
-// threads (all rounded before any is convolved, since a part's
-// convolution reads a little past its images).
-func (t *Trainer) lowConv(lc *kernels.LowpConv, cin int, x []float32, rows int, out []float32, cout int) {
-	tl := t.low
-	images := rows / Squares
-	c := lc.CinP()
-	grid := tl.gridFor(c, images)
+// gridIn returns *buf, made to hold a grid of c channels if it does not.
+func (tl *trainLow) gridIn(buf *[]uint16, c int) []uint16 {
+	if n := tl.ldX * c; len(*buf) < n {
+		*buf = make([]uint16, n)
+	}
+	return *buf
+}
+
+// toGrid rounds x (rows × cin) into grid (c channels), the images split
+// over the threads.
+func (t *Trainer) toGrid(grid []uint16, c int, x []float32, cin, images int) {
 	parts := min(t.threads, images)
 	t.run(parts, func(p int) {
-		tl.grid.WriteBF16(grid, c, x, cin, p*images/parts, (p+1)*images/parts)
+		t.low.grid.WriteBF16(grid, c, x, cin, p*images/parts, (p+1)*images/parts)
 	})
+}
+
+// convGrid computes out = lc(grid) (rows × cout) in bfloat16, the images
+// split over the threads.
+func (t *Trainer) convGrid(lc *kernels.LowpConv, grid []uint16, images int, out []float32, cout int) {
+	tl := t.low
+	c := lc.CinP()
+	parts := min(t.threads, images)
 	t.run(parts, func(p int) {
 		i0, i1 := p*images/parts, (p+1)*images/parts
 		a := &tl.args[p]
@@ -153,48 +167,38 @@ func (t *Trainer) lowConv(lc *kernels.LowpConv, cin int, x []float32, rows int, 
 	})
 }
 
-// growTo makes the grids and the weight gradient's operands hold images
-// images (zeroed when they grow).
-func (tl *trainLow) growTo(images int) {
-	if images <= tl.images {
-		return
-	}
-	clear(tl.grids)
-	tl.images = images
-	tl.ldX = tl.grid.Pixels(images) + lowSlack
-	tl.xT = nil
-	tl.pairs = nil
+// lowForward is 3x3 layer l's forward convolution in bfloat16: x (rows ×
+// cin) rounded into the layer's input grid, kept for its weight gradient,
+// and convolved into out (rows × cout).
+func (t *Trainer) lowForward(l *conv, lp *lowPair, x []float32, rows int, out []float32) {
+	images := rows / Squares
+	t.low.growTo(images)
+	c := lp.fwd.CinP()
+	in := t.low.gridIn(&lp.in, c)
+	t.toGrid(in, c, x, l.cin, images)
+	t.convGrid(lp.fwd, in, images, out, l.cout)
 }
 
-// lowBackward takes dout back through 3x3 layer l in bfloat16: its weight
-// gradient added to l.gw (and the bias's to l.gb), its input gradient
-// into dx (nil: not needed).
-func (t *Trainer) lowBackward(l *conv, lp *lowPair, x []float32, rows int, dout, dx []float32) {
+// lowBackward takes dout back through 3x3 layer l in bfloat16, after its
+// lowForward: its weight gradient added to l.gw (and the bias's to l.gb),
+// its input gradient into dx (nil: not needed).
+func (t *Trainer) lowBackward(l *conv, lp *lowPair, rows int, dout, dx []float32) {
 	tl := t.low
 	images := rows / Squares
-	tl.growTo(images)
 	g := tl.grid
-	cinP, coutP := roundUp32(l.cin), roundUp32(l.cout)
-	if len(tl.xT) < cinP*tl.ldX {
-		tl.xT = make([]uint16, cinP*tl.ldX)
-	}
-	if len(tl.pairs) < g.Computed(tl.images)*coutP {
-		tl.pairs = make([]uint16, g.Computed(tl.images)*coutP)
-	}
+	cinP, coutP := lp.fwd.CinP(), lp.fwd.CoutP()
+	dgrid := tl.gridIn(&tl.dgrid, coutP)
+	xT := tl.gridIn(&tl.xT, cinP)
+	pairs := tl.gridIn(&tl.pairs, coutP)
+	t.toGrid(dgrid, coutP, dout, l.cout, images)
+	computed, pixels := g.Computed(images), g.Pixels(images)
 	parts := min(t.threads, images)
 	t.run(parts, func(p int) {
-		i0, i1 := p*images/parts, (p+1)*images/parts
-		g.WriteBF16T(tl.xT, tl.ldX, x, l.cin, i0, i1)
-		g.WriteBF16Pairs(tl.pairs, coutP, dout, l.cout, i0, i1)
+		kernels.TransposeBF16(xT, tl.ldX, lp.in, cinP, p*pixels/parts, (p+1)*pixels/parts)
+		g.WritePairs(pairs, dgrid, coutP, images, p*computed/parts&^1, (p+1)*computed/parts&^1)
 	})
-	// What a larger batch left past the images.
-	for r := images * g.ImagePixels(); r < g.Computed(images); r++ {
-		for o := range coutP {
-			tl.pairs[(r/2*coutP+o)*2+r%2] = 0
-		}
-	}
 	n := 9 * l.cin * l.cout
-	steps := g.Computed(images) / 32
+	steps := computed / 32
 	t.run(bnBlocks, func(i int) {
 		if len(tl.gw[i]) < n {
 			tl.gw[i] = make([]float32, n)
@@ -202,8 +206,8 @@ func (t *Trainer) lowBackward(l *conv, lp *lowPair, x []float32, rows int, dout,
 		gw := tl.gw[i][:n]
 		clear(gw)
 		a := &tl.wargs[i]
-		*a = kernels.WeightGradArgs{Grid: g, X: tl.xT, LdX: tl.ldX, Cin: l.cin, CinP: cinP,
-			Cout: l.cout, CoutP: coutP, D: tl.pairs, P0: g.Lead() + i*steps/bnBlocks*32,
+		*a = kernels.WeightGradArgs{Grid: g, X: xT, LdX: tl.ldX, Cin: l.cin, CinP: cinP,
+			Cout: l.cout, CoutP: coutP, D: pairs, P0: g.Lead() + i*steps/bnBlocks*32,
 			P1: g.Lead() + (i+1)*steps/bnBlocks*32, GW: gw}
 		t.wsb[i].LowpWeightGrad(a)
 		*a = kernels.WeightGradArgs{}
@@ -215,9 +219,6 @@ func (t *Trainer) lowBackward(l *conv, lp *lowPair, x []float32, rows int, dout,
 		sumRows(l.gb, dout, rows, l.cout)
 	}
 	if dx != nil {
-		t.lowConv(lp.bwd, l.cout, dout, rows, dx, l.cin)
+		t.convGrid(lp.bwd, dgrid, images, dx, l.cin)
 	}
 }
-
-// roundUp32 rounds n up to a multiple of 32.
-func roundUp32(n int) int { return (n + 31) &^ 31 }

@@ -4,6 +4,11 @@
 
 package kernels
 
+import (
+	"fmt"
+	"unsafe"
+)
+
 // ToBF16Slice rounds each value of src to bfloat16 into dst, as ToBF16
 // does, bit for bit (with AVX512-BF16's VCVTNE2PS2BF16 where the CPU has
 // it). It panics if dst is shorter than src.
@@ -42,6 +47,75 @@ func (g LowpGrid) WriteBF16(dst []uint16, c int, x []float32, cin, i0, i1 int) {
 			for xx := range g.W {
 				ToBF16Slice(d[xx*c:][:cin], src[xx*cin:][:cin])
 			}
+		}
+	}
+}
+
+// TransposeBF16 writes pixels p0 to p1-1 of src, a grid of c channels a
+// pixel, into dst transposed: channel ch of pixel p to dst[ch·ld + p]. It
+// goes 32 pixels at a time, so that each of dst's rows gets whole cache
+// lines. It panics if a slice is too short.
+func TransposeBF16(dst []uint16, ld int, src []uint16, c, p0, p1 int) {
+	if p1 <= p0 {
+		return
+	}
+	_ = src[:p1*c]
+	_ = dst[:(c-1)*ld+p1]
+	for b := p0; b < p1; b += 32 {
+		e := min(b+32, p1)
+		ch := 0
+		if e-b == 32 {
+			// Four channels of a pixel as one 64-bit load, scattered to
+			// four rows.
+			for ; ch+4 <= c; ch += 4 {
+				d0, d1 := dst[ch*ld+b:][:32], dst[(ch+1)*ld+b:][:32]
+				d2, d3 := dst[(ch+2)*ld+b:][:32], dst[(ch+3)*ld+b:][:32]
+				s := src[b*c+ch : (b+31)*c+ch+4]
+				for i := range 32 {
+					v := *(*uint64)(unsafe.Pointer(&s[i*c]))
+					d0[i], d1[i], d2[i], d3[i] = uint16(v), uint16(v>>16), uint16(v>>32), uint16(v>>48)
+				}
+			}
+		}
+		for ; ch < c; ch++ {
+			d := dst[ch*ld+b : ch*ld+e]
+			for i := range d {
+				d[i] = src[(b+i)*c+ch]
+			}
+		}
+	}
+}
+
+// WritePairs writes computed pixels r0 to r1-1 (r from 0: grid pixel
+// Lead()+r) of src, a bfloat16 grid of c channels a pixel, into dst as
+// pixel pairs (WeightGradArgs.D), zero for the pixels past images images
+// (what a larger batch left there). r0 must be even. It panics if a slice
+// is too short.
+func (g LowpGrid) WritePairs(dst, src []uint16, c, images, r0, r1 int) {
+	if r1 <= r0 {
+		return
+	}
+	if r0%2 != 0 {
+		panic(fmt.Sprintf("kernels: WritePairs from odd pixel %d", r0))
+	}
+	lead, valid := g.Lead(), images*g.ImagePixels()
+	_ = dst[:((r1+1)/2)*2*c]
+	_ = src[:(lead+min(r1, valid))*c]
+	for r := r0; r < r1; r += 2 {
+		d := dst[r*c : r*c+2*c]
+		switch {
+		case r+1 < valid && r+1 < r1:
+			a, b := src[(lead+r)*c:][:c], src[(lead+r+1)*c:][:c]
+			for o := range c {
+				d[2*o], d[2*o+1] = a[o], b[o]
+			}
+		case r < valid:
+			a := src[(lead+r)*c:][:c]
+			for o := range c {
+				d[2*o], d[2*o+1] = a[o], 0
+			}
+		default:
+			clear(d)
 		}
 	}
 }

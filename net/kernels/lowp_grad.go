@@ -21,7 +21,7 @@ type WeightGradArgs struct {
 	Grid LowpGrid
 	// X is the layer's input transposed: CinP rows of LdX pixels
 	// (LdX ≥ Grid.Pixels(images)), row c channel c of every grid pixel,
-	// zero on the layout's zero pixels (WriteBF16T); the rows past Cin
+	// zero on the layout's zero pixels (WriteBF16, then TransposeBF16); the rows past Cin
 	// are read, but what they hold counts nowhere.
 	X           []uint16
 	LdX         int
@@ -30,7 +30,7 @@ type WeightGradArgs struct {
 	// D is the output's gradient as pixel pairs: computed pixel Lead()+r
 	// (r from 0 to Computed(images)-1), channel o at ((r/2)·CoutP + o)·2 +
 	// r%2, zero on the layout's zero pixels and past the images
-	// (WriteBF16Pairs); what the channels past Cout hold counts nowhere.
+	// (WriteBF16, then WritePairs); what the channels past Cout hold counts nowhere.
 	D      []uint16
 	P0, P1 int
 	// GW is the gradient added to.
@@ -117,63 +117,6 @@ func weightGradGeneric(a *WeightGradArgs) {
 				d := a.D[(r/2*a.CoutP)*2+r%2:]
 				for o := range gw {
 					gw[o] += xv * FromBF16(d[2*o])
-				}
-			}
-		}
-	}
-}
-
-// WriteBF16T writes images i0 to i1-1 of x (pixel by pixel, cin channels
-// a pixel) into dst transposed: row c (ld pixels from dst[c·ld]) channel c
-// of every pixel of the grid, rounded to bfloat16. Only the images'
-// pixels are written (see WriteBF16). It panics if a slice is too short.
-func (g LowpGrid) WriteBF16T(dst []uint16, ld int, x []float32, cin, i0, i1 int) {
-	_ = x[:i1*g.H*g.W*cin]
-	_ = dst[:(cin-1)*ld+g.Pixels(i1)]
-	var buf [1024]uint16
-	row := buf[:]
-	if g.W*cin > len(row) {
-		row = make([]uint16, g.W*cin)
-	}
-	row = row[:g.W*cin]
-	for i := i0; i < i1; i++ {
-		for y := range g.H {
-			ToBF16Slice(row, x[(i*g.H+y)*g.W*cin:][:g.W*cin])
-			p := g.Pixel(i, y, 0)
-			for c := range cin {
-				d := dst[c*ld+p:][:g.W]
-				for xx := range d {
-					d[xx] = row[xx*cin+c]
-				}
-			}
-		}
-	}
-}
-
-// WriteBF16Pairs writes images i0 to i1-1 of x (pixel by pixel, cout
-// channels a pixel) into dst as pixel pairs (WeightGradArgs.D, c ≥ cout
-// channels a pixel), rounded to bfloat16. Only the images' pixels are
-// written (see WriteBF16). It panics if a slice is too short.
-func (g LowpGrid) WriteBF16Pairs(dst []uint16, c int, x []float32, cout, i0, i1 int) {
-	_ = x[:i1*g.H*g.W*cout]
-	_ = dst[:g.Computed(i1)*c]
-	lead := g.Lead()
-	var buf [1024]uint16
-	row := buf[:]
-	if cout > len(row) {
-		row = make([]uint16, cout)
-	}
-	row = row[:cout]
-	for i := i0; i < i1; i++ {
-		for y := range g.H {
-			src := x[(i*g.H+y)*g.W*cout:][:g.W*cout]
-			r0 := g.Pixel(i, y, 0) - lead
-			for xx := range g.W {
-				ToBF16Slice(row, src[xx*cout:(xx+1)*cout])
-				r := r0 + xx
-				d := dst[(r/2*c)*2+r%2:][:2*cout-1]
-				for o, v := range row {
-					d[2*o] = v
 				}
 			}
 		}

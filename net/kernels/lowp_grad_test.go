@@ -14,8 +14,9 @@ var gradCases = []gradCase{
 	{11, 11, 64, 64, 3}, {11, 11, 15, 64, 2}, {5, 7, 40, 33, 3}, {3, 2, 7, 16, 5}, {11, 11, 64, 64, 1},
 }
 
-// gradData makes a case's input and output gradient, and their grids:
-// the input transposed, the gradient in pixel pairs.
+// gradData makes a case's input and output gradient, and their grids as
+// the trainer makes them: the input's grid transposed (TransposeBF16), the
+// gradient's in pixel pairs (WritePairs, in two parts).
 func gradData(c gradCase, seed uint64) (x, d []float32, a *WeightGradArgs) {
 	rng := rand.New(rand.NewPCG(seed, 9))
 	g := LowpGrid{c.h, c.w}
@@ -32,8 +33,19 @@ func gradData(c gradCase, seed uint64) (x, d []float32, a *WeightGradArgs) {
 	a.X = make([]uint16, a.CinP*a.LdX)
 	a.D = make([]uint16, g.Computed(c.images)*a.CoutP)
 	a.GW = make([]float32, 9*c.cin*c.cout)
-	g.WriteBF16T(a.X, a.LdX, x, c.cin, 0, c.images)
-	g.WriteBF16Pairs(a.D, a.CoutP, d, c.cout, 0, c.images)
+	xg := make([]uint16, g.Pixels(c.images)*a.CinP)
+	g.WriteBF16(xg, a.CinP, x, c.cin, 0, c.images)
+	TransposeBF16(a.X, a.LdX, xg, a.CinP, 0, g.Pixels(c.images))
+	// The gradient's grid with garbage past the images, as a larger batch
+	// leaves it: WritePairs must not take it.
+	dg := make([]uint16, (g.Pixels(c.images)+64)*a.CoutP)
+	for i := (g.Lead() + c.images*g.ImagePixels()) * a.CoutP; i < len(dg); i++ {
+		dg[i] = 0x3f80
+	}
+	g.WriteBF16(dg, a.CoutP, d, c.cout, 0, c.images)
+	half := g.Computed(c.images) / 4 * 2
+	g.WritePairs(a.D, dg, a.CoutP, c.images, half, g.Computed(c.images))
+	g.WritePairs(a.D, dg, a.CoutP, c.images, 0, half)
 	return x, d, a
 }
 
