@@ -52,16 +52,26 @@ func (g LowpGrid) WriteBF16(dst []uint16, c int, x []float32, cin, i0, i1 int) {
 }
 
 // TransposeBF16 writes pixels p0 to p1-1 of src, a grid of c channels a
-// pixel, into dst transposed: channel ch of pixel p to dst[ch·ld + p]. It
-// goes 32 pixels at a time, so that each of dst's rows gets whole cache
-// lines. It panics if a slice is too short.
+// pixel, into dst transposed: channel ch of pixel p to dst[ch·ld + p]: on
+// AVX-512 16×16 blocks at a time where c is a multiple of 16, else (and
+// for the last pixels) 32 pixels at a time, so that each of dst's rows
+// gets whole cache lines. It panics if a slice is too short.
 func TransposeBF16(dst []uint16, ld int, src []uint16, c, p0, p1 int) {
 	if p1 <= p0 {
 		return
 	}
 	_ = src[:p1*c]
 	_ = dst[:(c-1)*ld+p1]
-	for b := p0; b < p1; b += 32 {
+	b := p0
+	if hasTranspose && c%16 == 0 {
+		// 16×16 blocks on AVX-512.
+		for ; b+16 <= p1; b += 16 {
+			for ch := 0; ch < c; ch += 16 {
+				transpose16x16(&src[b*c+ch], 2*c, &dst[ch*ld+b], 2*ld, &transposeIdx)
+			}
+		}
+	}
+	for ; b < p1; b += 32 {
 		e := min(b+32, p1)
 		ch := 0
 		if e-b == 32 {

@@ -132,3 +132,34 @@ func BenchmarkToBF16Slice(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(src)*b.N)/b.Elapsed().Seconds(), "values/s")
 }
+
+// TestTransposeBF16: every channel of every pixel of the range lands in
+// its row, and nothing outside the range is written, for channel counts
+// of whole 16-blocks (AVX-512 where the CPU has it) and others, and
+// ranges not of whole blocks.
+func TestTransposeBF16(t *testing.T) {
+	for _, c := range []struct{ c, p0, p1, ld int }{{64, 0, 144, 150}, {32, 3, 100, 101}, {48, 16, 48, 48}, {15, 0, 70, 80}, {64, 5, 6, 8}} {
+		t.Run(fmt.Sprintf("%d/%d-%d", c.c, c.p0, c.p1), func(t *testing.T) {
+			src := make([]uint16, c.p1*c.c)
+			for i := range src {
+				src[i] = uint16(i*7 + 1)
+			}
+			dst := make([]uint16, c.c*c.ld)
+			for i := range dst {
+				dst[i] = 0xffff
+			}
+			TransposeBF16(dst, c.ld, src, c.c, c.p0, c.p1)
+			for ch := range c.c {
+				for p := range c.ld {
+					want := uint16(0xffff)
+					if p >= c.p0 && p < c.p1 {
+						want = src[p*c.c+ch]
+					}
+					if got := dst[ch*c.ld+p]; got != want {
+						t.Fatalf("channel %d, pixel %d: got %#x, want %#x", ch, p, got, want)
+					}
+				}
+			}
+		})
+	}
+}

@@ -15,3 +15,12 @@ func bnGradSums16(dout, xhat *float32, rows, ld int, sumDy, dot *float32) {
 func bnGradInput16(dout, xhat, dz *float32, rows, ld int, k, s, d *float32, n float32) {
 	panic("kernels: no AVX-512")
 }
+
+// hasTranspose is false outside amd64: TransposeBF16 runs in Go.
+const hasTranspose = false
+
+func transpose16x16(src *uint16, srcStride int, dst *uint16, dstStride int, idx *[8][16]uint16) {
+	panic("kernels: no AVX-512")
+}
+
+var transposeIdx [8][16]uint16

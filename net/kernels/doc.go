@@ -56,3 +56,4 @@ package kernels
 //go:generate go run gen_kernels.go
 //go:generate go run gen_winograd.go
 //go:generate go run gen_amx.go
+//go:generate go run gen_transpose.go
