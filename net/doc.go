@@ -6,7 +6,8 @@
 //
 // Inference runs in a [Precision]: float32 everywhere, or bfloat16 or int8
 // where the CPU has AMX ([Auto] picks; [Precision.Native] tells what this
-// CPU runs on its own instructions). Training is float32 always.
+// CPU runs on its own instructions). Training is float32, or mixed with
+// its 3x3 convolutions in bfloat16 ([TrainConfig].Precision).
 //
 //	n, _, err := net.Load("networks/copenhagen.safetensors")
 //	if err != nil { ... }

@@ -28,7 +28,7 @@ func (f *precisionFlag) Set(s string) error {
 
 // Precision declares -precision on a command that evaluates networks: the
 // arithmetic of their inference (self-play, matches, the engine, analysis;
-// training is float32 always). Its default, auto, is set at once as the
+// training's is its config's optimizer precision, net.TrainConfig). Its default, auto, is set at once as the
 // process's (net.SetDefaultPrecision); a precision the CPU does not run is
 // refused when the flags are parsed. The usage says what auto is on this
 // CPU.
@@ -36,6 +36,6 @@ func Precision(fs *flag.FlagSet) {
 	f := &precisionFlag{p: net.Auto}
 	net.SetDefaultPrecision(net.Auto)
 	auto := net.Auto.Resolve()
-	fs.Var(f, "precision", fmt.Sprintf("the network's arithmetic `P`: auto (on this CPU %s, on %s), float32, bf16 or int8 (bf16 and int8 need AMX; training is float32 always)",
+	fs.Var(f, "precision", fmt.Sprintf("the network's arithmetic `P`: auto (on this CPU %s, on %s), float32, bf16 or int8 (bf16 and int8 need AMX; of inference: training's is its config's [optimizer] precision)",
 		auto, auto.Kernel()))
 }
