@@ -423,13 +423,13 @@ func TestShippedNetworks(t *testing.T) {
 
 // TestShippedNetworksOfTheProject: the networks in the project's networks/
 // are copenhagen's (the self-play network, ShippedNetworkFile),
-// copenhagen-classic's (the one trained on people's games) and fetlar's
-// (adapted from it by self-play), and each file names its own rule set's
-// planes, which every command then shows it.
+// copenhagen-classic's (the one trained on people's games), and fetlar's
+// and hnefatafl11's (each adapted from it by self-play), and each file
+// names its own rule set's planes, which every command then shows it.
 func TestShippedNetworksOfTheProject(t *testing.T) {
 	t.Chdir("..")
 	got := ShippedNetworks()
-	for _, name := range []string{"copenhagen", "copenhagen-classic", "fetlar"} {
+	for _, name := range []string{"copenhagen", "copenhagen-classic", "fetlar", "hnefatafl11"} {
 		want := filepath.Join("networks", name+".safetensors")
 		if got[name] != want {
 			t.Errorf("%s: got %q, want %q", name, got[name], want)

@@ -17,12 +17,14 @@ import (
 
 // shippedNetwork is the network in the repository for copenhagen, the one
 // commands take when given none; humanNetwork, beside it, is the one
-// trained on people's games of copenhagen-classic; fetlarNetwork is
-// fetlar's, adapted from humanNetwork by self-play.
+// trained on people's games of copenhagen-classic; fetlarNetwork and
+// elevenNetwork are fetlar's and hnefatafl11's, adapted from humanNetwork
+// by self-play.
 const (
 	shippedNetwork = "../../networks/copenhagen.safetensors"
 	humanNetwork   = "../../networks/copenhagen-classic.safetensors"
 	fetlarNetwork  = "../../networks/fetlar.safetensors"
+	elevenNetwork  = "../../networks/hnefatafl11.safetensors"
 )
 
 // TestShippedNetwork: the networks that ship (every network file in
@@ -38,7 +40,7 @@ func TestShippedNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{shippedNetwork, humanNetwork, fetlarNetwork} {
+	for _, want := range []string{shippedNetwork, humanNetwork, fetlarNetwork, elevenNetwork} {
 		if !slices.Contains(files, want) {
 			t.Errorf("networks/: got %v, want %s among them", files, want)
 		}
@@ -91,6 +93,7 @@ func TestShippedNetworkOwnRuleSet(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
 	for _, c := range []struct{ variant, file, planes string }{
 		{"fetlar", "fetlar.safetensors", "fetlar"},
+		{"hnefatafl11", "hnefatafl11.safetensors", "hnefatafl11"},
 		{"copenhagen-classic", "copenhagen-classic.safetensors", "copenhagen-classic"},
 	} {
 		t.Run(c.variant, func(t *testing.T) {

@@ -44,11 +44,11 @@ func TestShippedNetworkRecipe(t *testing.T) {
 }
 
 // TestAdaptRecipe: networks/adapt.toml, the loop train adapt adapted the
-// human-trained network to fetlar with (networks/README.md), is a valid
-// loop config that starts from that network, keeps people's games in its
-// batches, and trains candidates of the shipped network's architecture
-// for the steps its file records; the adapted network's file names
-// fetlar's planes.
+// human-trained network to fetlar and to hnefatafl11 with
+// (networks/README.md), is a valid loop config that starts from that
+// network, keeps people's games in its batches, and trains candidates of
+// the shipped networks' architecture for the steps their files record;
+// each adapted network's file names its rule set's planes.
 func TestAdaptRecipe(t *testing.T) {
 	const recipe, human = "../../networks/adapt.toml", "networks/copenhagen-classic.safetensors"
 	data, err := os.ReadFile(recipe)
@@ -65,7 +65,7 @@ func TestAdaptRecipe(t *testing.T) {
 	if cfg.Train.Records.Variant != "copenhagen-classic" || cfg.Train.Records.Share <= 0 || cfg.Train.Records.Only() {
 		t.Errorf("records: got %+v, want people's games (copenhagen-classic) beside self-play", cfg.Train.Records)
 	}
-	for _, name := range []string{"fetlar"} {
+	for _, name := range []string{"fetlar", "hnefatafl11"} {
 		n, meta, err := net.Load("../../networks/" + name + ".safetensors")
 		if err != nil {
 			t.Fatal(err)

@@ -17,12 +17,12 @@ import (
 
 // TestNetworksOffered: by default eval serve offers each embedded rule set
 // the network that ships for it (player.ShippedNetworks), as the page's
-// default player, and an analysis of copenhagen, copenhagen-classic and
-// fetlar under it is by that rule set's own network; -net FILE is offered for
-// every rule set before it; -net none offers the built-in searcher alone.
+// default player, and an analysis of each embedded rule set under it is by
+// that rule set's own network; -net FILE is offered for every rule set
+// before it; -net none offers the built-in searcher alone.
 func TestNetworksOffered(t *testing.T) {
-	ownNetworks := []string{"copenhagen", "copenhagen-classic", "fetlar"} // the rule sets with a network in networks/
-	t.Chdir(filepath.Join("..", "..", "..", ".."))                        // the project, where networks/ lies
+	ownNetworks := []string{"copenhagen", "copenhagen-classic", "fetlar", "hnefatafl11"} // each has its network in networks/
+	t.Chdir(filepath.Join("..", "..", "..", ".."))                                       // the project, where networks/ lies
 	shipped := player.ShippedNetworks()
 	for _, name := range ownNetworks {
 		if got, want := shipped[name], filepath.Join("networks", name+".safetensors"); got != want {
