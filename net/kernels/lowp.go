@@ -238,7 +238,7 @@ func NewLowpConv(prec Lowp, g LowpGrid, k, cin, cout int, w, bias []float32, inS
 			}
 		}
 	}
-	l.pack(wq)
+	l.pack(func(t, c, o int) int32 { return wq[(t*l.cinP+c)*l.coutP+o] })
 	for p := range l.coutP / 32 {
 		for h := range 2 {
 			n := min(max(cout-p*32-h*16, 0), 16)
@@ -248,15 +248,19 @@ func NewLowpConv(prec Lowp, g LowpGrid, k, cin, cout int, w, bias []float32, inS
 	return l
 }
 
-// pack lays the weight codes out as the AMX kernels read them: for each
-// pair of 16-column tiles np, each tap, each k step of kStep channels, two
-// tiles of 16 rows of 64 bytes, row r holding for each of the tile's 16
-// columns the codes of channels r·e to r·e+e-1 of the step (e = 4 / the
-// element's bytes: pairs of bfloat16, quadruples of int8).
-func (l *LowpConv) pack(wq []int32) {
+// pack lays the weight codes out as the AMX kernels read them (into l.b,
+// made if nil): for each pair of 16-column tiles np, each tap, each k step
+// of kStep channels, two tiles of 16 rows of 64 bytes, row r holding for
+// each of the tile's 16 columns the codes of channels r·e to r·e+e-1 of
+// the step (e = 4 / the element's bytes: pairs of bfloat16, quadruples of
+// int8). code(t, c, o) is the code of the weight from input channel c at
+// tap t to output channel o (c < cinP, o < coutP).
+func (l *LowpConv) pack(code func(t, c, o int) int32) {
 	taps, ks, eb := l.k*l.k, l.cinP/l.prec.kStep(), l.prec.elemBytes()
 	per := 4 / eb
-	l.b = alignedBytes(l.coutP / 32 * taps * ks * 2048)
+	if l.b == nil {
+		l.b = alignedBytes(l.coutP / 32 * taps * ks * 2048)
+	}
 	i := 0
 	for np := range l.coutP / 32 {
 		for t := range taps {
@@ -266,8 +270,7 @@ func (l *LowpConv) pack(wq []int32) {
 						for j := range 16 {
 							o := np*32 + half*16 + j
 							for e := range per {
-								c := s*l.prec.kStep() + r*per + e
-								q := wq[(t*l.cinP+c)*l.coutP+o]
+								q := code(t, s*l.prec.kStep()+r*per+e, o)
 								if eb == 2 {
 									l.b[i], l.b[i+1] = byte(q), byte(q>>8)
 								} else {
@@ -292,30 +295,12 @@ func (l *LowpConv) SetWeights(w []float32) {
 	if l.prec != BF16 || len(w) < l.k*l.k*l.cin*l.cout {
 		panic(fmt.Sprintf("kernels: LowpConv(%v).SetWeights: %d weights, need %d in bfloat16", l.prec, len(w), l.k*l.k*l.cin*l.cout))
 	}
-	taps, ks := l.k*l.k, l.cinP/l.prec.kStep()
-	i := 0
-	for np := range l.coutP / 32 {
-		for t := range taps {
-			for s := range ks {
-				for half := range 2 {
-					for r := range 16 {
-						for j := range 16 {
-							o := np*32 + half*16 + j
-							for e := range 2 {
-								c := s*l.prec.kStep() + r*2 + e
-								var q uint16
-								if c < l.cin && o < l.cout {
-									q = ToBF16(w[(t*l.cin+c)*l.cout+o])
-								}
-								l.b[i], l.b[i+1] = byte(q), byte(q>>8)
-								i += 2
-							}
-						}
-					}
-				}
-			}
+	l.pack(func(t, c, o int) int32 {
+		if c >= l.cin || o >= l.cout {
+			return 0
 		}
-	}
+		return int32(ToBF16(w[(t*l.cin+c)*l.cout+o]))
+	})
 	if l.wf != nil { // the portable implementation's copy, made before
 		for t := range l.taps {
 			for c := range l.cinP {
