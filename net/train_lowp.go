@@ -1,6 +1,8 @@
 // Hot file: a training step's 3x3 convolutions in bfloat16 on the AMX
-// tiles. Keep lowConv and lowBackward allocation-free in steady state;
-// measure with `go test ./net -bench TrainStep` after any change.
+// tiles. lowForward and lowBackward reuse grids and buffers made once per
+// batch size (a step allocates only the small closures it hands the
+// threads, as in float32); measure with `go test ./net -bench TrainStep`
+// after any change.
 
 package net
 
