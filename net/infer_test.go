@@ -361,11 +361,7 @@ func TestTrainerThreadsBitIdentical(t *testing.T) {
 			if losses.Total() != wantLoss {
 				t.Fatalf("%s, %d threads: got loss %v, want %v (one thread)", impl, threads, losses.Total(), wantLoss)
 			}
-			for i, g := range n.Grads() {
-				if math.Float32bits(g) != math.Float32bits(want[i]) {
-					t.Fatalf("%s, %d threads: gradient %d: got %v, want %v (one thread)", impl, threads, i, g, want[i])
-				}
-			}
+			sameGradients(t, fmt.Sprintf("%s, %d threads", impl, threads), n.Grads(), want, "one thread")
 		}
 	}
 }

@@ -106,20 +106,23 @@ func TestTrainerBF16ThreadsBitIdentical(t *testing.T) {
 			if l2, err := tr2.Gradients(batch); err != nil || l2.Total() != wantLoss {
 				t.Fatalf("after a larger batch: got loss %v, want %v (a fresh trainer's; err %v)", wantLoss, l2.Total(), err)
 			}
-			for i, g := range n2.Grads() {
-				if math.Float32bits(g) != math.Float32bits(want[i]) {
-					t.Fatalf("after a larger batch: gradient %d: got %v, want %v (a fresh trainer's)", i, want[i], g)
-				}
-			}
+			sameGradients(t, "after a larger batch", want, n2.Grads(), "a fresh trainer's")
 			continue
 		}
 		if losses.Total() != wantLoss {
 			t.Fatalf("%d threads: got loss %v, want %v (one thread)", threads, losses.Total(), wantLoss)
 		}
-		for i, g := range n.Grads() {
-			if math.Float32bits(g) != math.Float32bits(want[i]) {
-				t.Fatalf("%d threads: gradient %d: got %v, want %v (one thread)", threads, i, g, want[i])
-			}
+		sameGradients(t, fmt.Sprintf("%d threads", threads), n.Grads(), want, "one thread")
+	}
+}
+
+// sameGradients fails t unless got and want are bitwise the same, naming
+// the case (what) and where want came from (of).
+func sameGradients(t *testing.T, what string, got, want []float32, of string) {
+	t.Helper()
+	for i, g := range got {
+		if math.Float32bits(g) != math.Float32bits(want[i]) {
+			t.Fatalf("%s: gradient %d: got %v, want %v (%s)", what, i, g, want[i], of)
 		}
 	}
 }
