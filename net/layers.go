@@ -123,9 +123,11 @@ func sumRows(dst, m []float32, rows, cols int) {
 // bnState is what one training forward pass of a batch norm keeps for the
 // backward pass.
 type bnState struct {
-	xhat   []float32 // the normalized input, rows×c
+	z      []float32 // the input, rows×c, set by the forward pass
+	mask   []uint16  // where the output is positive (kernels.BNApply.Mask), if the layer's ReLU follows
 	invstd []float32 // 1/sqrt(var+eps) of each channel
-	mean   []float32 // scratch: the batch mean, then Σdy in backward
+	mean   []float32 // the batch mean of each channel
+	sumDy  []float32 // scratch: Σdy in backward
 	dot    []float32 // scratch: Σ dy*xhat in backward
 	part   []float32 // scratch: the blocks' partial sums, 2·bnBlocks×c (grown on first use)
 }
@@ -151,16 +153,27 @@ func serial(n int, f func(int)) {
 // blockRows returns block i of bnBlocks blocks of rows rows.
 func blockRows(rows, i int) (r0, r1 int) { return i * rows / bnBlocks, (i + 1) * rows / bnBlocks }
 
-// forwardTrain normalizes z (rows×c) with the batch's statistics into
-// st.xhat and out = gamma*xhat + beta, and moves the running statistics
-// toward the batch's by momentum.
+// forwardTrain normalizes z (rows×c, kept until the backward pass) with
+// the batch's statistics into out = gamma*xhat + beta, and moves the
+// running statistics toward the batch's by momentum.
 func (l *batchNorm) forwardTrain(z []float32, rows int, st *bnState, out []float32, momentum float32) {
-	l.forwardTrainPar(serial, z, rows, st, out, momentum)
+	l.forwardTrainPar(serial, z, rows, st, out, momentum, bnNext{})
 }
 
-// forwardTrainPar is forwardTrain with its loops over the rows run in
-// bnBlocks pieces by run.
-func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnState, out []float32, momentum float32) {
+// bnNext is what follows a batch norm in a training forward pass, fused
+// into its last pass (kernels.BNApply): the skip, the ReLU (its mask kept
+// in the state), and the next layer's bfloat16 input grid.
+type bnNext struct {
+	skip []float32 // nil: none
+	relu bool
+	grid []uint16 // nil: none
+	g    kernels.LowpGrid
+}
+
+// forwardTrainPar is forwardTrain, followed by next, with its loops over
+// the rows run in bnBlocks pieces by run. out may be nil where a grid
+// takes the output.
+func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnState, out []float32, momentum float32, next bnNext) {
 	c := l.c
 	if len(st.part) < 2*bnBlocks*c {
 		st.part = make([]float32, 2*bnBlocks*c)
@@ -171,7 +184,7 @@ func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnSta
 		p := part[i*c : (i+1)*c]
 		clear(p)
 		r0, r1 := blockRows(rows, i)
-		sumRows(p, z[r0*c:r1*c], r1-r0, c)
+		kernels.BNSum(z, c, r0, r1, p)
 	})
 	clear(mean)
 	for i := range bnBlocks {
@@ -182,7 +195,7 @@ func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnSta
 		p := part[i*c : (i+1)*c]
 		clear(p)
 		r0, r1 := blockRows(rows, i)
-		kernels.BNSumSq(z[r0*c:r1*c], r1-r0, c, c, mean, p)
+		kernels.BNSumSq(z, c, r0, r1, mean, p)
 	})
 	variance := st.invstd[:c] // reuse: variance first, then invstd
 	clear(variance)
@@ -196,35 +209,57 @@ func (l *batchNorm) forwardTrainPar(run runner, z []float32, rows int, st *bnSta
 		l.variance[j] += momentum * (unbiased - l.variance[j])
 		invstd[j] = float32(1 / math.Sqrt(float64(v)+bnEpsilon))
 	}
-	gamma, beta := l.gamma[:c], l.beta[:c]
-	run(bnBlocks, func(i int) {
-		r0, r1 := blockRows(rows, i)
-		kernels.BNApply(z[r0*c:r1*c], r1-r0, c, c, mean, invstd, gamma, beta, st.xhat[r0*c:r1*c], out[r0*c:r1*c])
-	})
+	st.z = z[:rows*c]
+	a := kernels.BNApply{C: c, Mean: mean, InvStd: invstd, Gamma: l.gamma, Beta: l.beta, Z: st.z, Out: out,
+		Skip: next.skip, ReLU: next.relu, Grid: next.grid, G: next.g}
+	if next.relu {
+		if n := rows * kernels.MaskWords(c); len(st.mask) < n {
+			st.mask = make([]uint16, n)
+		}
+		a.Mask = st.mask
+	}
+	run(bnBlocks, func(i int) { a.Run(blockRows(rows, i)) })
 }
 
 // backward adds the gradients of gamma and beta for dout and writes the
 // gradient of the batch norm's input into dz (which may be dout itself).
 func (l *batchNorm) backward(dout []float32, rows int, st *bnState, dz []float32) {
-	l.backwardPar(serial, dout, rows, st, dz)
+	l.backwardPar(serial, dout, rows, st, bnPrev{dz: dz})
 }
 
-// backwardPar is backward with its loops over the rows run in bnBlocks
-// pieces by run.
-func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnState, dz []float32) {
+// bnPrev is what comes before a batch norm's backward pass, fused into
+// its first (kernels.BNGrad.Sums): a gradient added to dout, the ReLU's
+// (the forward pass's mask), and a copy of the result; and where its last
+// pass writes: dz (f32), grid (bfloat16, in g's layout), or both.
+type bnPrev struct {
+	add, save []float32 // nil: none
+	relu      bool
+	dz        []float32
+	grid      []uint16
+	g         kernels.LowpGrid
+}
+
+// backwardPar is backward, after prev, with its loops over the rows run
+// in bnBlocks pieces by run. dout is overwritten.
+func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnState, prev bnPrev) {
 	c := l.c
 	if len(st.part) < 2*bnBlocks*c {
 		st.part = make([]float32, 2*bnBlocks*c)
 	}
 	part := st.part[:2*bnBlocks*c]
+	a := kernels.BNGrad{C: c, Z: st.z, Mean: st.mean, InvStd: st.invstd, Dout: dout, Add: prev.add, Save: prev.save,
+		Dz: prev.dz, Grid: prev.grid, G: prev.g}
+	if prev.relu {
+		a.Mask = st.mask
+	}
 	run(bnBlocks, func(i int) {
 		ps, pd := part[i*c:(i+1)*c], part[(bnBlocks+i)*c:(bnBlocks+i+1)*c]
 		clear(ps)
 		clear(pd)
 		r0, r1 := blockRows(rows, i)
-		kernels.BNGradSums(dout[r0*c:r1*c], st.xhat[r0*c:r1*c], r1-r0, c, c, ps, pd)
+		a.Sums(r0, r1, ps, pd)
 	})
-	sumDy, dotXhat := st.mean[:c], st.dot[:c]
+	sumDy, dotXhat := st.sumDy[:c], st.dot[:c]
 	clear(sumDy)
 	clear(dotXhat)
 	for i := range bnBlocks {
@@ -241,9 +276,10 @@ func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnStat
 	for j := range c {
 		k[j] = l.gamma[j] * st.invstd[j] / n
 	}
+	a.SumDy, a.Dot, a.N = sumDy, dotXhat, n
 	run(bnBlocks, func(i int) {
 		r0, r1 := blockRows(rows, i)
-		kernels.BNGradInput(dout[r0*c:r1*c], st.xhat[r0*c:r1*c], r1-r0, c, c, k, sumDy, dotXhat, n, dz[r0*c:r1*c])
+		a.Input(r0, r1, k)
 	})
 }
 

@@ -183,7 +183,7 @@ func TestLayerGradients(t *testing.T) {
 		l := batchNorm{c: c, gamma: randVec(c), beta: randVec(c), gg: make([]float32, c), gbeta: make([]float32, c),
 			mean: make([]float32, c), variance: make([]float32, c)}
 		z, r := randVec(rows*c), randVec(rows*c)
-		st := bnState{xhat: make([]float32, rows*c), invstd: make([]float32, c), mean: make([]float32, c), dot: make([]float32, c)}
+		st := bnState{invstd: make([]float32, c), mean: make([]float32, c), sumDy: make([]float32, c), dot: make([]float32, c)}
 		out := make([]float32, rows*c)
 		l.forwardTrain(z, rows, &st, out, 0.1)
 		dz := append([]float32(nil), r...)

@@ -240,6 +240,7 @@ type winoPar struct {
 
 // layerState is a conv+batch-norm layer's activations in one step.
 type layerState struct {
+	z   []float32 // the convolution's output
 	out []float32 // after batch norm (and the skip) and ReLU
 	bn  bnState
 }
@@ -294,7 +295,7 @@ func (t *Trainer) grow(b int) {
 	c, vc := cfg.Channels, cfg.ValueChannels
 	f := func(n int) []float32 { return make([]float32, n) }
 	mk := func(ch int) layerState {
-		return layerState{out: f(rows * ch), bn: bnState{xhat: f(rows * ch), invstd: f(ch), mean: f(ch), dot: f(ch)}}
+		return layerState{z: f(rows * ch), out: f(rows * ch), bn: bnState{invstd: f(ch), mean: f(ch), sumDy: f(ch), dot: f(ch)}}
 	}
 	t.x0 = f(rows * InputPlanes)
 	t.stem = mk(c)
@@ -456,17 +457,21 @@ func (t *Trainer) convBackward(l *conv, x []float32, rows int, dout, dx []float3
 }
 
 // convBNForward runs conv, batch norm and ReLU (adding skip before the ReLU
-// if it is not nil).
-func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState, skip []float32) {
-	out := st.out[:rows*l.conv.cout]
-	t.convForward(&l.conv, x, rows, out)
-	l.bn.forwardTrainPar(t.run, out, rows, &st.bn, out, float32(t.cfg.BatchNormMomentum))
-	t.inBlocks(rows, l.conv.cout, func(lo, hi int) {
-		if skip != nil {
-			kernels.Axpy(1, skip[lo:hi], out[lo:hi])
+// if it is not nil) into st.out. next is the 3x3 layer that takes the
+// output as its input (nil: none): in bfloat16 the batch norm's last pass
+// writes its input grid, and st.out only if it is not nextOnly (the output
+// goes to next alone).
+func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState, skip []float32, next *conv, nextOnly bool) {
+	n := rows * l.conv.cout
+	t.convForward(&l.conv, x, rows, st.z[:n])
+	post, out := bnNext{skip: skip, relu: true}, st.out[:n]
+	if t.low != nil {
+		post.grid, post.g = t.low.inputGrid(t.lowPair(next), l.conv.cout, rows/Squares), t.low.grid
+		if post.grid != nil && nextOnly {
+			out = nil
 		}
-		kernels.ReLU(out[lo:hi])
-	})
+	}
+	l.bn.forwardTrainPar(t.run, st.z[:n], rows, &st.bn, out, float32(t.cfg.BatchNormMomentum), post)
 }
 
 // run is the trainer's runner: the calls cut into one run of consecutive
@@ -484,22 +489,23 @@ func (t *Trainer) run(n int, f func(int)) {
 	})
 }
 
-// inBlocks calls f(lo, hi) for each of the bnBlocks blocks of rows of a
-// rows×c matrix, [lo, hi) its elements, spread over the threads.
-func (t *Trainer) inBlocks(rows, c int, f func(lo, hi int)) {
-	t.run(bnBlocks, func(i int) {
-		r0, r1 := blockRows(rows, i)
-		f(r0*c, r1*c)
-	})
-}
-
-// convBNBackward takes dout (the gradient after the ReLU, overwritten) back
-// through the layer, adding the weight gradients and writing the input
-// gradient into dx (nil: not needed).
-func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerState, dout, dx []float32) {
+// convBNBackward takes dout (the gradient of the layer's output after the
+// ReLU, plus add if it is not nil; overwritten) back through the layer,
+// adding the weight gradients and writing the input gradient into dx (nil:
+// not needed). save, if not nil, gets the gradient before the ReLU (the
+// skip's share; it may be add).
+func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerState, dout, dx, add, save []float32) {
 	n := rows * l.conv.cout
-	t.inBlocks(rows, l.conv.cout, func(lo, hi int) { kernels.ReLUGrad(dout[lo:hi], st.out[lo:hi]) })
-	l.bn.backwardPar(t.run, dout[:n], rows, &st.bn, dout[:n])
+	prev := bnPrev{add: add, relu: true, save: save, dz: dout[:n]}
+	if lp := t.lowPair(&l.conv); lp != nil {
+		// In bfloat16 the convolution takes its output gradient as a grid
+		// (and as float32 only for a bias).
+		prev.grid, prev.g = t.low.outputGrid(lp, l.conv.cout, rows/Squares), t.low.grid
+		if prev.grid != nil && l.conv.gb == nil {
+			prev.dz = nil
+		}
+	}
+	l.bn.backwardPar(t.run, dout[:n], rows, &st.bn, prev)
 	t.convBackward(&l.conv, x, rows, dout[:n], dx)
 }
 
@@ -507,16 +513,24 @@ func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerStat
 func (t *Trainer) forward(b int) {
 	n := t.net
 	rows := b * Squares
-	t.convBNForward(&n.stem, t.x0, rows, &t.stem, nil)
+	// Each layer is told the 3x3 layer its output goes to: the next
+	// block's first, or the policy head's after the last block.
+	nextA := func(i int) *conv {
+		if i < len(n.blocks) {
+			return &n.blocks[i].a.conv
+		}
+		return &n.polConv.conv
+	}
+	t.convBNForward(&n.stem, t.x0, rows, &t.stem, nil, nextA(0), false)
 	h := t.stem.out
 	for i := range n.blocks {
-		t.convBNForward(&n.blocks[i].a, h, rows, &t.blocks[i].a, nil)
-		t.convBNForward(&n.blocks[i].b, t.blocks[i].a.out, rows, &t.blocks[i].b, h)
+		t.convBNForward(&n.blocks[i].a, h, rows, &t.blocks[i].a, nil, &n.blocks[i].b.conv, true)
+		t.convBNForward(&n.blocks[i].b, t.blocks[i].a.out, rows, &t.blocks[i].b, h, nextA(i+1), false)
 		h = t.blocks[i].b.out
 	}
-	t.convBNForward(&n.polConv, h, rows, &t.pol, nil)
+	t.convBNForward(&n.polConv, h, rows, &t.pol, nil, nil, false)
 	n.polOut.forward(t.threads, t.pol.out, rows, t.logits, nil)
-	t.convBNForward(&n.valConv, h, rows, &t.val, nil)
+	t.convBNForward(&n.valConv, h, rows, &t.val, nil, nil, false)
 	n.valFC1.forward(t.threads, t.val.out, b, t.hidden, true)
 	n.valFC2.forward(t.threads, t.hidden, b, t.wdl, false)
 }
@@ -704,30 +718,24 @@ func (t *Trainer) backward(b int) {
 	n.valFC2.backward(t.threads, t.hidden, b, t.dwdl, t.dhidden)
 	kernels.ReLUGrad(t.dhidden[:b*n.cfg.ValueHidden], t.hidden[:b*n.cfg.ValueHidden])
 	n.valFC1.backward(t.threads, t.val.out, b, t.dhidden, t.dval)
-	t.convBNBackward(&n.valConv, h, rows, &t.val, t.dval, t.dh)
+	t.convBNBackward(&n.valConv, h, rows, &t.val, t.dval, t.dh, nil, nil)
 	// Policy head.
 	n.polOut.backward(t.threads, t.pol.out, rows, t.dlogits, t.dpol, nil, nil)
-	t.convBNBackward(&n.polConv, h, rows, &t.pol, t.dpol, t.dh2)
-	t.inBlocks(rows, c, func(lo, hi int) { kernels.Axpy(1, t.dh2[lo:hi], t.dh[lo:hi]) })
-	// Trunk, last block first: dh is the gradient of the block's output.
+	t.convBNBackward(&n.polConv, h, rows, &t.pol, t.dpol, t.dh2, nil, nil)
+	// Trunk, last block first. The gradient of a block's output is dh +
+	// dh2, added as its last layer's ReLU is taken back, which leaves the
+	// skip's share in dh2; the block's first layer's input gradient goes
+	// to dh.
 	for i := len(n.blocks) - 1; i >= 0; i-- {
 		in := t.stem.out
 		if i > 0 {
 			in = t.blocks[i-1].b.out
 		}
 		st := &t.blocks[i]
-		t.inBlocks(rows, c, func(lo, hi int) {
-			kernels.ReLUGrad(t.dh[lo:hi], st.b.out[lo:hi])
-			copy(t.dh2[lo:hi], t.dh[lo:hi]) // the skip's share
-		})
-		// The b layer's ReLU is already applied: take the batch norm and
-		// the convolution back directly.
-		n.blocks[i].b.bn.backwardPar(t.run, t.dh[:rows*c], rows, &st.b.bn, t.dh[:rows*c])
-		t.convBackward(&n.blocks[i].b.conv, st.a.out, rows, t.dh[:rows*c], t.da)
-		t.convBNBackward(&n.blocks[i].a, in, rows, &st.a, t.da, t.dh)
-		t.inBlocks(rows, c, func(lo, hi int) { kernels.Axpy(1, t.dh2[lo:hi], t.dh[lo:hi]) })
+		t.convBNBackward(&n.blocks[i].b, st.a.out, rows, &st.b, t.dh[:rows*c], t.da, t.dh2, t.dh2)
+		t.convBNBackward(&n.blocks[i].a, in, rows, &st.a, t.da, t.dh, nil, nil)
 	}
-	t.convBNBackward(&n.stem, t.x0, rows, &t.stem, t.dh, nil)
+	t.convBNBackward(&n.stem, t.x0, rows, &t.stem, t.dh, nil, t.dh2, nil)
 }
 
 // apply takes one optimizer step with the gradients in Grads.

@@ -54,6 +54,10 @@ type lowPair struct {
 	fwd, bwd *kernels.LowpConv
 	flipped  []float32
 	in       []uint16
+	// inReady says in holds this step's input, written by the layer
+	// before (inputGrid); dgridReady says trainLow.dgrid holds the
+	// layer's output gradient, written by its batch norm (outputGrid).
+	inReady, dgridReady bool
 }
 
 // lowSlack is the pixels past Pixels(images) a grid holds.
@@ -144,6 +148,30 @@ func (tl *trainLow) gridIn(buf *[]uint16, c int) []uint16 {
 	return *buf
 }
 
+// inputGrid returns the input grid of lp, nil in float32, to be written by
+// the layer before it (as kernels.BNApply's Grid: c channels a pixel):
+// nil where lp is nil or its grid has channels past c.
+func (tl *trainLow) inputGrid(lp *lowPair, c, images int) []uint16 {
+	if lp == nil || lp.fwd.CinP() != c {
+		return nil
+	}
+	tl.growTo(images)
+	lp.inReady = true
+	return tl.gridIn(&lp.in, c)
+}
+
+// outputGrid returns the grid of lp's output gradient, to be written by
+// its batch norm (as kernels.BNGrad's Grid): nil where it has channels
+// past c, the layer's.
+func (tl *trainLow) outputGrid(lp *lowPair, c, images int) []uint16 {
+	if lp.fwd.CoutP() != c {
+		return nil
+	}
+	tl.growTo(images)
+	lp.dgridReady = true
+	return tl.gridIn(&tl.dgrid, lp.fwd.CoutP())
+}
+
 // toGrid rounds x (rows × cin) into grid (c channels), the images split
 // over the threads.
 func (t *Trainer) toGrid(grid []uint16, c int, x []float32, cin, images int) {
@@ -177,7 +205,10 @@ func (t *Trainer) lowForward(l *conv, lp *lowPair, x []float32, rows int, out []
 	t.low.growTo(images)
 	c := lp.fwd.CinP()
 	in := t.low.gridIn(&lp.in, c)
-	t.toGrid(in, c, x, l.cin, images)
+	if !lp.inReady {
+		t.toGrid(in, c, x, l.cin, images)
+	}
+	lp.inReady = false
 	t.convGrid(lp.fwd, in, images, out, l.cout)
 }
 
@@ -192,7 +223,10 @@ func (t *Trainer) lowBackward(l *conv, lp *lowPair, rows int, dout, dx []float32
 	dgrid := tl.gridIn(&tl.dgrid, coutP)
 	xT := tl.gridIn(&tl.xT, cinP)
 	pairs := tl.gridIn(&tl.pairs, coutP)
-	t.toGrid(dgrid, coutP, dout, l.cout, images)
+	if !lp.dgridReady {
+		t.toGrid(dgrid, coutP, dout, l.cout, images)
+	}
+	lp.dgridReady = false
 	computed, pixels := g.Computed(images), g.Pixels(images)
 	parts := min(t.threads, images)
 	t.run(parts, func(p int) {

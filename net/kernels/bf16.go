@@ -111,7 +111,14 @@ func (g LowpGrid) WritePairs(dst, src []uint16, c, images, r0, r1 int) {
 	lead, valid := g.Lead(), images*g.ImagePixels()
 	_ = dst[:((r1+1)/2)*2*c]
 	_ = src[:(lead+min(r1, valid))*c]
-	for r := r0; r < r1; r += 2 {
+	r := r0
+	if m := min(valid, r1); hasTranspose && c%32 == 0 && m >= r0+2 {
+		// Whole pairs of the images' pixels on AVX-512.
+		n := (m - r0) / 2
+		pairsRun(&dst[r0*c], &src[(lead+r0)*c], n, c, &pairsIdx)
+		r += 2 * n
+	}
+	for ; r < r1; r += 2 {
 		d := dst[r*c : r*c+2*c]
 		switch {
 		case r+1 < valid && r+1 < r1:

@@ -163,3 +163,48 @@ func TestTransposeBF16(t *testing.T) {
 		})
 	}
 }
+
+// TestWritePairs: the pixel pairs are each pair's channels interleaved,
+// zero past the images, on AVX-512 (where the CPU has it) and in Go, for
+// ranges that end inside and past the images.
+func TestWritePairs(t *testing.T) {
+	paths := []bool{false}
+	if hasTranspose {
+		paths = append(paths, true)
+	}
+	defer func(h bool) { hasTranspose = h }(hasTranspose)
+	g := LowpGrid{H: 3, W: 5}
+	for _, asm := range paths {
+		for _, c := range []int{32, 64, 48} {
+			for _, images := range []int{1, 3} {
+				t.Run(fmt.Sprintf("asm=%v/c=%d/images=%d", asm, c, images), func(t *testing.T) {
+					hasTranspose = asm
+					rng := rand.New(rand.NewPCG(7, uint64(c*images)))
+					src := make([]uint16, g.Pixels(images)*c)
+					for i := range src {
+						src[i] = uint16(rng.Uint32())
+					}
+					computed, valid := g.Computed(images), images*g.ImagePixels()
+					got := make([]uint16, computed*c)
+					for i := range got {
+						got[i] = 0x7777 // stale: every value must be written
+					}
+					split := (computed / 3) &^ 1
+					g.WritePairs(got, src, c, images, 0, split)
+					g.WritePairs(got, src, c, images, split, computed)
+					for r := range computed {
+						for o := range c {
+							var want uint16
+							if r < valid {
+								want = src[(g.Lead()+r)*c+o]
+							}
+							if v := got[(r&^1)*c+2*o+r%2]; v != want {
+								t.Fatalf("pixel %d channel %d: got %#x, want %#x", r, o, v, want)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}

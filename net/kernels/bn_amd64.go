@@ -3,20 +3,22 @@ package kernels
 import "golang.org/x/sys/cpu"
 
 // hasBN says whether the batch norm's AVX-512 passes run here.
-var hasBN = cpu.X86.HasAVX512F
+var hasBN = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 
-// The AVX-512 passes over sixteen channels (see BNSumSq and the others):
-// rows rows ld floats apart, the per-channel vectors at the group's first
-// channel.
-
-//go:noescape
-func bnSumSq16(z *float32, rows, ld int, mean, acc *float32)
+// The AVX-512 passes (see bn.go); a pass writes a grid only where the CPU
+// has AVX512-BF16 (hasCvtBF16).
 
 //go:noescape
-func bnApply16(z, xhat, out *float32, rows, ld int, mean, invstd, gamma, beta *float32)
+func bnSumRun(z *float32, n, c int, acc *float32)
 
 //go:noescape
-func bnGradSums16(dout, xhat *float32, rows, ld int, sumDy, dot *float32)
+func bnSumSqRun(z *float32, n, c int, mean, acc *float32)
 
 //go:noescape
-func bnGradInput16(dout, xhat, dz *float32, rows, ld int, k, s, d *float32, n float32)
+func bnApplyRun(a *bnApplyArgs)
+
+//go:noescape
+func bnGradSumsRun(a *bnSumsArgs)
+
+//go:noescape
+func bnGradInputRun(a *bnInputArgs)

@@ -5,16 +5,11 @@ package kernels
 // hasBN is false outside amd64: the batch norm's passes run in Go.
 const hasBN = false
 
-func bnSumSq16(z *float32, rows, ld int, mean, acc *float32) { panic("kernels: no AVX-512") }
-func bnApply16(z, xhat, out *float32, rows, ld int, mean, invstd, gamma, beta *float32) {
-	panic("kernels: no AVX-512")
-}
-func bnGradSums16(dout, xhat *float32, rows, ld int, sumDy, dot *float32) {
-	panic("kernels: no AVX-512")
-}
-func bnGradInput16(dout, xhat, dz *float32, rows, ld int, k, s, d *float32, n float32) {
-	panic("kernels: no AVX-512")
-}
+func bnSumRun(z *float32, n, c int, acc *float32)         { panic("kernels: no AVX-512") }
+func bnSumSqRun(z *float32, n, c int, mean, acc *float32) { panic("kernels: no AVX-512") }
+func bnApplyRun(a *bnApplyArgs)                           { panic("kernels: no AVX-512") }
+func bnGradSumsRun(a *bnSumsArgs)                         { panic("kernels: no AVX-512") }
+func bnGradInputRun(a *bnInputArgs)                       { panic("kernels: no AVX-512") }
 
 // hasTranspose is false outside amd64: TransposeBF16 runs in Go.
 const hasTranspose = false
@@ -24,3 +19,7 @@ func transpose16x16(src *uint16, srcStride int, dst *uint16, dstStride int, idx 
 }
 
 var transposeIdx [8][16]uint16
+
+func pairsRun(dst, src *uint16, n, c int, idx *[64]uint16) { panic("kernels: no AVX-512") }
+
+var pairsIdx [64]uint16

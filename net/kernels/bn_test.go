@@ -7,11 +7,32 @@ import (
 	"testing"
 )
 
-// TestBNPasses: each batch-norm pass gives bitwise what the plain loops of
-// its definition give, on widths of 16-channel groups (AVX-512 where the
-// CPU has it) and others, with rows apart by more than their width.
+// TestBNPasses: each batch-norm pass, with each of its fused steps on and
+// off, gives bitwise what the plain loops of its definition give, on AVX-512
+// (where the CPU has it) and in Go, on widths of 16-channel steps and
+// others, its rows run in two calls split inside an image row.
 func TestBNPasses(t *testing.T) {
-	rng := rand.New(rand.NewPCG(51, 52))
+	paths := []bool{false}
+	if hasBN {
+		paths = append(paths, true)
+	}
+	defer func(h bool) { hasBN = h }(hasBN)
+	g := LowpGrid{H: 3, W: 5}
+	for _, asm := range paths {
+		for _, c := range []struct{ rows, c int }{{7, 64}, {1, 16}, {31, 48}, {6, 40}, {0, 32}, {300, 64}, {9, 4}} {
+			for _, f := range []struct{ skip, relu, grid bool }{{false, false, false}, {true, true, false}, {false, true, true}, {true, true, true}} {
+				name := fmt.Sprintf("asm=%v/%dx%d/skip=%v,relu=%v,grid=%v", asm, c.rows, c.c, f.skip, f.relu, f.grid)
+				t.Run(name, func(t *testing.T) {
+					hasBN = asm
+					testBNPasses(t, g, c.rows, c.c, f.skip, f.relu, f.grid)
+				})
+			}
+		}
+	}
+}
+
+func testBNPasses(t *testing.T, g LowpGrid, rows, c int, skipOn, relu, gridOn bool) {
+	rng := rand.New(rand.NewPCG(51, uint64(rows*c)))
 	vec := func(n int) []float32 {
 		v := make([]float32, n)
 		for i := range v {
@@ -19,7 +40,7 @@ func TestBNPasses(t *testing.T) {
 		}
 		return v
 	}
-	same := func(t *testing.T, what string, got, want []float32) {
+	same := func(what string, got, want []float32) {
 		t.Helper()
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
@@ -27,48 +48,145 @@ func TestBNPasses(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ rows, c, ld int }{{7, 64, 64}, {1, 16, 16}, {5, 48, 50}, {6, 40, 40}, {0, 32, 32}, {300, 64, 64}} {
-		t.Run(fmt.Sprintf("%dx%d/%d", c.rows, c.c, c.ld), func(t *testing.T) {
-			n := max(c.rows*c.ld, 1)
-			z, dout, mean, invstd, gamma, beta := vec(n), vec(n), vec(c.c), vec(c.c), vec(c.c), vec(c.c)
-			k, sumDy, dot := vec(c.c), vec(c.c), vec(c.c)
-			acc0 := vec(c.c)
-			wantAcc, wantX, wantOut := append([]float32(nil), acc0...), make([]float32, n), make([]float32, n)
-			wantS, wantD, wantDz := append([]float32(nil), sumDy...), append([]float32(nil), dot...), append([]float32(nil), dout...)
-			for r := range c.rows {
-				for j := range c.c {
-					i := r*c.ld + j
-					d := z[i] - mean[j]
-					wantAcc[j] += d * d
-					x := (z[i] - mean[j]) * invstd[j]
-					wantX[i], wantOut[i] = x, gamma[j]*x+beta[j]
-				}
-			}
-			for r := range c.rows {
-				for j := range c.c {
-					i := r*c.ld + j
-					wantS[j] += dout[i]
-					wantD[j] += dout[i] * wantX[i]
-				}
-			}
-			for r := range c.rows {
-				for j := range c.c {
-					i := r*c.ld + j
-					wantDz[i] = k[j] * (1000*dout[i] - wantS[j] - wantX[i]*wantD[j])
-				}
-			}
-			acc := append([]float32(nil), acc0...)
-			BNSumSq(z, c.rows, c.c, c.ld, mean, acc)
-			same(t, "BNSumSq", acc, wantAcc)
-			x, out := make([]float32, n), make([]float32, n)
-			BNApply(z, c.rows, c.c, c.ld, mean, invstd, gamma, beta, x, out)
-			same(t, "BNApply xhat", x, wantX)
-			same(t, "BNApply out", out, wantOut)
-			BNGradSums(dout, x, c.rows, c.c, c.ld, sumDy, dot)
-			same(t, "BNGradSums sumDy", sumDy, wantS)
-			same(t, "BNGradSums dot", dot, wantD)
-			BNGradInput(dout, x, c.rows, c.c, c.ld, k, sumDy, dot, 1000, dout) // in place
-			same(t, "BNGradInput", dout, wantDz)
-		})
+	n := rows * c
+	images := (rows + g.H*g.W - 1) / (g.H * g.W)
+	z, dout, add, mean, invstd, gamma, beta := vec(n), vec(n), vec(n), vec(c), vec(c), vec(c), vec(c)
+	k, acc0, sum0, dot0 := vec(c), vec(c), vec(c), vec(c)
+	var skip []float32
+	if skipOn {
+		skip = vec(n)
 	}
+	// The plain loops.
+	wantSum, wantSq := append([]float32(nil), acc0...), append([]float32(nil), acc0...)
+	wantX, wantOut := make([]float32, n), make([]float32, n)
+	wantGrid := make([]uint16, g.Pixels(images)*c)
+	for i := range wantGrid {
+		wantGrid[i] = 0x7777 // what the passes must leave alone
+	}
+	wantD, wantDz, wantGradGrid := make([]float32, n), make([]float32, n), append([]uint16(nil), wantGrid...)
+	wantS, wantDot := append([]float32(nil), sum0...), append([]float32(nil), dot0...)
+	for r := range rows {
+		px := g.Pixel(r/(g.H*g.W), r/g.W%g.H, r%g.W)
+		for j := range c {
+			i := r*c + j
+			wantSum[j] += z[i]
+			d := z[i] - mean[j]
+			wantSq[j] += d * d
+			x := (z[i] - mean[j]) * invstd[j]
+			wantX[i] = x
+			o := gamma[j]*x + beta[j]
+			if skipOn {
+				o += skip[i]
+			}
+			if relu {
+				o = float32(math.Max(float64(o+0), 0))
+			}
+			wantOut[i] = o
+			wantGrid[px*c+j] = ToBF16(o)
+			dy := dout[i] + add[i]
+			if relu && !(o > 0) {
+				dy = 0
+			}
+			wantD[i] = dy
+			wantS[j] += dy
+			wantDot[j] += dy * x
+		}
+	}
+	for r := range rows {
+		px := g.Pixel(r/(g.H*g.W), r/g.W%g.H, r%g.W)
+		for j := range c {
+			i := r*c + j
+			wantDz[i] = k[j] * (float32(rows)*wantD[i] - wantS[j] - wantX[i]*wantDot[j])
+			wantGradGrid[px*c+j] = ToBF16(wantDz[i])
+		}
+	}
+	split := min(rows, 7) // inside an image row
+	acc := append([]float32(nil), acc0...)
+	BNSum(z, c, 0, split, acc)
+	BNSum(z, c, split, rows, acc)
+	same("BNSum", acc, wantSum)
+	acc = append([]float32(nil), acc0...)
+	BNSumSq(z, c, 0, split, mean, acc)
+	BNSumSq(z, c, split, rows, mean, acc)
+	same("BNSumSq", acc, wantSq)
+
+	zIn := append([]float32(nil), z...)
+	a := BNApply{C: c, Mean: mean, InvStd: invstd, Gamma: gamma, Beta: beta, Z: z, Skip: skip, ReLU: relu, G: g,
+		Out: make([]float32, n), Mask: make([]uint16, rows*MaskWords(c))}
+	for i := range a.Mask {
+		a.Mask[i] = 0x7777 // every bit must be written
+	}
+	if gridOn {
+		a.Grid = make([]uint16, len(wantGrid))
+		for i := range a.Grid {
+			a.Grid[i] = 0x7777
+		}
+	}
+	a.Run(0, split)
+	a.Run(split, rows)
+	same("BNApply z", z, zIn)
+	same("BNApply out", a.Out, wantOut)
+	for r := range rows {
+		for j := range c {
+			if got, want := a.Mask[r*MaskWords(c)+j/16]>>(j%16)&1 == 1, wantOut[r*c+j] > 0; got != want {
+				t.Fatalf("BNApply mask of row %d channel %d: got %v, want %v", r, j, got, want)
+			}
+		}
+	}
+	if gridOn {
+		for i, w := range wantGrid {
+			if a.Grid[i] != w {
+				t.Fatalf("BNApply grid[%d]: got %#x, want %#x", i, a.Grid[i], w)
+			}
+		}
+	}
+
+	for _, save := range []bool{true, false} {
+		gr := BNGrad{C: c, Z: z, Mean: mean, InvStd: invstd, Dout: append([]float32(nil), dout...), Add: append([]float32(nil), add...),
+			SumDy: append([]float32(nil), sum0...), Dot: append([]float32(nil), dot0...), N: float32(rows), G: g}
+		if relu {
+			gr.Mask = a.Mask
+		}
+		if save {
+			gr.Save = gr.Add // the skip's share, in place of what was added
+		}
+		gr.Sums(0, split, gr.SumDy, gr.Dot)
+		gr.Sums(split, rows, gr.SumDy, gr.Dot)
+		if save {
+			same("BNGrad.Sums save", gr.Save, wantD)
+			same("BNGrad.Sums dout (left)", gr.Dout, dout)
+		} else {
+			same("BNGrad.Sums dout", gr.Dout, wantD)
+		}
+		same("BNGrad.Sums sumDy", gr.SumDy, wantS)
+		same("BNGrad.Sums dot", gr.Dot, wantDot)
+		gr.Dz = gr.Dout // in place
+		if gridOn {
+			gr.Grid = make([]uint16, len(wantGradGrid))
+			for i := range gr.Grid {
+				gr.Grid[i] = 0x7777
+			}
+		}
+		gr.Input(0, split, k)
+		gr.Input(split, rows, k)
+		same("BNGrad.Input", gr.Dz, wantDz)
+		if gridOn {
+			for i, w := range wantGradGrid {
+				if gr.Grid[i] != w {
+					t.Fatalf("BNGrad.Input grid[%d]: got %#x, want %#x", i, gr.Grid[i], w)
+				}
+			}
+		}
+	}
+}
+
+// TestBNPassesShort: a slice too short for its rows panics with the
+// package's message rather than reading past it.
+func TestBNPassesShort(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatalf("BNSum of 3 rows of 16 from 40 values: got no panic, want one")
+		}
+	}()
+	BNSum(make([]float32, 40), 16, 0, 3, make([]float32, 16))
 }

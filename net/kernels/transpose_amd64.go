@@ -27,3 +27,22 @@ var transposeIdx = func() (idx [8][16]uint16) {
 //
 //go:noescape
 func transpose16x16(src *uint16, srcStride int, dst *uint16, dstStride int, idx *[8][16]uint16)
+
+// pairsIdx are pairsRun's word permutes of two pixels' 32 channels a and b
+// (a table of 64 words: a's, then b's) into a0 b0 a1 b1 ... a15 b15, then
+// a16 b16 ... a31 b31.
+var pairsIdx = func() (idx [64]uint16) {
+	for j := range 64 {
+		idx[j] = uint16(j/2 + 32*(j%2))
+		if j >= 32 {
+			idx[j] = uint16(16 + (j-32)/2 + 32*(j%2))
+		}
+	}
+	return idx
+}()
+
+// pairsRun writes n pairs of consecutive pixels of src (c channels each,
+// a multiple of 32) to dst as pixel pairs (LowpGrid.WritePairs).
+//
+//go:noescape
+func pairsRun(dst, src *uint16, n, c int, idx *[64]uint16)
