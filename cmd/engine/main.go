@@ -39,12 +39,13 @@ the Rules option, an OpenTafl rules string). Each move gets -playouts
 playouts, or -movetime milliseconds, or what the host's clock allows (OTEP's
 clock, UCI's go movetime / nodes); under a time budget an explicit -playouts
 caps the search too, and -movetime caps the clock's budget: whichever limit
-comes first ends the search. The network is -net; by default the
-shipped one (networks/copenhagen.safetensors, copenhagen's, shown
-copenhagen's planes whatever the host plays, OpenTafl's Copenhagen among
-them; looked for in the working folder and beside the executable) if it
-is there, else the built-in
-network-free searcher (-net builtin chooses it). Messages go to standard
+comes first ends the search. The network is -net; by default the one
+that ships for -variant's rule set (networks/NAME.safetensors: copenhagen's
+unless -variant names fetlar, hnefatafl11 or copenhagen-classic), else
+copenhagen's, each shown its own rule set's planes whatever the host plays;
+looked for in the working folder and beside the executable. Where none is
+found it is the built-in network-free searcher (-net builtin chooses it).
+So for a host playing Fetlar, start it with -variant fetlar. Messages go to standard
 error. Exit status: 0 at the end of the session, 1 on a failure, 2 on bad
 flags.
 
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var eval mcts.Evaluator = mcts.NewHeuristic()
 	path := *netFile
 	if path == "" {
-		path = player.ShippedNetwork()
+		path, _ = player.NetworkOrShipped("", v) // "" where none is found
 	}
 	var planesOf *rules.Variant
 	if *planes != "" {

@@ -105,6 +105,33 @@ func TestPlanesFlag(t *testing.T) {
 	}
 }
 
+// TestOwnNetwork: without -net the engine plays with the network that
+// ships for -variant's rule set, copenhagen's by default and for a rule set
+// none ships for (a rules string), as a user starts it from the repository.
+func TestOwnNetwork(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	for _, c := range []struct{ variant, want string }{
+		{"", "copenhagen"},
+		{"fetlar", "fetlar"},
+		{"hnefatafl11", "hnefatafl11"},
+		{"copenhagen-classic", "copenhagen-classic"},
+		{"otr:dim:11 name:Mine atkf:y surf:n efe:n tfr:w sw:n start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/", "copenhagen"},
+	} {
+		t.Run(c.want+"/"+c.variant, func(t *testing.T) {
+			args := []string{"-protocol", "uci"}
+			if c.variant != "" {
+				args = append(args, "-variant", c.variant)
+			}
+			var out, errs bytes.Buffer
+			code := run(context.Background(), args, strings.NewReader("isready\n"), &out, &errs)
+			want := "engine: network " + filepath.Join("networks", c.want+".safetensors") + "\n"
+			if code != 0 || !strings.Contains(errs.String(), want) {
+				t.Errorf("got exit %d and %q, want 0 and %q", code, errs.String(), want)
+			}
+		})
+	}
+}
+
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("the pipe broke") }
