@@ -328,7 +328,14 @@ func (t *Trainer) setWino() {
 		t.wino = map[*conv]*convWino{}
 		t.zeros = make([]float32, max(n.cfg.Channels, InputPlanes))
 	}
-	for _, l := range t.convs3() {
+	convs := t.convs3()
+	if t.low != nil && len(t.low.convs) == len(convs) {
+		// The layers' repacking, at once (setLow makes them at its first
+		// call, adding to a map: in turn).
+		t.run(len(convs), func(i int) { t.low.setLow(convs[i], convs[i] == &n.stem.conv) })
+		return
+	}
+	for _, l := range convs {
 		if t.low != nil {
 			t.low.setLow(l, l == &n.stem.conv)
 			continue
@@ -743,22 +750,33 @@ func (t *Trainer) apply() {
 	n := t.net
 	lr := float32(t.cfg.LearningRateAt(t.step))
 	t.step++
+	// Each parameter's update is its own: the threads take a share each.
+	parts := bnBlocks
+	share := func(p int) (int, int) { return p * len(n.grads) / parts, (p + 1) * len(n.grads) / parts }
 	switch t.cfg.Optimizer {
 	case "sgd":
 		mu := float32(t.cfg.Momentum)
-		for i, g := range n.grads {
-			t.m[i] = mu*t.m[i] + g
-			n.params[i] -= lr * t.m[i]
-		}
+		t.run(parts, func(p int) {
+			lo, hi := share(p)
+			for i, g := range n.grads[lo:hi] {
+				i += lo
+				t.m[i] = mu*t.m[i] + g
+				n.params[i] -= lr * t.m[i]
+			}
+		})
 	case "adam":
 		b1, b2 := t.cfg.Momentum, 0.999
 		c1 := float32(1 - math.Pow(b1, float64(t.step)))
 		c2 := float32(1 - math.Pow(b2, float64(t.step)))
-		for i, g := range n.grads {
-			t.m[i] = float32(b1)*t.m[i] + float32(1-b1)*g
-			t.v[i] = float32(b2)*t.v[i] + float32(1-b2)*g*g
-			mh, vh := t.m[i]/c1, t.v[i]/c2
-			n.params[i] -= lr * mh / (float32(math.Sqrt(float64(vh))) + 1e-8)
-		}
+		t.run(parts, func(p int) {
+			lo, hi := share(p)
+			for i, g := range n.grads[lo:hi] {
+				i += lo
+				t.m[i] = float32(b1)*t.m[i] + float32(1-b1)*g
+				t.v[i] = float32(b2)*t.v[i] + float32(1-b2)*g*g
+				mh, vh := t.m[i]/c1, t.v[i]/c2
+				n.params[i] -= lr * mh / (float32(math.Sqrt(float64(vh))) + 1e-8)
+			}
+		})
 	}
 }
