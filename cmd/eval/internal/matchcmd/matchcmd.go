@@ -288,8 +288,10 @@ func (m *prepared) play(ctx context.Context, o options, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "eval match: %s (A) against %s (B), %s, up to %d pairs from %s; SPRT H0 %g, H1 %g, alpha %g, beta %g\n",
 		m.a.Name, m.b.Name, m.rc.Match.Variant.Name(), m.pairs, m.rc.Openings, t.Elo0, t.Elo1, t.Alpha, t.Beta)
 	bar := progress.New(stdout, m.pairs, "pairs", 10*time.Second)
+	finished := len(m.rc.Match.Played)
 	m.rc.OnPair = func(p match.Pair, r stats.Report) {
-		bar.Update(r.Pairs, fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi))
+		finished++
+		bar.Update(finished, pairNote(finished, r))
 	}
 	m.rc.OnLadder = func(res match.Result) {
 		bar.Finish()
@@ -333,4 +335,15 @@ func (m *prepared) play(ctx context.Context, o options, stdout, stderr io.Writer
 		return 130
 	}
 	return 0
+}
+
+// pairNote is the progress line's test after finished pairs: the test
+// counts pairs in the order they were started, so after a resume, or with
+// several pairs in play at once, it may count fewer than have finished.
+func pairNote(finished int, r stats.Report) string {
+	note := fmt.Sprintf("LLR %.2f (%.2f, %.2f), Elo %.0f [%.0f, %.0f]", r.LLR, r.Lower, r.Upper, r.Elo, r.EloLo, r.EloHi)
+	if r.Pairs < finished {
+		note += fmt.Sprintf(" over the first %d in order", r.Pairs)
+	}
+	return note
 }
