@@ -20,8 +20,10 @@ func BNSum(z []float32, c, r0, r1 int, acc []float32) {
 		bnSumRun(&z[0], len(z), c, &acc[0])
 		return
 	}
-	for i, v := range z {
-		acc[i%c] += v
+	for r := 0; r < len(z); r += c {
+		for j, v := range z[r : r+c] {
+			acc[j] += v
+		}
 	}
 }
 
@@ -32,9 +34,11 @@ func BNSumSq(z []float32, c, r0, r1 int, mean, acc []float32) {
 		bnSumSqRun(&z[0], len(z), c, &mean[0], &acc[0])
 		return
 	}
-	for i, v := range z {
-		d := v - mean[i%c]
-		acc[i%c] += d * d
+	for r := 0; r < len(z); r += c {
+		for j, v := range z[r : r+c] {
+			d := v - mean[j]
+			acc[j] += d * d
+		}
 	}
 }
 
@@ -95,8 +99,8 @@ func (a *BNApply) run(r0, r1 int, grid []uint16) {
 		return
 	}
 	clear(mask)
+	words, r, j := MaskWords(c), 0, 0 // value i is channel j of row r
 	for i, v := range z {
-		j := i % c
 		o := gamma[j]*((v-mean[j])*invstd[j]) + beta[j]
 		if skip != nil {
 			o += skip[i]
@@ -111,10 +115,13 @@ func (a *BNApply) run(r0, r1 int, grid []uint16) {
 			out[i] = o
 		}
 		if mask != nil && o > 0 {
-			mask[i/c*MaskWords(c)+j/16] |= 1 << (j % 16)
+			mask[r*words+j/16] |= 1 << (j % 16)
 		}
 		if grid != nil {
 			grid[i] = ToBF16(o)
+		}
+		if j++; j == c {
+			r, j = r+1, 0
 		}
 	}
 }
@@ -162,12 +169,12 @@ func (a *BNGrad) Sums(r0, r1 int, sumDy, dot []float32) {
 		bnGradSumsRun(&args)
 		return
 	}
+	words, r, j := MaskWords(c), 0, 0 // value i is channel j of row r
 	for i, d := range dout {
-		j := i % c
 		if add != nil {
 			d += add[i]
 		}
-		if mask != nil && mask[i/c*MaskWords(c)+j/16]&(1<<(j%16)) == 0 {
+		if mask != nil && mask[r*words+j/16]&(1<<(j%16)) == 0 {
 			d = 0
 		}
 		if save != nil {
@@ -177,6 +184,9 @@ func (a *BNGrad) Sums(r0, r1 int, sumDy, dot []float32) {
 		}
 		sumDy[j] += d
 		dot[j] += d * ((z[i] - mean[j]) * invstd[j])
+		if j++; j == c {
+			r, j = r+1, 0
+		}
 	}
 }
 
@@ -211,9 +221,9 @@ func (a *BNGrad) input(r0, r1 int, k []float32, grid []uint16) {
 		bnGradInputRun(&args)
 		return
 	}
+	words, r, j := MaskWords(c), 0, 0 // value i is channel j of row r
 	for i, v := range d {
-		j := i % c
-		if mask != nil && mask[i/c*MaskWords(c)+j/16]&(1<<(j%16)) == 0 {
+		if mask != nil && mask[r*words+j/16]&(1<<(j%16)) == 0 {
 			v = 0
 		}
 		g := k[j] * (a.N*v - sumDy[j] - ((z[i]-mean[j])*invstd[j])*dot[j])
@@ -222,6 +232,9 @@ func (a *BNGrad) input(r0, r1 int, k []float32, grid []uint16) {
 		}
 		if grid != nil {
 			grid[i] = ToBF16(g)
+		}
+		if j++; j == c {
+			r, j = r+1, 0
 		}
 	}
 }
