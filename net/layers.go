@@ -240,7 +240,7 @@ type bnPrev struct {
 }
 
 // backwardPar is backward, after prev, with its loops over the rows run
-// in bnBlocks pieces by run. dout is overwritten.
+// in bnBlocks pieces by run. dout may be left changed (kernels.BNGrad).
 func (l *batchNorm) backwardPar(run runner, dout []float32, rows int, st *bnState, prev bnPrev) {
 	c := l.c
 	if len(st.part) < 2*bnBlocks*c {

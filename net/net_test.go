@@ -67,7 +67,15 @@ func close32(got, want, tol float64) bool {
 // training loss of a tiny network against central finite differences of
 // the float64 reference path.
 func TestGradientsWholeNetwork(t *testing.T) {
-	n, err := New(tinyConfig(), 7)
+	// 4 channels run the batch norm's portable loops, 16 its AVX-512 passes
+	// where the CPU has them.
+	for _, cfg := range []Config{tinyConfig(), {Blocks: 1, Channels: 16, ValueChannels: 16, ValueHidden: 5}} {
+		t.Run(fmt.Sprintf("%dx%d", cfg.Blocks, cfg.Channels), func(t *testing.T) { testGradientsWholeNetwork(t, cfg) })
+	}
+}
+
+func testGradientsWholeNetwork(t *testing.T, netCfg Config) {
+	n, err := New(netCfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,7 +241,7 @@ type winoPar struct {
 // layerState is a conv+batch-norm layer's activations in one step.
 type layerState struct {
 	z   []float32 // the convolution's output
-	out []float32 // after batch norm (and the skip) and ReLU
+	out []float32 // after batch norm (and the skip) and ReLU; in bf16 not written where only a grid needs it (convBNForward)
 	bn  bnState
 }
 
@@ -472,7 +472,7 @@ func (t *Trainer) convBNForward(l *convBN, x []float32, rows int, st *layerState
 	n := rows * l.conv.cout
 	t.convForward(&l.conv, x, rows, st.z[:n])
 	post, out := bnNext{skip: skip, relu: true}, st.out[:n]
-	if t.low != nil {
+	if t.low != nil && !t.direct {
 		post.grid, post.g = t.low.inputGrid(t.lowPair(next), l.conv.cout, rows/Squares), t.low.grid
 		if post.grid != nil && nextOnly {
 			out = nil
@@ -497,14 +497,14 @@ func (t *Trainer) run(n int, f func(int)) {
 }
 
 // convBNBackward takes dout (the gradient of the layer's output after the
-// ReLU, plus add if it is not nil; overwritten) back through the layer,
+// ReLU, plus add if it is not nil; it is left changed) back through the layer,
 // adding the weight gradients and writing the input gradient into dx (nil:
 // not needed). save, if not nil, gets the gradient before the ReLU (the
 // skip's share; it may be add).
 func (t *Trainer) convBNBackward(l *convBN, x []float32, rows int, st *layerState, dout, dx, add, save []float32) {
 	n := rows * l.conv.cout
 	prev := bnPrev{add: add, relu: true, save: save, dz: dout[:n]}
-	if lp := t.lowPair(&l.conv); lp != nil {
+	if lp := t.lowPair(&l.conv); lp != nil && !t.direct {
 		// In bfloat16 the convolution takes its output gradient as a grid
 		// (and as float32 only for a bias).
 		prev.grid, prev.g = t.low.outputGrid(lp, l.conv.cout, rows/Squares), t.low.grid

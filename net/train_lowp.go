@@ -17,7 +17,10 @@ import (
 // the float32 master weights at every step, and the bfloat16 grids their
 // inputs are rounded into. Batch norm, the heads, the losses and the
 // optimizer stay in float32; the weight gradients are bfloat16 products
-// summed in float32 (kernels.LowpWeightGrad).
+// summed in float32 (kernels.LowpWeightGrad). The batch norm before a 3x3
+// layer writes that layer's input grid in its last pass (inputGrid), and
+// the batch norm after one its output gradient's grid (outputGrid), so
+// that neither is rounded in a pass of its own.
 //
 // Every grid holds images images and lowSlack pixels more (so that the
 // part of a batch from any image on is a whole grid of its own), and only
@@ -198,8 +201,9 @@ func (t *Trainer) convGrid(lc *kernels.LowpConv, grid []uint16, images int, out 
 }
 
 // lowForward is 3x3 layer l's forward convolution in bfloat16: x (rows ×
-// cin) rounded into the layer's input grid, kept for its weight gradient,
-// and convolved into out (rows × cout).
+// cin) rounded into the layer's input grid, kept for its weight gradient
+// (unless the layer before has written it: then x is not read), and
+// convolved into out (rows × cout).
 func (t *Trainer) lowForward(l *conv, lp *lowPair, x []float32, rows int, out []float32) {
 	images := rows / Squares
 	t.low.growTo(images)
@@ -214,7 +218,8 @@ func (t *Trainer) lowForward(l *conv, lp *lowPair, x []float32, rows int, out []
 
 // lowBackward takes dout back through 3x3 layer l in bfloat16, after its
 // lowForward: its weight gradient added to l.gw (and the bias's to l.gb),
-// its input gradient into dx (nil: not needed).
+// its input gradient into dx (nil: not needed). dout is read only for a
+// bias, and where its batch norm has not written its grid.
 func (t *Trainer) lowBackward(l *conv, lp *lowPair, rows int, dout, dx []float32) {
 	tl := t.low
 	images := rows / Squares

@@ -31,8 +31,9 @@ func ToBF16Slice(dst []uint16, src []float32) {
 // cin channels, rounded to bfloat16. Only the images' pixels and their
 // first cin channels are written: the layout's zero pixels and channels
 // past cin keep what they hold, zeros in a grid only ever written this
-// way, so that callers may write disjoint ranges of images at once. It
-// panics if a slice is too short.
+// way (or by BNApply and BNGrad, which keep the same rule), so that
+// callers may write disjoint ranges of images at once. It panics if a
+// slice is too short.
 func (g LowpGrid) WriteBF16(dst []uint16, c int, x []float32, cin, i0, i1 int) {
 	_ = x[:i1*g.H*g.W*cin]
 	_ = dst[:g.Pixels(i1)*c]
@@ -112,7 +113,7 @@ func (g LowpGrid) WritePairs(dst, src []uint16, c, images, r0, r1 int) {
 	_ = dst[:((r1+1)/2)*2*c]
 	_ = src[:(lead+min(r1, valid))*c]
 	r := r0
-	if m := min(valid, r1); hasTranspose && c%32 == 0 && m >= r0+2 {
+	if m := min(valid, r1); hasTranspose && c > 0 && c%32 == 0 && m >= r0+2 {
 		// Whole pairs of the images' pixels on AVX-512.
 		n := (m - r0) / 2
 		pairsRun(&dst[r0*c], &src[(lead+r0)*c], n, c, &pairsIdx)

@@ -11,7 +11,8 @@ package kernels
 // sixteen channels at a step, where c is a multiple of 16, else in
 // portable Go, with the same arithmetic in the same order (no fused
 // multiply-adds), so bitwise the same. Calls on disjoint rows may run at
-// once; each panics if a slice is too short for its rows.
+// once, each with sums of its own (acc, sumDy, dot); each panics if a
+// slice is too short for its rows.
 
 // BNSum adds Σ over rows r0 to r1-1 of z to acc, per channel.
 func BNSum(z []float32, c, r0, r1 int, acc []float32) {

@@ -56,15 +56,13 @@ func testBNPasses(t *testing.T, g LowpGrid, rows, c int, skipOn, relu, gridOn bo
 	if skipOn {
 		skip = vec(n)
 	}
-	// The plain loops.
+	// The plain loops: the forward pass's.
 	wantSum, wantSq := append([]float32(nil), acc0...), append([]float32(nil), acc0...)
 	wantX, wantOut := make([]float32, n), make([]float32, n)
 	wantGrid := make([]uint16, g.Pixels(images)*c)
 	for i := range wantGrid {
 		wantGrid[i] = 0x7777 // what the passes must leave alone
 	}
-	wantD, wantDz, wantGradGrid := make([]float32, n), make([]float32, n), append([]uint16(nil), wantGrid...)
-	wantS, wantDot := append([]float32(nil), sum0...), append([]float32(nil), dot0...)
 	for r := range rows {
 		px := g.Pixel(r/(g.H*g.W), r/g.W%g.H, r%g.W)
 		for j := range c {
@@ -83,21 +81,6 @@ func testBNPasses(t *testing.T, g LowpGrid, rows, c int, skipOn, relu, gridOn bo
 			}
 			wantOut[i] = o
 			wantGrid[px*c+j] = ToBF16(o)
-			dy := dout[i] + add[i]
-			if relu && !(o > 0) {
-				dy = 0
-			}
-			wantD[i] = dy
-			wantS[j] += dy
-			wantDot[j] += dy * x
-		}
-	}
-	for r := range rows {
-		px := g.Pixel(r/(g.H*g.W), r/g.W%g.H, r%g.W)
-		for j := range c {
-			i := r*c + j
-			wantDz[i] = k[j] * (float32(rows)*wantD[i] - wantS[j] - wantX[i]*wantDot[j])
-			wantGradGrid[px*c+j] = ToBF16(wantDz[i])
 		}
 	}
 	split := min(rows, 7) // inside an image row
@@ -110,57 +93,111 @@ func testBNPasses(t *testing.T, g LowpGrid, rows, c int, skipOn, relu, gridOn bo
 	BNSumSq(z, c, split, rows, mean, acc)
 	same("BNSumSq", acc, wantSq)
 
-	zIn := append([]float32(nil), z...)
-	a := BNApply{C: c, Mean: mean, InvStd: invstd, Gamma: gamma, Beta: beta, Z: z, Skip: skip, ReLU: relu, G: g,
-		Out: make([]float32, n), Mask: make([]uint16, rows*MaskWords(c))}
-	for i := range a.Mask {
-		a.Mask[i] = 0x7777 // every bit must be written
-	}
-	if gridOn {
-		a.Grid = make([]uint16, len(wantGrid))
-		for i := range a.Grid {
-			a.Grid[i] = 0x7777
+	var mask []uint16
+	for _, outOn := range []bool{true, false} {
+		zIn := append([]float32(nil), z...)
+		a := BNApply{C: c, Mean: mean, InvStd: invstd, Gamma: gamma, Beta: beta, Z: z, Skip: skip, ReLU: relu, G: g,
+			Mask: make([]uint16, rows*MaskWords(c))}
+		for i := range a.Mask {
+			a.Mask[i] = 0x7777 // every bit must be written
 		}
-	}
-	a.Run(0, split)
-	a.Run(split, rows)
-	same("BNApply z", z, zIn)
-	same("BNApply out", a.Out, wantOut)
-	for r := range rows {
-		for j := range c {
-			if got, want := a.Mask[r*MaskWords(c)+j/16]>>(j%16)&1 == 1, wantOut[r*c+j] > 0; got != want {
-				t.Fatalf("BNApply mask of row %d channel %d: got %v, want %v", r, j, got, want)
+		if outOn {
+			a.Out = make([]float32, n)
+		}
+		if gridOn {
+			a.Grid = make([]uint16, len(wantGrid))
+			for i := range a.Grid {
+				a.Grid[i] = 0x7777
 			}
 		}
-	}
-	if gridOn {
-		for i, w := range wantGrid {
-			if a.Grid[i] != w {
-				t.Fatalf("BNApply grid[%d]: got %#x, want %#x", i, a.Grid[i], w)
+		a.Run(0, split)
+		a.Run(split, rows)
+		same("BNApply z", z, zIn)
+		if outOn {
+			same("BNApply out", a.Out, wantOut)
+		}
+		for r := range rows {
+			for j := range c {
+				if got, want := a.Mask[r*MaskWords(c)+j/16]>>(j%16)&1 == 1, wantOut[r*c+j] > 0; got != want {
+					t.Fatalf("BNApply (out %v) mask of row %d channel %d: got %v, want %v", outOn, r, j, got, want)
+				}
 			}
 		}
+		if gridOn {
+			for i, w := range wantGrid {
+				if a.Grid[i] != w {
+					t.Fatalf("BNApply (out %v) grid[%d]: got %#x, want %#x", outOn, i, a.Grid[i], w)
+				}
+			}
+		}
+		mask = a.Mask
 	}
 
-	for _, save := range []bool{true, false} {
-		gr := BNGrad{C: c, Z: z, Mean: mean, InvStd: invstd, Dout: append([]float32(nil), dout...), Add: append([]float32(nil), add...),
-			SumDy: append([]float32(nil), sum0...), Dot: append([]float32(nil), dot0...), N: float32(rows), G: g}
-		if relu {
-			gr.Mask = a.Mask
+	// The backward passes, with and without what may come before them,
+	// writing the input gradient in place, apart, or only to a grid.
+	for _, v := range []struct {
+		add, save bool
+		dz        string
+	}{{true, true, "apart"}, {true, false, "in place"}, {false, false, "apart"}, {false, false, "grid only"}} {
+		if v.dz == "grid only" && !gridOn {
+			continue
 		}
-		if save {
+		wantD, wantDz, wantGradGrid := make([]float32, n), make([]float32, n), make([]uint16, len(wantGrid))
+		for i := range wantGradGrid {
+			wantGradGrid[i] = 0x7777
+		}
+		wantS, wantDot := append([]float32(nil), sum0...), append([]float32(nil), dot0...)
+		for i := range n {
+			dy := dout[i]
+			if v.add {
+				dy += add[i]
+			}
+			if relu && !(wantOut[i] > 0) {
+				dy = 0
+			}
+			wantD[i] = dy
+			wantS[i%c] += dy
+			wantDot[i%c] += dy * wantX[i]
+		}
+		for r := range rows {
+			px := g.Pixel(r/(g.H*g.W), r/g.W%g.H, r%g.W)
+			for j := range c {
+				i := r*c + j
+				wantDz[i] = k[j] * (float32(rows)*wantD[i] - wantS[j] - wantX[i]*wantDot[j])
+				wantGradGrid[px*c+j] = ToBF16(wantDz[i])
+			}
+		}
+		gr := BNGrad{C: c, Z: z, Mean: mean, InvStd: invstd, Dout: append([]float32(nil), dout...),
+			SumDy: append([]float32(nil), sum0...), Dot: append([]float32(nil), dot0...), N: float32(rows), G: g}
+		if v.add {
+			gr.Add = append([]float32(nil), add...)
+		}
+		if relu {
+			gr.Mask = mask
+		}
+		if v.save {
 			gr.Save = gr.Add // the skip's share, in place of what was added
 		}
 		gr.Sums(0, split, gr.SumDy, gr.Dot)
 		gr.Sums(split, rows, gr.SumDy, gr.Dot)
-		if save {
-			same("BNGrad.Sums save", gr.Save, wantD)
-			same("BNGrad.Sums dout (left)", gr.Dout, dout)
-		} else {
-			same("BNGrad.Sums dout", gr.Dout, wantD)
+		what := fmt.Sprintf("BNGrad (add %v, save %v, dz %s)", v.add, v.save, v.dz)
+		switch {
+		case v.save:
+			same(what+".Sums save", gr.Save, wantD)
+			same(what+".Sums dout (left)", gr.Dout, dout)
+		case v.add:
+			same(what+".Sums dout", gr.Dout, wantD)
+		default:
+			same(what+".Sums dout (left)", gr.Dout, dout)
 		}
-		same("BNGrad.Sums sumDy", gr.SumDy, wantS)
-		same("BNGrad.Sums dot", gr.Dot, wantDot)
-		gr.Dz = gr.Dout // in place
+		same(what+".Sums sumDy", gr.SumDy, wantS)
+		same(what+".Sums dot", gr.Dot, wantDot)
+		switch v.dz {
+		case "apart":
+			gr.Dz = make([]float32, n)
+		case "in place":
+			gr.Dz = gr.Dout
+		}
 		if gridOn {
 			gr.Grid = make([]uint16, len(wantGradGrid))
 			for i := range gr.Grid {
@@ -169,11 +206,13 @@ func testBNPasses(t *testing.T, g LowpGrid, rows, c int, skipOn, relu, gridOn bo
 		}
 		gr.Input(0, split, k)
 		gr.Input(split, rows, k)
-		same("BNGrad.Input", gr.Dz, wantDz)
+		if gr.Dz != nil {
+			same(what+".Input", gr.Dz, wantDz)
+		}
 		if gridOn {
 			for i, w := range wantGradGrid {
 				if gr.Grid[i] != w {
-					t.Fatalf("BNGrad.Input grid[%d]: got %#x, want %#x", i, gr.Grid[i], w)
+					t.Fatalf("%s.Input grid[%d]: got %#x, want %#x", what, i, gr.Grid[i], w)
 				}
 			}
 		}

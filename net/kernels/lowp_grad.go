@@ -21,7 +21,7 @@ type WeightGradArgs struct {
 	Grid LowpGrid
 	// X is the layer's input transposed: CinP rows of LdX pixels
 	// (LdX ≥ Grid.Pixels(images)), row c channel c of every grid pixel,
-	// zero on the layout's zero pixels (WriteBF16, then TransposeBF16); the rows past Cin
+	// zero on the layout's zero pixels (WriteBF16 or BNApply's Grid, then TransposeBF16); the rows past Cin
 	// are read, but what they hold counts nowhere.
 	X           []uint16
 	LdX         int
@@ -30,7 +30,7 @@ type WeightGradArgs struct {
 	// D is the output's gradient as pixel pairs: computed pixel Lead()+r
 	// (r from 0 to Computed(images)-1), channel o at ((r/2)·CoutP + o)·2 +
 	// r%2, zero on the layout's zero pixels and past the images
-	// (WriteBF16, then WritePairs); what the channels past Cout hold counts nowhere.
+	// (WriteBF16 or BNGrad's Grid, then WritePairs); what the channels past Cout hold counts nowhere.
 	D      []uint16
 	P0, P1 int
 	// GW is the gradient added to.
