@@ -60,8 +60,10 @@ func (rep Report) Markdown() string {
 				break
 			}
 		}
+		said := map[string]bool{} // a rule set's runs at several strengths share its openings
 		for _, r := range rep.Runs {
-			if r.Openings != "start" {
+			if r.Openings != "start" && !said[r.Variant+"\x00"+r.Openings] {
+				said[r.Variant+"\x00"+r.Openings] = true
 				fmt.Fprintf(&b, "The games of %s started from %s, not from its start: their rates are not the rule set's balance.\n\n", r.Variant, r.Openings)
 			}
 		}

@@ -329,19 +329,24 @@ func TestBalanceBadInput(t *testing.T) {
 }
 
 // TestBalanceFromSuite starts the games from the rule set's opening suite:
-// the report says so, and every game starts from a suite position.
+// the report says so, once for both strengths, and every game starts from
+// a suite position.
 func TestBalanceFromSuite(t *testing.T) {
 	out := t.TempDir()
 	code, msg, rep := runBalanceTest(t, context.Background(), out, "-variants", "copenhagen", "-player", "builtin:playouts=4",
-		"-games", "6", "-width", "0", "-openings", "suite")
-	if code != 0 || rep == nil {
-		t.Fatalf("got exit %d, want 0:\n%s", code, msg)
+		"-strengths", "2,4", "-games", "6", "-width", "0", "-openings", "suite")
+	if code != 0 || rep == nil || len(rep.Runs) != 2 {
+		t.Fatalf("got exit %d, want 0 and two runs:\n%s", code, msg)
 	}
-	r := rep.Runs[0]
-	if !strings.HasPrefix(r.Openings, "the opening suite of copenhagen") || r.Games != 6 {
-		t.Errorf("got openings %q over %d games, want the suite of copenhagen over 6", r.Openings, r.Games)
+	for _, r := range rep.Runs {
+		if !strings.HasPrefix(r.Openings, "the opening suite of copenhagen") || r.Games != 6 {
+			t.Errorf("%s: got openings %q over %d games, want the suite of copenhagen over 6", r.Player, r.Openings, r.Games)
+		}
 	}
 	checkOutputs(t, out, "started from the opening suite of copenhagen")
+	if md, _ := os.ReadFile(filepath.Join(out, "balance.md")); strings.Count(string(md), "The games of copenhagen started from") != 1 {
+		t.Errorf("balance.md: got %d sentences on copenhagen's openings, want 1", strings.Count(string(md), "The games of copenhagen started from"))
+	}
 
 	code, msg, rep = runBalanceTest(t, context.Background(), t.TempDir(), "-variants", "copenhagen", "-player", "builtin:playouts=4", "-games", "2", "-width", "0")
 	if code != 0 || rep == nil || rep.Runs[0].Openings != "start" {
