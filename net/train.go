@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"taflab/internal/errctx"
+	"taflab/internal/hugepage"
 	"taflab/net/kernels"
 	"taflab/rules"
 )
@@ -293,7 +294,7 @@ func (t *Trainer) grow(b int) {
 	}
 	cfg := t.net.cfg
 	c, vc := cfg.Channels, cfg.ValueChannels
-	f := func(n int) []float32 { return make([]float32, n) }
+	f := hugepage.Make[float32]
 	mk := func(ch int) layerState {
 		return layerState{z: f(rows * ch), out: f(rows * ch), bn: bnState{invstd: f(ch), mean: f(ch), sumDy: f(ch), dot: f(ch)}}
 	}

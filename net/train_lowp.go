@@ -9,6 +9,7 @@ package net
 import (
 	"fmt"
 
+	"taflab/internal/hugepage"
 	"taflab/net/kernels"
 )
 
@@ -146,7 +147,7 @@ func (tl *trainLow) growTo(images int) {
 // gridIn returns *buf, made to hold a grid of c channels if it does not.
 func (tl *trainLow) gridIn(buf *[]uint16, c int) []uint16 {
 	if n := tl.ldX * c; len(*buf) < n {
-		*buf = make([]uint16, n)
+		*buf = hugepage.Make[uint16](n)
 	}
 	return *buf
 }

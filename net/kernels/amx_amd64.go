@@ -39,6 +39,7 @@ type amxArgs struct {
 	ldF                int
 	fmask              *uint16 // two 16-bit column masks of outF per column pair
 	invs               float32 // 1/OutScale
+	rowsOuter          int     // 1: every column pair of a row pair before the next row pair
 	// The pending block's, written by the assembly: its scratch block, and
 	// the addresses of its column pair in scale, bias, skip and the
 	// outputs (0 for an output not asked for).
@@ -82,6 +83,15 @@ func platformLowp(p Lowp) []*lowpImpl {
 	return []*lowpImpl{{name: "amx", prec: p, conv: amxConv}}
 }
 
+// amxRowsOuterBytes (a variable for the tests) is the input size past which amxConv takes every
+// column pair of a row pair before the next row pair. Columns outer keep a
+// column pair's packed weights (36 KiB for 64 channels in bfloat16) in the
+// L1 cache but read the input once per column pair; rows outer read it
+// once. On a 2 MiB-L2 Xeon with AMX, 16 images of 64 channels (346 KiB)
+// ran 5% faster columns outer and 256 images (5.5 MiB) 5-7% faster rows
+// outer, a bfloat16 training step of batch 256 9% faster.
+var amxRowsOuterBytes = 1 << 20
+
 // amxConv runs l on the AMX tiles: the whole convolution in one assembly
 // call.
 func amxConv(l *LowpConv, a *LowpArgs, lb *lowpBuffers, rowmap []int32) {
@@ -96,7 +106,7 @@ func amxConv(l *LowpConv, a *LowpArgs, lb *lowpBuffers, rowmap []int32) {
 		scratch0: unsafe.Pointer(&scratch[0]), scratch1: unsafe.Pointer(&scratch[32*32]),
 		scale: &l.scale[0], bias: &l.bias[0],
 		relu: b2i(a.ReLU), rowmap: &rowmap[0], nvalid: a.Images * g.ImagePixels(),
-		fmask: &l.fmask[0],
+		fmask: &l.fmask[0], rowsOuter: b2i(n*l.cinP*l.prec.elemBytes() > amxRowsOuterBytes),
 	}
 	if l.prec == BF16 {
 		args.a = unsafe.Pointer(&a.InBF16[lead*l.cinP])

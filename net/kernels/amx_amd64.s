@@ -8,8 +8,9 @@
 // Go neither preempts a goroutine inside an assembly function nor moves it
 // to another thread there, and the tiles are a thread's state.
 //
-// The output is computed in blocks of 32 pixels × 32 channels, column pair
-// after column pair, row pair after row pair. Tiles: tmm0-tmm3 the block's
+// The output is computed in blocks of 32 pixels × 32 channels: row pair
+// after row pair within each column pair, or with rowsOuter set, column
+// pair after column pair within each row pair. Tiles: tmm0-tmm3 the block's
 // accumulators (tmm0 rows 0-15 of columns 0-15, tmm1 rows 0-15 of columns
 // 16-31, tmm2 and tmm3 rows 16-31), tmm4 and tmm5 the two 16-pixel halves
 // of A (the input grid, shifted by the tap), tmm6 and tmm7 the weights of
@@ -37,9 +38,8 @@ TEXT ·amxConvBF16(SB), NOSPLIT, $0-8
 	VBROADCASTSS amxArgs_invs(R8), Z25
 	XORQ R15, R15 // no block pending
 	XORQ R9, R9
-amxConvBF16_cols:
 	XORQ R10, R10
-amxConvBF16_rows:
+amxConvBF16_block:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC0 // TILEZERO tmm0
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC8 // TILEZERO tmm1
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD0 // TILEZERO tmm2
@@ -386,12 +386,24 @@ amxConvBF16_nilepiF:
 	MOVQ R10, R14
 	SHLQ $5, R14
 	MOVQ $32, R15
-	INCQ R10
+	CMPQ amxArgs_rowsOuter(R8), $0
+	JNE amxConvBF16_nextcol
+	INCQ R10 // columns outer: the next row pair
 	CMPQ R10, amxArgs_mpairs(R8)
-	JLT amxConvBF16_rows
+	JLT amxConvBF16_block
+	XORQ R10, R10
 	INCQ R9
 	CMPQ R9, amxArgs_npairs(R8)
-	JLT amxConvBF16_cols
+	JLT amxConvBF16_block
+	JMP amxConvBF16_fin
+amxConvBF16_nextcol: // rows outer: the next column pair
+	INCQ R9
+	CMPQ R9, amxArgs_npairs(R8)
+	JLT amxConvBF16_block
+	XORQ R9, R9
+	INCQ R10
+	CMPQ R10, amxArgs_mpairs(R8)
+	JLT amxConvBF16_block
 amxConvBF16_fin: // the last block's rows
 	TESTQ R15, R15
 	JZ amxConvBF16_done
@@ -492,9 +504,8 @@ TEXT ·amxConvInt8(SB), NOSPLIT, $0-8
 	VBROADCASTSS amxArgs_invs(R8), Z25
 	XORQ R15, R15 // no block pending
 	XORQ R9, R9
-amxConvInt8_cols:
 	XORQ R10, R10
-amxConvInt8_rows:
+amxConvInt8_block:
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC0 // TILEZERO tmm0
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xC8 // TILEZERO tmm1
 	BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD0 // TILEZERO tmm2
@@ -856,12 +867,24 @@ amxConvInt8_nilepiF:
 	MOVQ R10, R14
 	SHLQ $5, R14
 	MOVQ $32, R15
-	INCQ R10
+	CMPQ amxArgs_rowsOuter(R8), $0
+	JNE amxConvInt8_nextcol
+	INCQ R10 // columns outer: the next row pair
 	CMPQ R10, amxArgs_mpairs(R8)
-	JLT amxConvInt8_rows
+	JLT amxConvInt8_block
+	XORQ R10, R10
 	INCQ R9
 	CMPQ R9, amxArgs_npairs(R8)
-	JLT amxConvInt8_cols
+	JLT amxConvInt8_block
+	JMP amxConvInt8_fin
+amxConvInt8_nextcol: // rows outer: the next column pair
+	INCQ R9
+	CMPQ R9, amxArgs_npairs(R8)
+	JLT amxConvInt8_block
+	XORQ R9, R9
+	INCQ R10
+	CMPQ R10, amxArgs_mpairs(R8)
+	JLT amxConvInt8_block
 amxConvInt8_fin: // the last block's rows
 	TESTQ R15, R15
 	JZ amxConvInt8_done

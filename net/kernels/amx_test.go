@@ -4,6 +4,8 @@ package kernels
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -73,4 +75,35 @@ func TestAMXUnderSignals(t *testing.T) {
 	close(stop)
 	signals.Wait()
 	t.Logf("%d SIGURG sent", sent)
+}
+
+// TestAMXLoopOrders runs the direct comparison of every case with the
+// AMX convolutions' blocks in each order (amxRowsOuterBytes chooses one by
+// the input's size, and the cases are all small), and checks that both
+// orders give bitwise the same outputs.
+func TestAMXLoopOrders(t *testing.T) {
+	for _, prec := range []Lowp{BF16, Int8} {
+		if LowpImplementations(prec)[0] != "amx" {
+			t.Skipf("%v: this CPU (or its OS) runs no AMX: %v", prec, LowpImplementations(prec))
+		}
+	}
+	defer func(b int) { amxRowsOuterBytes = b }(amxRowsOuterBytes)
+	for _, prec := range []Lowp{BF16, Int8} {
+		for ci, c := range lowpCases {
+			t.Run(fmt.Sprintf("%v/%d", prec, ci), func(t *testing.T) {
+				var outs [2]*LowpArgs
+				for i, threshold := range []int{math.MaxInt, 0} {
+					amxRowsOuterBytes = threshold
+					l, a, _ := lowpRun(t, c, prec, uint64(ci))
+					checkLowpDirect(t, c, l, a)
+					outs[i] = a
+				}
+				cols, rows := outs[0], outs[1]
+				if !slices.Equal(cols.OutBF16, rows.OutBF16) || !slices.Equal(cols.OutU8, rows.OutU8) ||
+					!slices.EqualFunc(cols.OutF32, rows.OutF32, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
+					t.Errorf("columns outer and rows outer differ")
+				}
+			})
+		}
+	}
 }

@@ -155,8 +155,9 @@ func main() {
 // Go neither preempts a goroutine inside an assembly function nor moves it
 // to another thread there, and the tiles are a thread's state.
 //
-// The output is computed in blocks of 32 pixels × 32 channels, column pair
-// after column pair, row pair after row pair. Tiles: tmm0-tmm3 the block's
+// The output is computed in blocks of 32 pixels × 32 channels: row pair
+// after row pair within each column pair, or with rowsOuter set, column
+// pair after column pair within each row pair. Tiles: tmm0-tmm3 the block's
 // accumulators (tmm0 rows 0-15 of columns 0-15, tmm1 rows 0-15 of columns
 // 16-31, tmm2 and tmm3 rows 16-31), tmm4 and tmm5 the two 16-pixel halves
 // of A (the input grid, shifted by the tap), tmm6 and tmm7 the weights of
@@ -197,9 +198,8 @@ func gen(w *bytes.Buffer, v variant) {
 	p("\tVBROADCASTSS amxArgs_invs(R8), Z25")
 	p("\tXORQ R15, R15 // no block pending")
 	p("\tXORQ R9, R9")
-	p("%s:", L("cols"))
 	p("\tXORQ R10, R10")
-	p("%s:", L("rows"))
+	p("%s:", L("block"))
 	for t := range 4 {
 		tilezero(w, t)
 	}
@@ -277,12 +277,24 @@ func gen(w *bytes.Buffer, v variant) {
 	p("\tMOVQ R10, R14")
 	p("\tSHLQ $5, R14")
 	p("\tMOVQ $32, R15")
-	p("\tINCQ R10")
+	p("\tCMPQ amxArgs_rowsOuter(R8), $0")
+	p("\tJNE %s", L("nextcol"))
+	p("\tINCQ R10 // columns outer: the next row pair")
 	p("\tCMPQ R10, amxArgs_mpairs(R8)")
-	p("\tJLT %s", L("rows"))
+	p("\tJLT %s", L("block"))
+	p("\tXORQ R10, R10")
 	p("\tINCQ R9")
 	p("\tCMPQ R9, amxArgs_npairs(R8)")
-	p("\tJLT %s", L("cols"))
+	p("\tJLT %s", L("block"))
+	p("\tJMP %s", L("fin"))
+	p("%s: // rows outer: the next column pair", L("nextcol"))
+	p("\tINCQ R9")
+	p("\tCMPQ R9, amxArgs_npairs(R8)")
+	p("\tJLT %s", L("block"))
+	p("\tXORQ R9, R9")
+	p("\tINCQ R10")
+	p("\tCMPQ R10, amxArgs_mpairs(R8)")
+	p("\tJLT %s", L("block"))
 	p("%s: // the last block's rows", L("fin"))
 	p("\tTESTQ R15, R15")
 	p("\tJZ %s", L("done"))

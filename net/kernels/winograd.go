@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"taflab/internal/hugepage"
 )
 
 // Winograd F(4x4, 3x3): a 3x3 convolution computed 4x4 output pixels at a
@@ -188,7 +190,7 @@ type winoBuffers struct {
 // growBuf makes a buffer at least n long, reusing it if it is.
 func growBuf(b []float32, n int) []float32 {
 	if cap(b) < n {
-		return make([]float32, n)
+		return hugepage.Make[float32](n)
 	}
 	return b[:n]
 }
