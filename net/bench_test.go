@@ -11,7 +11,13 @@ import (
 // on GOMAXPROCS threads (-cpu 1 for one thread, -cpu 2 for two), in
 // positions per second of wall time, and per second of the process's CPU
 // time (positions/cpu-s: with -cpu 1, what one core does whatever else the
-// machine runs).
+// machine runs); the threads metric says how many ran.
+//
+// The timed loop is over b.N, not b.Loop: the testing package makes a
+// sub-benchmark's first call before it sets GOMAXPROCS to -cpu's first
+// value (golang/go#49980), and a b.Loop benchmark is timed entirely in that
+// call, so `-cpu 1,2` would time its first figures on the default
+// GOMAXPROCS. Over b.N the timed calls come after it is set.
 func BenchmarkInference(b *testing.B) {
 	n, err := New(DefaultConfig(), 1)
 	if err != nil {
@@ -24,13 +30,16 @@ func BenchmarkInference(b *testing.B) {
 		}
 		for _, batch := range []int{1, 16, 64, 256} {
 			b.Run(fmt.Sprintf("%v/b%d", p, batch), func(b *testing.B) {
-				in := n.NewInferenceAt(runtime.GOMAXPROCS(0), "bench", p)
+				threads := runtime.GOMAXPROCS(0)
+				in := n.NewInferenceAt(threads, "bench", p)
 				encodeAll(b, samples[:batch], in.Input(batch))
 				in.Forward(batch)
 				cpu0 := processCPU()
-				for b.Loop() {
+				b.ResetTimer()
+				for range b.N { // not b.Loop: see BenchmarkInference
 					in.Forward(batch)
 				}
+				b.ReportMetric(float64(threads), "threads")
 				b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "positions/s")
 				if cpu := processCPU() - cpu0; cpu > 0 {
 					b.ReportMetric(float64(batch*b.N)/cpu.Seconds(), "positions/cpu-s")
@@ -55,7 +64,8 @@ func BenchmarkTrainStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tr, err := NewTrainer(n, DefaultTrainConfig(), runtime.GOMAXPROCS(0))
+			threads := runtime.GOMAXPROCS(0)
+			tr, err := NewTrainer(n, DefaultTrainConfig(), threads)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,11 +76,13 @@ func BenchmarkTrainStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			cpu0 := processCPU()
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N { // not b.Loop: see BenchmarkInference
 				if _, err := tr.TrainStep(samples); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(threads), "threads")
 			b.ReportMetric(float64(len(samples)*b.N)/b.Elapsed().Seconds(), "samples/s")
 			if cpu := processCPU() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(len(samples)*b.N)/cpu.Seconds(), "samples/cpu-s")
