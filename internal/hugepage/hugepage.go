@@ -4,8 +4,8 @@
 //
 // A training step streams tens of such buffers through the cores; on 4 KiB
 // pages that walk misses the TLB at every few rows, and on a 2-core Xeon
-// with AMX the bfloat16 training step ran 12-15% faster when the buffers
-// sat on 2 MiB pages (docs/network-speed.md). Go's heap leaves the choice
+// with AMX the bfloat16 training step ran 11-14% faster when the buffers
+// sat on 2 MiB pages (docs/network.md). Go's heap leaves the choice
 // to the system's default, which on most distributions is "madvise": huge
 // pages only for memory that asks for them. Make asks.
 //
