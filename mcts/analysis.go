@@ -75,28 +75,12 @@ func (s *Search) PV(dst []rules.Move, max int) []rules.Move {
 // PUCT, or nil when no child has been visited or proven.
 func (s *Search) bestChild(n *node) *node {
 	children := s.tree.children(n)
-	best := -1
-	allLost := true
-	for i := range children {
-		switch children[i].proof {
-		case provenWin:
-			return &children[i]
-		case provenLoss:
-		default:
-			allLost = false
-		}
+	win, allLost := provenChoice(children)
+	if win >= 0 {
+		return &children[win]
 	}
-	for i := range children {
-		c := &children[i]
-		if c.visits == 0 && c.proof == unproven || !allLost && c.proof == provenLoss {
-			continue
-		}
-		if best < 0 || c.visits > children[best].visits || c.visits == children[best].visits && c.prior > children[best].prior {
-			best = i
-		}
+	if best := mostVisited(children, allLost, true); best >= 0 {
+		return &children[best]
 	}
-	if best < 0 {
-		return nil
-	}
-	return &children[best]
+	return nil
 }

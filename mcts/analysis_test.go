@@ -120,3 +120,51 @@ func TestPV(t *testing.T) {
 		}
 	})
 }
+
+// TestChoiceAmongChildren checks the rule BestMove and PV share: a proven
+// win first, else the most visited child (ties: the higher prior) that is
+// not a proven loss unless all are, and for PV only one that was visited
+// or proven.
+func TestChoiceAmongChildren(t *testing.T) {
+	type c struct {
+		visits int32
+		prior  float32
+		proof  proof
+	}
+	cases := []struct {
+		name             string
+		children         []c
+		wantWin          int
+		wantAllLost      bool
+		wantAny, wantPVs int // mostVisited with visited false, true
+	}{
+		{"most visited", []c{{3, 0.1, unproven}, {9, 0.2, unproven}, {5, 0.7, unproven}}, -1, false, 1, 1},
+		{"tie to prior", []c{{4, 0.1, unproven}, {4, 0.6, unproven}, {2, 0.3, unproven}}, -1, false, 1, 1},
+		{"proven win first", []c{{9, 0.5, unproven}, {1, 0.1, provenWin}, {0, 0.4, provenWin}}, 1, false, 0, 0},
+		{"loss passed over", []c{{9, 0.5, provenLoss}, {2, 0.1, unproven}}, -1, false, 1, 1},
+		{"all lost", []c{{2, 0.5, provenLoss}, {7, 0.1, provenLoss}}, -1, true, 1, 1},
+		{"unvisited", []c{{0, 0.5, unproven}, {0, 0.3, unproven}}, -1, false, 0, -1},
+		{"unvisited draw", []c{{0, 0.1, provenDraw}, {0, 0.3, unproven}}, -1, false, 1, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			children := make([]node, len(tc.children))
+			for i, ch := range tc.children {
+				children[i] = node{visits: ch.visits, prior: ch.prior, proof: ch.proof}
+			}
+			win, allLost := provenChoice(children)
+			if win != tc.wantWin || (win < 0 && allLost != tc.wantAllLost) {
+				t.Errorf("provenChoice: got %d, %v, want %d, %v", win, allLost, tc.wantWin, tc.wantAllLost)
+			}
+			if win >= 0 {
+				return
+			}
+			if got := mostVisited(children, allLost, false); got != tc.wantAny {
+				t.Errorf("mostVisited(visited false): got %d, want %d", got, tc.wantAny)
+			}
+			if got := mostVisited(children, allLost, true); got != tc.wantPVs {
+				t.Errorf("mostVisited(visited true): got %d, want %d", got, tc.wantPVs)
+			}
+		})
+	}
+}

@@ -267,32 +267,16 @@ func (s *Search) ChooseMove(t float64) rules.Move {
 		panic("mcts: ChooseMove before any playout")
 	}
 	children := s.tree.children(root)
-	allLost := true
-	for i := range children {
-		switch children[i].proof {
-		case provenWin:
-			return children[i].move
-		case provenLoss:
-		default:
-			allLost = false
-		}
+	win, allLost := provenChoice(children)
+	if win >= 0 {
+		return children[win].move
 	}
 	if s.cfg.RootSearch == RootGumbel {
 		return s.gumbelChoose(children, allLost)
 	}
 	usable := func(c *node) bool { return allLost || c.proof != provenLoss }
 	if t < 0.01 {
-		best := -1
-		for i := range children {
-			c := &children[i]
-			if !usable(c) {
-				continue
-			}
-			if best < 0 || c.visits > children[best].visits || c.visits == children[best].visits && c.prior > children[best].prior {
-				best = i
-			}
-		}
-		return children[best].move
+		return children[mostVisited(children, allLost, false)].move
 	}
 	// Weights visits^(1/t), scaled by the largest to stay in range.
 	maxVisits := int32(0)
@@ -495,4 +479,38 @@ func (s *Search) Surprise(target []rules.MoveProb) float32 {
 		kl += t * math.Log(t/max(p, 1e-6))
 	}
 	return float32(max(kl, 0))
+}
+
+// provenChoice returns the index of a child proven a win for the player to
+// move (the first, or -1 when none is), and whether every child is proven
+// a loss.
+func provenChoice(children []node) (win int, allLost bool) {
+	allLost = true
+	for i := range children {
+		switch children[i].proof {
+		case provenWin:
+			return i, false
+		case provenLoss:
+		default:
+			allLost = false
+		}
+	}
+	return -1, allLost
+}
+
+// mostVisited returns the index of the most visited child (ties: the
+// higher prior) that is not a proven loss unless allLost is, and when
+// visited is set, that has been visited or proven; -1 when none is.
+func mostVisited(children []node, allLost, visited bool) int {
+	best := -1
+	for i := range children {
+		c := &children[i]
+		if !allLost && c.proof == provenLoss || visited && c.visits == 0 && c.proof == unproven {
+			continue
+		}
+		if best < 0 || c.visits > children[best].visits || c.visits == children[best].visits && c.prior > children[best].prior {
+			best = i
+		}
+	}
+	return best
 }
