@@ -388,7 +388,7 @@ amxConvBF16_nilepiF:
 	MOVQ $32, R15
 	CMPQ amxArgs_rowsOuter(R8), $0
 	JNE amxConvBF16_nextcol
-	INCQ R10 // columns outer: the next row pair
+	INCQ R10
 	CMPQ R10, amxArgs_mpairs(R8)
 	JLT amxConvBF16_block
 	XORQ R10, R10
@@ -869,7 +869,7 @@ amxConvInt8_nilepiF:
 	MOVQ $32, R15
 	CMPQ amxArgs_rowsOuter(R8), $0
 	JNE amxConvInt8_nextcol
-	INCQ R10 // columns outer: the next row pair
+	INCQ R10
 	CMPQ R10, amxArgs_mpairs(R8)
 	JLT amxConvInt8_block
 	XORQ R10, R10

@@ -277,24 +277,24 @@ func gen(w *bytes.Buffer, v variant) {
 	p("\tMOVQ R10, R14")
 	p("\tSHLQ $5, R14")
 	p("\tMOVQ $32, R15")
+	// advance moves to the next block: the inner counter on, or back to 0
+	// and the outer one on; past the last block it falls through.
+	advance := func(inner, innerCount, outer, outerCount string) {
+		for i, r := range []string{inner, outer} {
+			if i == 1 {
+				p("\tXORQ %s, %s", inner, inner)
+			}
+			p("\tINCQ %s", r)
+			p("\tCMPQ %s, amxArgs_%s(R8)", r, []string{innerCount, outerCount}[i])
+			p("\tJLT %s", L("block"))
+		}
+	}
 	p("\tCMPQ amxArgs_rowsOuter(R8), $0")
 	p("\tJNE %s", L("nextcol"))
-	p("\tINCQ R10 // columns outer: the next row pair")
-	p("\tCMPQ R10, amxArgs_mpairs(R8)")
-	p("\tJLT %s", L("block"))
-	p("\tXORQ R10, R10")
-	p("\tINCQ R9")
-	p("\tCMPQ R9, amxArgs_npairs(R8)")
-	p("\tJLT %s", L("block"))
+	advance("R10", "mpairs", "R9", "npairs") // columns outer: the next row pair
 	p("\tJMP %s", L("fin"))
 	p("%s: // rows outer: the next column pair", L("nextcol"))
-	p("\tINCQ R9")
-	p("\tCMPQ R9, amxArgs_npairs(R8)")
-	p("\tJLT %s", L("block"))
-	p("\tXORQ R9, R9")
-	p("\tINCQ R10")
-	p("\tCMPQ R10, amxArgs_mpairs(R8)")
-	p("\tJLT %s", L("block"))
+	advance("R9", "npairs", "R10", "mpairs")
 	p("%s: // the last block's rows", L("fin"))
 	p("\tTESTQ R15, R15")
 	p("\tJZ %s", L("done"))
