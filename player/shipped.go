@@ -110,6 +110,9 @@ func ShippedNetworks() map[string]string {
 			}
 		}
 	}
+	if len(out) == len(variants.Names()) {
+		return out // every one by its name: no file need be loaded
+	}
 	for _, f := range files {
 		if !isRegular(f) {
 			continue
