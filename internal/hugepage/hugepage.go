@@ -12,8 +12,9 @@
 //	acts := hugepage.Make[float32](rows * channels)
 //
 // The memory is ordinary Go heap memory, owned and freed by the garbage
-// collector; only its kernel advice differs. Where the system has no
-// transparent huge pages, or they are off ("never"), Make is make.
+// collector; only its alignment and its kernel advice differ. Where the
+// system has no transparent huge pages, or they are off ("never"), the
+// advice does nothing and the slices are ordinary memory.
 package hugepage
 
 // Size is the huge page size Make aligns to: 2 MiB, the transparent huge

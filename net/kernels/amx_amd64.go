@@ -83,8 +83,9 @@ func platformLowp(p Lowp) []*lowpImpl {
 	return []*lowpImpl{{name: "amx", prec: p, conv: amxConv}}
 }
 
-// amxRowsOuterBytes (a variable for the tests) is the input size past which amxConv takes every
-// column pair of a row pair before the next row pair. Columns outer keep a
+// amxRowsOuterBytes (a variable for the tests) is the input size past
+// which amxConv takes every column pair of a row pair before the next row
+// pair. Columns outer keep a
 // column pair's packed weights (36 KiB for 64 channels in bfloat16) in the
 // L1 cache but read the input once per column pair; rows outer read it
 // once. On a 2 MiB-L2 Xeon with AMX, 16 images of 64 channels (346 KiB)

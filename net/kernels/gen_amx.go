@@ -280,14 +280,13 @@ func gen(w *bytes.Buffer, v variant) {
 	// advance moves to the next block: the inner counter on, or back to 0
 	// and the outer one on; past the last block it falls through.
 	advance := func(inner, innerCount, outer, outerCount string) {
-		for i, r := range []string{inner, outer} {
-			if i == 1 {
-				p("\tXORQ %s, %s", inner, inner)
-			}
-			p("\tINCQ %s", r)
-			p("\tCMPQ %s, amxArgs_%s(R8)", r, []string{innerCount, outerCount}[i])
-			p("\tJLT %s", L("block"))
-		}
+		p("\tINCQ %s", inner)
+		p("\tCMPQ %s, amxArgs_%s(R8)", inner, innerCount)
+		p("\tJLT %s", L("block"))
+		p("\tXORQ %s, %s", inner, inner)
+		p("\tINCQ %s", outer)
+		p("\tCMPQ %s, amxArgs_%s(R8)", outer, outerCount)
+		p("\tJLT %s", L("block"))
 	}
 	p("\tCMPQ amxArgs_rowsOuter(R8), $0")
 	p("\tJNE %s", L("nextcol"))
